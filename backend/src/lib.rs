@@ -1,0 +1,15 @@
+//! TTDL's backend: the traffic IR and everything after it — topologies, placement, routing,
+//! scheduling, switch programs, hardware-model simulators and reports. It does not know the
+//! language exists: a tasks file (Minsky Fig 5-5) is enough to drive it.
+
+pub mod metrics;
+pub mod place;
+pub mod report;
+pub mod route;
+pub mod schedule;
+pub mod sim;
+pub mod topology;
+pub mod traffic;
+
+pub use topology::{Network, NetworkSpec, NodeId};
+pub use traffic::{Message, MsgId, Op, Placement, Route, Routing, Target, Task, TaskId, Traffic};

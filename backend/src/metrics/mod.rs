@@ -1,0 +1,1 @@
+//! Link utilization, channel load, congestion, dilation and Chittor's path contention level.

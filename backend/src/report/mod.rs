@@ -1,0 +1,1 @@
+//! Outputs for people and scripts: text summary, JSON (SPEC §4), SVG pictures.

@@ -1,0 +1,47 @@
+//! Hardware models. Each model runs the *same* task programs (compute, non-blocking send,
+//! blocking receive) against a network behind the [`NetworkModel`] trait; one file per model.
+//!
+//! The contract between the execution-driven core and a model: the core injects a packet when a
+//! task sends (multicasts are split into unicasts for dynamic models), then calls [`NetworkModel::step`]
+//! for every cycle at which the model has work ([`NetworkModel::next_event`] lets the core skip idle
+//! stretches); the model reports each packet once, when its last word has been ejected.
+
+use serde::{Deserialize, Serialize};
+
+use crate::topology::NodeId;
+
+/// A unit of traffic handed to a model.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Packet {
+    /// Unique per run; the core uses it to find who is waiting.
+    pub id: u64,
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// Length in words (= flits, = slots' worth of data, per the model's unit).
+    pub size: u64,
+    /// Cycle at which the sender handed it over.
+    pub created: u64,
+}
+
+/// A packet fully delivered at cycle `at` (its last word ejected at the destination).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Delivery {
+    pub packet: u64,
+    pub at: u64,
+}
+
+/// A network model, advanced cycle by cycle (or event by event) by the core.
+pub trait NetworkModel {
+    /// Name as shown in tables (`wormhole`, `path-reservation d=4 …`).
+    fn name(&self) -> String;
+    /// Hand over a packet at cycle `now`.
+    fn inject(&mut self, now: u64, packet: Packet);
+    /// Advance through cycle `now` (called with strictly increasing `now`), appending deliveries.
+    fn step(&mut self, now: u64, delivered: &mut Vec<Delivery>);
+    /// The next cycle ≥ `now` at which the model has anything to do, or `None` when idle.
+    fn next_event(&self, now: u64) -> Option<u64>;
+    /// Word-cycles each directed link carried so far (by link id of the network), if tracked.
+    fn link_busy(&self) -> Vec<u64> {
+        Vec::new()
+    }
+}

@@ -1,0 +1,38 @@
+//! The binary hypercube of dimension d: 2^d nodes, node bits are coordinates (bit 0 = x).
+
+use super::{Link, Port};
+
+pub fn build(d: usize) -> (Vec<Vec<i64>>, Vec<Link>) {
+    let nodes = 1usize << d;
+    let coords = (0..nodes)
+        .map(|n| (0..d).map(|b| ((n >> b) & 1) as i64).collect())
+        .collect();
+    let mut links = Vec::new();
+    for n in 0..nodes {
+        for b in 0..d {
+            let to = n ^ (1 << b);
+            links.push(Link {
+                from: n,
+                to,
+                port: Port::Dir {
+                    dim: b as u8,
+                    positive: to > n,
+                },
+            });
+        }
+    }
+    (coords, links)
+}
+
+pub fn index(d: usize, coords: &[i64]) -> Option<usize> {
+    if coords.len() != d || coords.iter().any(|&c| c != 0 && c != 1) {
+        return None;
+    }
+    Some(
+        coords
+            .iter()
+            .enumerate()
+            .map(|(b, &c)| (c as usize) << b)
+            .sum(),
+    )
+}

@@ -1,0 +1,138 @@
+//! The IR every stage shares: tasks with their programs, and messages with size, release, deadline
+//! and phase. The language produces it (or the tasks file, Minsky Fig 5-5, is read into it); every
+//! later stage only reads it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::topology::NetworkSpec;
+
+pub type TaskId = usize;
+pub type MsgId = usize;
+pub type PhaseId = usize;
+
+/// A whole program's communication, ready for the backend.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Traffic {
+    /// Indexed by `TaskId`.
+    pub tasks: Vec<Task>,
+    /// Indexed by `MsgId`, in the order the matching write/read pairs were completed.
+    pub messages: Vec<Message>,
+    /// Indexed by `PhaseId`. Phase 0 is the implicit phase every task starts in.
+    pub phases: Vec<Phase>,
+    /// Length of the critical path in the ideal, contention-free timing (Minsky Fig 4-3): the
+    /// largest message arrival or task completion time.
+    pub critical_path: u64,
+    /// Steady-state period lower bound, when the program repeats (`iterate`).
+    pub period: Option<Period>,
+    /// The logical network the tasks were created from (`network-tasks`), if any.
+    pub logical: Option<NetworkSpec>,
+    /// What the script asked the backend to do (`target`); command-line flags override it.
+    pub target: Option<Target>,
+}
+
+/// A task: a sequential program of compute, non-blocking send and blocking receive.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    pub id: TaskId,
+    pub name: String,
+    /// Logical coordinates (x first), for tasks made by `network-tasks`.
+    pub coords: Option<Vec<i64>>,
+    /// Physical coordinates chosen by a canned mapping (`define-mapping` + `target :mapping`).
+    pub mapped: Option<Vec<i64>>,
+    /// A task the placer must not move (tasks file "wired-down").
+    pub wired: bool,
+    /// The task's program in order.
+    pub ops: Vec<Op>,
+}
+
+/// One step of a task's program. `Send` and `Recv` name the matched message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Op {
+    /// Compute for this many cycles.
+    Compute(u64),
+    /// Send (or multicast) a message; the sender does not wait.
+    Send(MsgId),
+    /// Receive a message; the task waits until it has fully arrived.
+    Recv(MsgId),
+    /// Start a communication phase: every task that synchronizes on it starts it together.
+    Sync(PhaseId),
+}
+
+/// A matched message: one write and its read(s).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub id: MsgId,
+    pub src: TaskId,
+    /// One task for a unicast; several for a multicast (`broadcast`).
+    pub dst: Vec<TaskId>,
+    /// Length in words (one word crosses one link per cycle).
+    pub size: u64,
+    /// Earliest cycle the first word may leave (absolute, ideal timing).
+    pub release: u64,
+    /// Cycle by which the last word should have arrived: the start of the reading subtask.
+    pub deadline: u64,
+    pub phase: PhaseId,
+    /// Which iteration of the outermost `iterate` produced it (0 when the program does not repeat).
+    pub iteration: u64,
+    /// The message type's name (`defmessage`), if it had one.
+    pub label: Option<String>,
+}
+
+impl Message {
+    pub fn is_multicast(&self) -> bool {
+        self.dst.len() > 1
+    }
+}
+
+/// A communication phase (`synchronize`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Phase {
+    pub id: PhaseId,
+    pub name: String,
+    /// Ideal start time: when the last task reached the synchronization point.
+    pub start: u64,
+}
+
+/// The steady-state period lower bound and what sets it (SPEC §2).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Period {
+    /// Number of iterations the program ran.
+    pub iterations: u64,
+    /// The bound, in cycles per iteration.
+    pub lower_bound: u64,
+    /// What sets it, for people: e.g. `compute of task t3 (12 cycles)`.
+    pub bound_by: String,
+}
+
+/// What `(target …)` asked for. Every field is optional.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Target {
+    pub network: Option<NetworkSpec>,
+    pub mapping: Option<String>,
+    pub place: Option<String>,
+    pub route: Option<String>,
+    pub schedule: Option<String>,
+    pub seed: Option<u64>,
+}
+
+/// Where each task runs: `node_of[task]`. Several tasks may share a node.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placement {
+    pub node_of: Vec<crate::topology::NodeId>,
+}
+
+/// A message's path through the network.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Route {
+    /// Node ids from the source task's node to the destination task's node (one node when both
+    /// tasks share a node).
+    Path(Vec<crate::topology::NodeId>),
+    /// A multicast tree, as directed `[from, to]` edges, rooted at the source's node.
+    Tree(Vec<(crate::topology::NodeId, crate::topology::NodeId)>),
+}
+
+/// One route per message, indexed by `MsgId`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Routing {
+    pub routes: Vec<Route>,
+}

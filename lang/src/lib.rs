@@ -1,0 +1,11 @@
+//! The TTDL language: reader, evaluator, streams, task graph and timing. It produces the backend's
+//! `Traffic`; it does not know how schedules are made.
+
+pub mod comm;
+pub mod diagnostic;
+pub mod sexpr;
+pub mod span;
+
+pub use diagnostic::{Diagnostic, Label, SourceMap};
+pub use sexpr::{Datum, Sexpr};
+pub use span::{FileId, Span, Spanned};

@@ -1,0 +1,90 @@
+//! The `ttdl` command line: one file per command, each with its own clap `Args`.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+pub mod check;
+pub mod compare;
+pub mod dag;
+pub mod model;
+pub mod repl;
+pub mod run;
+pub mod simulate;
+pub mod sweep;
+
+/// Why a command failed; decides the exit status (SPEC §3).
+#[derive(Debug)]
+pub enum CliError {
+    /// The script or input is wrong (exit 1). The text is already rendered for the terminal.
+    Input(String),
+    /// Bad command-line usage (exit 2).
+    Usage(String),
+    /// A bug in TTDL (exit 101, like a Rust panic, but with a message).
+    Internal(String),
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Input(s) | CliError::Usage(s) => write!(f, "{s}"),
+            CliError::Internal(s) => write!(
+                f,
+                "internal error: {s}\nThis is a bug in TTDL; please report it with the input that caused it."
+            ),
+        }
+    }
+}
+
+impl CliError {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Input(_) => 1,
+            CliError::Usage(_) => 2,
+            CliError::Internal(_) => 101,
+        }
+    }
+}
+
+pub type CliResult = Result<(), CliError>;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    #[default]
+    Text,
+    Json,
+}
+
+/// Options shared by the commands that take a program through the backend.
+#[derive(Clone, Debug, Default, Args)]
+pub struct Common {
+    /// Physical network, e.g. `mesh:4x4`, `torus:8x8`, `mesh:3x3x3`, `hypercube:6`, `ring:16`,
+    /// `diamond:4x4` (overrides the script's `target`)
+    #[arg(long, value_name = "KIND:DIMS")]
+    pub network: Option<String>,
+    /// Canned mapping to place with (a `define-mapping` name; overrides `target :mapping`)
+    #[arg(long, value_name = "NAME")]
+    pub mapping: Option<String>,
+    /// Placement: mapping | anneal | identity | random
+    #[arg(long, value_name = "HOW")]
+    pub place: Option<String>,
+    /// Routing: dor | random | shortest | reroute
+    #[arg(long, value_name = "HOW")]
+    pub route: Option<String>,
+    /// Scheduler: lp | exact | best
+    #[arg(long, value_name = "HOW")]
+    pub schedule: Option<String>,
+    /// Seed for every random choice (same input and seed give byte-identical output)
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Write every artifact (tasks file, switch programs, JSON, pictures) into this directory
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Do not load the standard library before the script
+    #[arg(long)]
+    pub no_stdlib: bool,
+}

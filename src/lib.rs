@@ -4,3 +4,4 @@
 //! `Traffic` to the backend.
 
 pub mod cli;
+pub mod session;

@@ -8,6 +8,8 @@ pub mod report;
 pub mod route;
 pub mod schedule;
 pub mod sim;
+pub mod switch;
+pub mod tasks_file;
 pub mod topology;
 pub mod traffic;
 

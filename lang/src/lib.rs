@@ -2,10 +2,16 @@
 //! `Traffic`; it does not know how schedules are made.
 
 pub mod comm;
+pub mod dag;
 pub mod diagnostic;
+pub mod eval;
+pub mod interp;
 pub mod sexpr;
 pub mod span;
+pub mod syntax;
+pub mod timing;
 
 pub use diagnostic::{Diagnostic, Label, SourceMap};
+pub use interp::{Budget, Interpreter};
 pub use sexpr::{Datum, Sexpr};
 pub use span::{FileId, Span, Spanned};

@@ -8,6 +8,19 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod analytic;
+pub mod circuit;
+pub mod compiled;
+pub mod core;
+pub mod multihop;
+pub mod path_reservation;
+pub mod pms;
+pub mod registry;
+pub mod scheduled;
+pub mod store_forward;
+pub mod synthetic;
+pub mod wormhole;
+
 use crate::topology::NodeId;
 
 /// A unit of traffic handed to a model.

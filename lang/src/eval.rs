@@ -1,0 +1,1 @@
+//! The evaluator: values, persistent environments, special forms, builtins, macros, tail calls.

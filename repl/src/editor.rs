@@ -13,7 +13,7 @@ use rustyline::validate::{ValidationContext, ValidationResult, Validator};
 use rustyline::{CompletionType, Config, Context, Editor, Helper};
 use ttdl_lang::syntax::is_incomplete;
 
-use crate::session::{Output, Repl};
+use crate::session::{Output, Repl, Status};
 
 /// How the terminal loop behaves.
 #[derive(Clone, Debug, Default)]
@@ -63,14 +63,10 @@ pub fn run(repl: &mut Repl, options: &EditorOptions) -> Result<(), String> {
                 if !line.trim().is_empty() {
                     let _ = editor.add_history_entry(line.as_str());
                 }
-                match repl.handle(&line) {
-                    Output::Text(t) => {
-                        print!("{t}");
-                        let _ = std::io::stdout().flush();
-                    }
-                    Output::Error(e) => eprint!("{e}"),
-                    Output::More | Output::Nothing => {}
-                    Output::Quit => break,
+                let out = repl.handle(&line);
+                show(&out);
+                if out.status == Status::Quit {
+                    break;
                 }
                 if let Some(h) = editor.helper_mut() {
                     h.names = repl.completions();
@@ -87,6 +83,17 @@ pub fn run(repl: &mut Repl, options: &EditorOptions) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Prints an output: text on standard output, diagnostics on standard error.
+pub fn show(out: &Output) {
+    if !out.text.is_empty() {
+        print!("{}", out.text);
+        let _ = std::io::stdout().flush();
+    }
+    if !out.error.is_empty() {
+        eprint!("{}", out.error);
+    }
 }
 
 /// Completion of names and `:commands`, bracket matching, and multi-line entries.

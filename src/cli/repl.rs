@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 
 use clap::Args;
-use ttdl_repl::{history_path, EditorOptions, Output, Repl, ReplOptions};
+use ttdl_repl::{history_path, EditorOptions, Repl, ReplOptions};
 
 use super::{CliError, CliResult, Common};
 
@@ -26,11 +26,7 @@ pub fn run(args: &ReplArgs) -> CliResult {
     let mut repl = Repl::new(options).map_err(CliError::Internal)?;
     if let Some(file) = &args.file {
         // A file with errors still starts the loop: the user is there to fix things.
-        match repl.load(file) {
-            Output::Text(t) => print!("{t}"),
-            Output::Error(e) => eprint!("{e}"),
-            _ => {}
-        }
+        ttdl_repl::show(&repl.load(file));
     }
     let editor = EditorOptions {
         history: history_path(),

@@ -1,1 +1,3 @@
-//! Link utilization, channel load, congestion, dilation and Chittor's path contention level.
+//! Link utilization, channel load, congestion and dilation, and Chittor's path contention level.
+
+pub mod utilization;

@@ -13,6 +13,9 @@ use crate::route::route_links;
 use crate::topology::{LinkId, Network, NodeId};
 use crate::traffic::{MsgId, Route, Routing, TaskId, Traffic};
 
+/// What makes two paths the same: source task, destination tasks, links.
+type PathKey = (TaskId, Vec<TaskId>, Vec<LinkId>);
+
 /// One distinct path and its contention figures.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PathStats {
@@ -38,7 +41,7 @@ pub struct Contention {
 
 impl Contention {
     pub fn analyse(traffic: &Traffic, network: &Network, routing: &Routing) -> Contention {
-        let mut keyed: Vec<((TaskId, Vec<TaskId>, Vec<LinkId>), MsgId)> = Vec::new();
+        let mut keyed: Vec<(PathKey, MsgId)> = Vec::new();
         for (m, r) in routing.routes.iter().enumerate() {
             let Some(msg) = traffic.messages.get(m) else {
                 continue;

@@ -5,7 +5,8 @@
 //! 2. find the peak link (ties broken at random, footnote 9);
 //! 3. order its messages by flexibility — the number of shortest paths between their nodes
 //!    (footnote 11) — and take the most flexible;
-//! 4. give it a weighted shortest path in which congested links are expensive; if that is longer
+//! 4. give it a weighted shortest path that avoids the peak link and in which congested links are
+//!    expensive (so an improvement that needs two moves can still start uphill); if that is longer
 //!    than the message's maximum misrouting distance (footnote 13: at most `max_misroute` extra hops
 //!    and never more than its slack, window − length), fall back to the cheapest *minimal* path, and
 //!    if that changes nothing try the next most flexible message;
@@ -142,7 +143,7 @@ impl<'a> RerouteState<'a> {
     }
 
     /// Weighted shortest path for `m` (see the module docs), or `None` if none is allowed.
-    fn weighted_path(&self, m: MsgId, minimal_only: bool) -> Option<Vec<NodeId>> {
+    fn weighted_path(&self, m: MsgId, minimal_only: bool, avoid: LinkId) -> Option<Vec<NodeId>> {
         let msg = &self.traffic.messages[m];
         let src = self.placement.node_of[msg.src];
         let dst = self.placement.node_of[*msg.dst.first()?];
@@ -178,7 +179,7 @@ impl<'a> RerouteState<'a> {
             let du = self.net.distance(u, dst);
             for &l in &self.net.out[u] {
                 let v = self.net.links[l].to;
-                if minimal_only && self.net.distance(v, dst) + 1 != du {
+                if l == avoid || (minimal_only && self.net.distance(v, dst) + 1 != du) {
                     continue;
                 }
                 let nd = d + weight(l);
@@ -244,28 +245,39 @@ impl Configuration for RerouteState<'_> {
             .filter(|&l| self.lu[l] >= peak - 1e-12)
             .collect();
         let link = peaks[rng.random_range(0..peaks.len())];
-        let mut cands: Vec<MsgId> = self.link_msgs[link]
+        let cands: Vec<MsgId> = self.link_msgs[link]
             .iter()
             .copied()
             .filter(|&m| self.traffic.messages[m].dst.len() == 1)
             .collect();
-        cands.sort_by_key(|&m| {
-            let msg = &self.traffic.messages[m];
-            let (a, b) = window(msg);
-            (Reverse(self.flex[m]), Reverse(b - a - msg.size), m)
-        });
+        // Most flexible first; equally flexible messages in random order (as equal peaks are).
+        let mut keyed: Vec<(Reverse<u128>, Reverse<u64>, u64, MsgId)> = cands
+            .iter()
+            .map(|&m| {
+                let msg = &self.traffic.messages[m];
+                let (a, b) = window(msg);
+                (
+                    Reverse(self.flex[m]),
+                    Reverse(b - a - msg.size),
+                    rng.random::<u64>(),
+                    m,
+                )
+            })
+            .collect();
+        keyed.sort_unstable();
+        let cands: Vec<MsgId> = keyed.into_iter().map(|k| k.3).collect();
         for m in cands.into_iter().take(8) {
             let current = match &self.routes[m] {
                 Route::Path(p) => p.clone(),
                 Route::Tree(_) => continue,
             };
             let limit = self.max_hops(m);
-            let mut path = self.weighted_path(m, false);
+            let mut path = self.weighted_path(m, false, link);
             if path
                 .as_ref()
                 .is_none_or(|p| p.len().saturating_sub(1) > limit)
             {
-                path = self.weighted_path(m, true);
+                path = self.weighted_path(m, true, link);
             }
             let Some(path) = path else { continue };
             if path == current {
@@ -324,7 +336,7 @@ pub fn reroute(
     let mut schedule = options
         .schedule
         .clone()
-        .unwrap_or_else(|| Schedule::linear(1.0, 20, 10, 5));
+        .unwrap_or_else(|| Schedule::linear(options.overload_weight.max(1.0) / 2.0, 20, 10, 5));
     schedule.min_acceptable_cost = options.min_acceptable_peak;
     simanneal(&mut st, &schedule, rng, progress);
     let routes = st.best_routes;

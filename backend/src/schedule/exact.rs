@@ -54,7 +54,10 @@ pub fn schedule(problem: &Problem) -> Result<Schedule, ScheduleError> {
         .ok_or_else(|| ScheduleError::Input("nothing to schedule".into()))
 }
 
-fn key(problem: &Problem, prio: Priority, m: MsgId, release: u64) -> (u64, u64, u64, MsgId) {
+/// Heap order: release first, then the priority's tie-breakers, then the message id.
+type Key = (u64, u64, u64, MsgId);
+
+fn key(problem: &Problem, prio: Priority, m: MsgId, release: u64) -> Key {
     let msg = &problem.traffic.messages[m];
     let d = msg.deadline.max(release + msg.size);
     match prio {
@@ -69,7 +72,7 @@ fn schedule_with(problem: &Problem, prio: Priority) -> Result<Schedule, Schedule
     let n = traffic.messages.len();
     let mut occ = Occupancy::new(problem.hardware);
     let mut holds: Vec<Hold> = Vec::new();
-    let mut heap: BinaryHeap<Reverse<((u64, u64, u64, MsgId), u64)>> = BinaryHeap::new();
+    let mut heap: BinaryHeap<Reverse<(Key, u64)>> = BinaryHeap::new();
     let mut release = vec![0u64; n];
 
     if program::is_driven(traffic) {

@@ -42,8 +42,12 @@ pub(crate) fn assemble(
     let mut relaxed = Vec::new();
     let mut deadline = Vec::with_capacity(n);
     for (m, msg) in traffic.messages.iter().enumerate() {
-        if arrival[m] <= msg.deadline {
-            deadline.push(msg.deadline);
+        // A message released late because a message upstream was late keeps its window: its
+        // deadline moves with its release (retiming), and only what is late beyond that counts.
+        let upstream = release[m].saturating_sub(msg.release);
+        let shifted = msg.deadline + upstream;
+        if arrival[m] <= shifted {
+            deadline.push(shifted);
             continue;
         }
         deadline.push(arrival[m]);
@@ -51,6 +55,7 @@ pub(crate) fn assemble(
         relaxed.push(Relaxation {
             msg: m,
             deadline: msg.deadline,
+            upstream,
             new_deadline: arrival[m],
             knock_on: blamed.is_empty(),
             blamed,
@@ -66,6 +71,7 @@ pub(crate) fn assemble(
         method,
         hardware: problem.hardware,
         holds,
+        released: release,
         sent,
         arrival,
         deadline,

@@ -44,8 +44,11 @@ pub enum Cmp {
 #[derive(Clone, Debug, Default)]
 pub struct LinearProgram {
     pub objective: Vec<f64>,
-    pub rows: Vec<(Vec<(usize, f64)>, Cmp, f64)>,
+    pub rows: Vec<Row>,
 }
+
+/// `Σ coefficient·variable (cmp) rhs`.
+pub type Row = (Vec<(usize, f64)>, Cmp, f64);
 
 impl LinearProgram {
     pub fn var(&mut self, cost: f64) -> usize {
@@ -129,13 +132,11 @@ pub fn schedule(problem: &Problem, solver: &dyn LpSolver) -> Result<Schedule, Sc
         })?;
         let consistent = (0..n).all(|m| sent[m] == u64::MAX || sent[m] >= timing.release[m]);
         if consistent {
-            let mut s = feedback::assemble(
-                problem,
-                Method::Lp,
-                holds,
-                timing.release.clone(),
-                timing.task_finish,
-            );
+            let released = (0..n)
+                .map(|m| timing.release[m].max(traffic.messages[m].release))
+                .collect();
+            let mut s =
+                feedback::assemble(problem, Method::Lp, holds, released, timing.task_finish);
             s.lp = Some(stats);
             return Ok(s);
         }
@@ -251,8 +252,8 @@ fn solve_phase(
     // Maximal subsets: union messages that share a resource in an interval.
     let mut uf = UnionFind((0..win.len()).collect());
     let mut first_user: BTreeMap<(Resource, usize), usize> = BTreeMap::new();
-    for i in 0..win.len() {
-        for k in active[i].clone() {
+    for (i, span) in active.iter().enumerate() {
+        for k in span.clone() {
             for r in resources(i) {
                 match first_user.get(&(r, k)) {
                     Some(&j) => uf.union(i, j),
@@ -309,6 +310,7 @@ fn solve_phase(
             reals.push(values[late_v[idx]]);
             let ints = round_keeping_sum(&reals, traffic.messages[win[i].0].size);
             late[i] = ints.last().copied().unwrap_or(0);
+            stats.late_words += late[i];
             alloc[i] = ints[..ints.len() - 1].to_vec();
         }
     }
@@ -318,6 +320,8 @@ fn solve_phase(
     let mut remaining: Vec<u64> = (0..win.len())
         .map(|i| traffic.messages[win[i].0].size)
         .collect();
+    // Where each message's last fragment left its source: fragments of one message go one
+    // after another, so every resource sees them in the same order.
     let mut last_end: Vec<u64> = win.iter().map(|&(_, r, _)| r).collect();
     for members in subsets.values() {
         for k in 0..intervals {
@@ -355,10 +359,10 @@ fn solve_phase(
                     if w == 0 {
                         continue;
                     }
-                    let (hs, d, repaired) = put(problem, occ, win[i].0, cursor, w);
+                    let (hs, d, repaired) = put(problem, occ, win[i].0, cursor.max(last_end[i]), w);
                     drain = drain.max(d);
                     stats.repaired += repaired as usize;
-                    last_end[i] = last_end[i].max(hs.iter().map(|h| h.end).max().unwrap_or(0));
+                    last_end[i] = last_end[i].max(hs.first().map_or(0, |h| h.end));
                     holds.extend(hs);
                     *want.entry(i).or_default() -= w;
                     remaining[i] -= w;
@@ -369,10 +373,10 @@ fn solve_phase(
             for (&i, &w) in &want {
                 let w = w.min(remaining[i]);
                 if w > 0 {
-                    let (hs, d, repaired) = put(problem, occ, win[i].0, cursor, w);
+                    let (hs, d, repaired) = put(problem, occ, win[i].0, cursor.max(last_end[i]), w);
                     stats.repaired += repaired as usize;
                     cursor += w + d;
-                    last_end[i] = last_end[i].max(hs.iter().map(|h| h.end).max().unwrap_or(0));
+                    last_end[i] = last_end[i].max(hs.first().map_or(0, |h| h.end));
                     holds.extend(hs);
                     remaining[i] -= w;
                 }
@@ -382,15 +386,8 @@ fn solve_phase(
     // Late words (and anything still unplaced): after the window, at the first free cycles.
     for i in 0..win.len() {
         let w = remaining[i];
-        let _ = late[i];
         if w > 0 {
-            let (hs, _, _) = put(
-                problem,
-                occ,
-                win[i].0,
-                last_end[i].max(win[i].2.min(last_end[i])),
-                w,
-            );
+            let (hs, _, _) = put(problem, occ, win[i].0, last_end[i], w);
             holds.extend(hs);
             remaining[i] = 0;
         }

@@ -120,6 +120,9 @@ pub struct Relaxation {
     pub msg: MsgId,
     /// The deadline the program's ideal timing asked for.
     pub deadline: u64,
+    /// How far late work upstream had already pushed it (its release's delay): the deadline it
+    /// would have had to meet is `deadline + upstream`.
+    pub upstream: u64,
     /// The deadline the schedule meets instead (the message's arrival).
     pub new_deadline: u64,
     /// Resources on which the message waited, with the messages that held them meanwhile.
@@ -147,6 +150,8 @@ pub struct LpStats {
     pub constraints: usize,
     pub largest_variables: usize,
     pub solve_ms: f64,
+    /// Words the allocation could fit in no interval of their window (they are sent late).
+    pub late_words: u64,
     /// Fragments whose LP time slot had to be moved because rounding made them collide.
     pub repaired: usize,
 }
@@ -159,11 +164,16 @@ pub struct Schedule {
     pub hardware: Hardware,
     /// Every fragment on every resource, sorted by (msg, start, resource).
     pub holds: Vec<Hold>,
+    /// Per message: the cycle its sender released it against this schedule (≥ the ideal release
+    /// when an upstream message was late; for fixed windows, the release shifted past the
+    /// previous phase).
+    pub released: Vec<u64>,
     /// Per message: the cycle its first word left the source (first inject).
     pub sent: Vec<u64>,
     /// Per message: the cycle after its last word was ejected (at the last destination).
     pub arrival: Vec<u64>,
-    /// Per message: the deadline the schedule meets (the ideal one unless relaxed).
+    /// Per message: the deadline the schedule meets: the ideal one moved by as much as the
+    /// message's release was delayed upstream, or its arrival when it had to be relaxed.
     pub deadline: Vec<u64>,
     /// Per task: the cycle its program ends when it runs against this schedule.
     pub task_finish: Vec<u64>,

@@ -6,9 +6,12 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::{Hardware, Resource};
 
+/// Held spans of one lane: start → (end, message).
+type Lane = BTreeMap<u64, (u64, usize)>;
+
 #[derive(Clone, Debug, Default)]
 pub struct Occupancy {
-    lanes: HashMap<Resource, Vec<BTreeMap<u64, (u64, usize)>>>,
+    lanes: HashMap<Resource, Vec<Lane>>,
     hardware: Hardware,
 }
 

@@ -32,7 +32,11 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
     let traffic = problem.traffic;
     let n = traffic.messages.len();
     let hw = problem.hardware;
-    if schedule.arrival.len() != n || schedule.deadline.len() != n || schedule.sent.len() != n {
+    if schedule.arrival.len() != n
+        || schedule.deadline.len() != n
+        || schedule.sent.len() != n
+        || schedule.released.len() != n
+    {
         fail!(
             "the schedule describes {} messages, the traffic has {n}",
             schedule.arrival.len()
@@ -193,15 +197,22 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
                 schedule.deadline[m]
             );
         }
-        let relaxed = schedule.relaxed.iter().any(|r| r.msg == m);
-        if schedule.deadline[m] != msg.deadline && !relaxed {
+        let released = schedule.released[m];
+        if released < msg.release || first < released {
             fail!(
-                "the deadline of message {m} moved from {} to {} without being reported",
-                msg.deadline,
+                "message {m} is recorded as released at {released} (ideal {}) but leaves at {first}",
+                msg.release
+            );
+        }
+        let shifted = msg.deadline + (released - msg.release);
+        let relaxed = schedule.relaxed.iter().any(|r| r.msg == m);
+        if schedule.deadline[m] > shifted && !relaxed {
+            fail!(
+                "the deadline of message {m} moved from {shifted} to {} without being reported",
                 schedule.deadline[m]
             );
         }
-        if relaxed && arrival <= msg.deadline {
+        if relaxed && arrival <= shifted {
             fail!("message {m} is reported relaxed but meets its deadline");
         }
     }
@@ -218,6 +229,14 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
         })
         .map_err(|e| Violation(format!("the programs do not run against the schedule: {e}")))?;
         for m in 0..n {
+            // A release is only delayed as far as the programs delay it.
+            let due = timing.release[m].max(traffic.messages[m].release);
+            if schedule.released.get(m) != Some(&due) {
+                fail!(
+                    "message {m} is recorded as released at {:?}, but its sender reaches the send at {due}",
+                    schedule.released.get(m)
+                );
+            }
             if schedule.sent[m] < timing.release[m] {
                 fail!(
                     "message {m} leaves at {} but its sender only reaches the send at {}",

@@ -161,7 +161,7 @@ pub fn run(
         // Switches: each active instruction moves one word this cycle; with zero latency a word
         // may cross several switches in one cycle, so repeat until nothing moves.
         let mut done = vec![false; active.len()];
-        let mut links_used: HashMap<(NodeId, Port), MsgId> = HashMap::new();
+        let mut links_used: HashMap<(NodeId, Port), Vec<MsgId>> = HashMap::new();
         loop {
             let mut progress = false;
             for (a, &k) in active.iter().enumerate() {
@@ -181,10 +181,17 @@ pub fn run(
                 done[a] = true;
                 progress = true;
                 cursor.insert(key_out, c + 1);
-                if let Some(other) = links_used.insert((node, ins.output), ins.msg) {
+                let used = links_used.entry((node, ins.output)).or_default();
+                used.push(ins.msg);
+                let cap = if ins.output == Port::Eject {
+                    schedule.hardware.ports.max(1)
+                } else {
+                    1
+                };
+                if used.len() > cap as usize {
                     return bad(format!(
-                        "node {node} sends messages {other} and {} out of {} in cycle {t}",
-                        ins.msg,
+                        "node {node} sends messages {:?} out of {} in cycle {t}",
+                        used,
                         ins.output.name()
                     ));
                 }

@@ -229,7 +229,7 @@ pub fn viterbi(n: u64, m: u64, words: u64) -> Traffic {
             start: 0,
         });
     }
-    let mut new = |traffic: &mut Traffic, src: usize, dst: usize, phase: usize, it: u64| {
+    let new = |traffic: &mut Traffic, src: usize, dst: usize, phase: usize, it: u64| {
         let id = traffic.messages.len();
         let mut mm = msg(id, src, vec![dst], words);
         mm.phase = phase;

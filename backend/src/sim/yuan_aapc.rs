@@ -78,7 +78,7 @@ pub fn ring_groups(n: usize) -> Option<Vec<Vec<Vec<RingPair>>>> {
     if n % 8 != 0 || n == 0 || n > 16 {
         return None;
     }
-    let bases = ring_base_phases(n)?;
+    let bases = cached_bases(n)?;
     let k = n / 8;
     let mut groups = Vec::new();
     for run in bases.chunks(k) {
@@ -91,6 +91,20 @@ pub fn ring_groups(n: usize) -> Option<Vec<Vec<Vec<RingPair>>>> {
         }
     }
     Some(groups)
+}
+
+/// The base-phase search is deterministic but takes seconds for N = 16, so its answer is kept for
+/// the life of the process (a pure function's memo, not shared mutable state).
+fn cached_bases(n: usize) -> Option<Vec<(Vec<RingPair>, usize)>> {
+    use std::sync::OnceLock;
+    type Bases = Option<Vec<(Vec<RingPair>, usize)>>;
+    static BASES_8: OnceLock<Bases> = OnceLock::new();
+    static BASES_16: OnceLock<Bases> = OnceLock::new();
+    match n {
+        8 => BASES_8.get_or_init(|| ring_base_phases(8)).clone(),
+        16 => BASES_16.get_or_init(|| ring_base_phases(16)).clone(),
+        _ => ring_base_phases(n),
+    }
 }
 
 fn rotate(phase: &[RingPair], by: usize, n: usize) -> Vec<RingPair> {

@@ -87,7 +87,8 @@ fn table_5_6_standard_patterns() {
         hypercube          384 [10, 8, 7, 7]
         shuffle-exchange   126 [5, 4, 5, 4]
         all-to-all        4032 [115, 88, 64, 64]
-    "#]].assert_eq(&out);
+    "#]]
+    .assert_eq(&out);
     let ring = degrees(&t, &rows[0].1);
     assert_eq!(&ring[2..], &[2, 2]);
     let nn = degrees(&t, &rows[1].1);

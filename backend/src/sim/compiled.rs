@@ -64,7 +64,9 @@ impl CompiledParams {
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), CompiledError> {
         let num = |what: &str| {
             value.parse::<u64>().map_err(|_| {
-                CompiledError(format!("{what} must be a non-negative integer, not `{value}`"))
+                CompiledError(format!(
+                    "{what} must be a non-negative integer, not `{value}`"
+                ))
             })
         };
         match key {
@@ -129,9 +131,11 @@ impl CompiledPlan {
         params: &CompiledParams,
     ) -> Result<CompiledPlan, CompiledError> {
         let node = |t: usize| {
-            placement.node_of.get(t).copied().ok_or_else(|| {
-                CompiledError(format!("task {t} has no node in the placement"))
-            })
+            placement
+                .node_of
+                .get(t)
+                .copied()
+                .ok_or_else(|| CompiledError(format!("task {t} has no node in the placement")))
         };
         let mut by_phase: BTreeMap<usize, Vec<Connection>> = BTreeMap::new();
         for m in &traffic.messages {
@@ -327,7 +331,9 @@ fn route_links(
         }
     };
     if nodes.first() != Some(&src) || nodes.last() != Some(&dst) {
-        return Err(format!("the route does not run from node {src} to node {dst}"));
+        return Err(format!(
+            "the route does not run from node {src} to node {dst}"
+        ));
     }
     nodes
         .windows(2)

@@ -28,7 +28,7 @@ pub struct RingAapc {
 /// the shorter way, and for the half-way pair clockwise from an even `s` (Yuan Ch.6 routing).
 pub fn ring_positive(n: usize, s: usize, d: usize) -> bool {
     let delta = (d + n - s % n) % n;
-    2 * delta < n || (2 * delta == n && s % 2 == 0)
+    2 * delta < n || (2 * delta == n && s & 1 == 0)
 }
 
 /// Hops from `s` to `d` on a ring of `n` along [`ring_positive`].

@@ -93,7 +93,10 @@ fn bfs_route(net: &Network, src: NodeId, dst: NodeId) -> Result<Vec<LinkId>, Str
         }
     }
     if !seen[dst] {
-        return Err(format!("node {dst} cannot be reached from node {src} in {}", net.spec));
+        return Err(format!(
+            "node {dst} cannot be reached from node {src} in {}",
+            net.spec
+        ));
     }
     let mut links = Vec::new();
     let mut at = dst;

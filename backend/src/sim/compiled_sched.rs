@@ -91,9 +91,9 @@ impl Configurations {
         for (k, cfg) in self.configs.iter().enumerate() {
             let mut used = std::collections::BTreeSet::new();
             for &c in cfg {
-                let conn = conns
-                    .get(c)
-                    .ok_or_else(|| format!("configuration {k} names connection {c}, which does not exist"))?;
+                let conn = conns.get(c).ok_or_else(|| {
+                    format!("configuration {k} names connection {c}, which does not exist")
+                })?;
                 if std::mem::replace(&mut seen[c], true) {
                     return Err(format!("connection {c} is in two configurations"));
                 }

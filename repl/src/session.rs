@@ -236,9 +236,7 @@ impl Repl {
             ":quit" | ":q" | ":exit" => Output::quit(),
             ":load" | ":l" => {
                 if arg.is_empty() {
-                    Output::error(
-                        "error: `:load` needs a file name, e.g. `:load jacobi.ttdl`\n",
-                    )
+                    Output::error("error: `:load` needs a file name, e.g. `:load jacobi.ttdl`\n")
                 } else {
                     self.load(Path::new(arg))
                 }

@@ -186,7 +186,12 @@ struct Scan {
 }
 
 fn is_delimiter_char(c: char) -> bool {
-    matches!(c, '(' | ')' | '"' | ';' | '\'' | '`' | ',') || c.is_whitespace()
+    matches!(c, '(' | ')' | '"' | ';' | '\'' | '`' | ',') || is_space(c)
+}
+
+/// Whitespace, and the byte-order mark some editors put at the start of a file.
+fn is_space(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
 }
 
 fn is_delimiter(c: u8) -> bool {
@@ -198,7 +203,8 @@ fn is_delimiter(c: u8) -> bool {
 fn scan(text: &str) -> Scan {
     let b = text.as_bytes();
     let mut s = Scan::default();
-    let mut i = 0;
+    // A byte-order mark is whitespace (and only ever comes first).
+    let mut i = if text.starts_with('\u{feff}') { 3 } else { 0 };
     // Whether the previous byte ends a token (so `#|` here starts a comment, not a symbol).
     let mut at_token_start = true;
     while i < b.len() {
@@ -310,7 +316,7 @@ fn reader<'src>(file: FileId) -> impl Parser<'src, &'src str, Items, Extra> {
 
     // Whitespace and comments: a `Piece` with no datum (and an error for an unclosed `#|`).
     let whitespace = any()
-        .filter(|c: &char| c.is_whitespace())
+        .filter(|c: &char| is_space(*c))
         .repeated()
         .at_least(1)
         .to(Piece::default());

@@ -252,3 +252,15 @@ fn print_uses_prefixes() {
     assert!(diags.is_empty());
     expect![[r#"(a 'b `(c ,d ,@e) "q\"\n" 1.0 1e20 :k #t nil ())"#]].assert_eq(&print(&items[0]));
 }
+
+#[test]
+fn byte_order_mark_is_whitespace() {
+    check(
+        "\u{feff}#| c |# (a)",
+        expect![[r#"
+            List 11..14
+              Symbol("a") 12..13
+        "#]],
+    );
+    assert!(!is_incomplete("\u{feff}#| c |#"));
+}

@@ -24,6 +24,9 @@ pub struct EditorOptions {
     pub color: bool,
 }
 
+/// Entries kept in the history file.
+const HISTORY_SIZE: usize = 1000;
+
 /// `$TTDL_HISTORY` if set and not empty, else `~/.ttdl_history`.
 pub fn history_path() -> Option<PathBuf> {
     match std::env::var_os("TTDL_HISTORY") {
@@ -40,6 +43,8 @@ pub fn run(repl: &mut Repl, options: &EditorOptions) -> Result<(), String> {
     let config = Config::builder()
         .auto_add_history(false)
         .completion_type(CompletionType::List)
+        .max_history_size(HISTORY_SIZE)
+        .map_err(|e| format!("cannot set up history: {e}"))?
         .build();
     let mut editor: Editor<TtdlHelper, DefaultHistory> =
         Editor::with_config(config).map_err(|e| format!("cannot start the line editor: {e}"))?;

@@ -31,7 +31,7 @@ fn help_lists_every_command() {
           :help    show this help
           :quit    leave (also Ctrl-D)
           :load    FILE  read and evaluate a file
-          :check   summary of the traffic built so far: tasks, messages, phases, critical path, period
+          :check   [MAPPING]  summary of the traffic built so far: tasks, messages, phases, critical path, period
           :reset   start over with a fresh interpreter
           :env     [PREFIX]  the names bound in the global environment
     "#]]
@@ -184,4 +184,21 @@ fn load_a_file() {
 fn keywords_are_not_commands() {
     let mut r = repl();
     assert_eq!(text(r.handle(":topology")), ":topology\n");
+}
+
+#[test]
+fn check_with_a_mapping() {
+    let mut r = repl();
+    for line in [
+        "(define net (make-network :topology 'torus :dims (list 4 4)))",
+        "(define-comm to-east (self) (write-stream 4 (neighbor net self 'east)))",
+        "(define-comm from-west (self) (read-stream 4 (neighbor net self 'west)))",
+        "(dolist (t (network-tasks net)) (to-east t) (from-west t))",
+    ] {
+        let out = r.handle(line);
+        assert_eq!(out.error, "", "{line}");
+    }
+    assert!(text(r.handle(":check torus->mesh")).starts_with("tasks:         16\n"));
+    let e = error(r.handle(":check no-such-mapping"));
+    assert!(e.contains("no-such-mapping"), "{e}");
 }

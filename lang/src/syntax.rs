@@ -50,29 +50,47 @@ pub fn read(file: FileId, text: &str) -> (Vec<Sexpr>, Vec<Diagnostic>) {
                 .with_help("check the file for characters that are not valid text"),
         );
     }
-    for d in &mut read.diags {
-        point_at_next_toplevel_form(text, d);
+    if read.diags.iter().any(|d| d.message == UNCLOSED_LIST) {
+        let mut starts = Vec::new();
+        line_start_lists(text, &read.items, &mut starts);
+        starts.sort_unstable();
+        for d in &mut read.diags {
+            point_at_next_toplevel_form(&starts, d);
+        }
     }
     read.diags
         .sort_by_key(|d| d.labels.first().map(|l| (l.span.start, l.span.end)));
     (read.items, read.diags)
 }
 
+/// Byte offsets of the lists that begin a line, anywhere in `items`.
+fn line_start_lists(text: &str, items: &[Sexpr], out: &mut Vec<usize>) {
+    for x in items {
+        if let Datum::List(children) = &x.datum {
+            let at = x.span.start;
+            if at > 0
+                && text.as_bytes().get(at - 1) == Some(&b'\n')
+                && text.as_bytes().get(at) == Some(&b'(')
+            {
+                out.push(at);
+            }
+            line_start_lists(text, children, out);
+        }
+    }
+}
+
 /// An unclosed list always runs to the end of the file, so the missing `)` is somewhere in
-/// between. A `(` at the start of a later line is usually a new top-level form the user meant to
-/// begin after closing the list: point at the first one.
-fn point_at_next_toplevel_form(text: &str, d: &mut Diagnostic) {
+/// between. A list that begins a later line is usually a new top-level form the user meant to
+/// begin after closing this one: point at the first.
+fn point_at_next_toplevel_form(line_starts: &[usize], d: &mut Diagnostic) {
     if d.message != UNCLOSED_LIST {
         return;
     }
     let Some(open) = d.labels.first().map(|l| l.span) else {
         return;
     };
-    let Some(after) = text.get(open.end..) else {
-        return;
-    };
-    if let Some(i) = after.find("\n(") {
-        let at = open.end + i + 1;
+    let next = line_starts.partition_point(|&p| p <= open.start);
+    if let Some(&at) = line_starts.get(next) {
         let span = Span::new(open.file, at, at + 1);
         d.labels.push(crate::diagnostic::Label {
             span,

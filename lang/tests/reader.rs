@@ -264,3 +264,25 @@ fn byte_order_mark_is_whitespace() {
     );
     assert!(!is_incomplete("\u{feff}#| c |#"));
 }
+
+#[test]
+fn missing_paren_hint_skips_strings_and_finds_nested_lists() {
+    // The `(` after a newline inside the string is not a list; the one in `(g)` is.
+    check(
+        "(define (f)\n  \"a\n(b\"\n(g)",
+        expect![[r#"
+            List 0..24
+              Symbol("define") 1..7
+              List 8..11
+                Symbol("f") 9..10
+              Str("a\n(b") 14..20
+              List 21..24
+                Symbol("g") 22..23
+            [syntax] unclosed `(`
+              0..1: this `(` is never closed
+              21..22: this `(` at the start of a line is still inside the list
+              note: the `)` is probably missing before this line
+              help: add a `)` to close this list
+        "#]],
+    );
+}

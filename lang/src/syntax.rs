@@ -26,6 +26,9 @@ use crate::span::{FileId, Span};
 /// walks data recursively, and no real program comes near it.
 pub const MAX_DEPTH: usize = 1000;
 
+/// At most this many syntax errors are reported for one text (a binary file would give millions).
+pub const MAX_ERRORS: usize = 100;
+
 /// Reads every top-level datum of `text`. Returns what could be read and every syntax error.
 pub fn read(file: FileId, text: &str) -> (Vec<Sexpr>, Vec<Diagnostic>) {
     let scan = scan(text);
@@ -58,8 +61,22 @@ pub fn read(file: FileId, text: &str) -> (Vec<Sexpr>, Vec<Diagnostic>) {
             point_at_next_toplevel_form(&starts, d);
         }
     }
-    read.diags
-        .sort_by_key(|d| d.labels.first().map(|l| (l.span.start, l.span.end)));
+    if read.diags.len() > MAX_ERRORS {
+        read.diags.truncate(MAX_ERRORS);
+        read.diags.push(
+            Diagnostic::new(
+                "syntax",
+                format!("more than {MAX_ERRORS} syntax errors; the rest are not shown"),
+            )
+            .with_help("is this a TTDL program? fix the first errors and read it again"),
+        );
+    }
+    read.diags.sort_by_key(|d| {
+        // In source order; a diagnostic without a place (the cap above) comes last.
+        d.labels
+            .first()
+            .map_or((usize::MAX, usize::MAX), |l| (l.span.start, l.span.end))
+    });
     (read.items, read.diags)
 }
 
@@ -313,7 +330,9 @@ struct Piece {
 impl Items {
     fn push(mut self, piece: Piece) -> Self {
         self.items.extend(piece.sexpr);
-        self.diags.extend(piece.diags);
+        // One more than shown, so the top level knows some were left out.
+        let room = (MAX_ERRORS + 1).saturating_sub(self.diags.len());
+        self.diags.extend(piece.diags.into_iter().take(room));
         self
     }
 }

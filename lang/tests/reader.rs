@@ -286,3 +286,17 @@ fn missing_paren_hint_skips_strings_and_finds_nested_lists() {
         "#]],
     );
 }
+
+#[test]
+fn error_count_is_capped() {
+    let text = ")".repeat(10_000) + "(a";
+    let (items, diags) = read(0, &text);
+    assert_eq!(items.len(), 1);
+    assert_eq!(diags.len(), ttdl_lang::syntax::MAX_ERRORS + 1);
+    // The first errors are kept, and the last entry says the rest were left out.
+    assert_eq!(diags[0].labels[0].span.start, 0);
+    assert_eq!(diags[99].labels[0].span.start, 99);
+    assert!(diags[100]
+        .message
+        .starts_with("more than 100 syntax errors"));
+}

@@ -29,6 +29,10 @@ pub struct Schedule {
     pub final_t: f64,
     /// Linear temperature decrement (`t = t − t_step`).
     pub t_step: f64,
+    /// Geometric cooling factor applied before the decrement (`t = t·t_factor − t_step`); 1 is the
+    /// thesis's purely linear schedule.
+    #[serde(default = "one")]
+    pub t_factor: f64,
     /// Iterations at the first temperature.
     pub n_iter_start: u64,
     /// Added to the iteration count after every temperature.
@@ -52,6 +56,7 @@ impl Schedule {
             start_t,
             final_t,
             t_step: (start_t - final_t) / steps.max(1) as f64,
+            t_factor: 1.0,
             n_iter_start,
             n_iter_step,
             min_acceptable_cost: f64::NEG_INFINITY,
@@ -65,12 +70,40 @@ impl Schedule {
         steps * self.n_iter_start + self.n_iter_step * steps * steps.saturating_sub(1) / 2
     }
 
+    /// A schedule that cools geometrically by `factor` per temperature (with a tiny linear part
+    /// so it ends), from `start_t` to `final_t`.
+    pub fn geometric(
+        start_t: f64,
+        final_t: f64,
+        factor: f64,
+        n_iter_start: u64,
+        n_iter_step: u64,
+    ) -> Schedule {
+        let mut s = Schedule::linear(start_t, 1, n_iter_start, n_iter_step);
+        s.final_t = final_t.max(s.start_t * 1e-9);
+        s.t_factor = factor.clamp(0.01, 0.999);
+        s.t_step = 0.0;
+        s.bail_out_t = s.start_t / 8.0;
+        s
+    }
+
     fn steps(&self) -> u64 {
-        if self.t_step <= 0.0 || self.start_t <= self.final_t {
+        if self.start_t <= self.final_t {
+            return 0;
+        }
+        if self.t_factor < 1.0 && self.t_factor > 0.0 {
+            let n = (self.final_t / self.start_t).ln() / self.t_factor.ln();
+            return n.ceil().max(1.0) as u64;
+        }
+        if self.t_step <= 0.0 {
             return 0;
         }
         ((self.start_t - self.final_t) / self.t_step).ceil() as u64
     }
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// How far the anneal has got, for progress bars.
@@ -128,7 +161,11 @@ pub fn simanneal(
             if config.deciding_cost() <= sched.min_acceptable_cost {
                 return;
             }
-            t -= sched.t_step;
+            let next = t * sched.t_factor - sched.t_step;
+            if next >= t {
+                break;
+            }
+            t = next;
         }
         // "If we still haven't reached min acceptable cost, keep going" from half the temperature.
         if config.deciding_cost() > sched.min_acceptable_cost && sched.start_t > sched.bail_out_t {

@@ -177,3 +177,44 @@ pub fn simanneal(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// A cost that never reaches the target: the annealer must restart from half the temperature
+    /// until the bail-out temperature, then stop.
+    struct Stubborn {
+        proposals: u64,
+    }
+
+    impl Configuration for Stubborn {
+        fn propose(&mut self, _: &mut ChaCha8Rng) -> Option<f64> {
+            self.proposals += 1;
+            Some(1.0)
+        }
+        fn accept(&mut self) {}
+        fn reset(&mut self) {}
+        fn deciding_cost(&self) -> f64 {
+            10.0
+        }
+    }
+
+    #[test]
+    fn restarts_from_half_the_temperature_then_bails_out() {
+        let mut s = Schedule::linear(8.0, 4, 10, 0);
+        s.min_acceptable_cost = 1.0;
+        s.bail_out_t = 1.5;
+        let mut temps = Vec::new();
+        let mut c = Stubborn { proposals: 0 };
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        simanneal(&mut c, &s, &mut rng, &mut |p| temps.push(p.temperature));
+        // Passes start at 8, 4, 2 and 1 (the last below the bail-out temperature of 1.5), each
+        // stepping down by the same t_step of about 2.
+        let starts: Vec<f64> = temps.iter().copied().filter(|t| t.fract() == 0.0).collect();
+        assert_eq!(starts, vec![8.0, 4.0, 2.0, 1.0]);
+        assert_eq!(temps.len(), 4 + 2 + 1 + 1);
+        assert_eq!(c.proposals, 10 * temps.len() as u64);
+    }
+}

@@ -168,7 +168,11 @@ pub fn simanneal(
             t = next;
         }
         // "If we still haven't reached min acceptable cost, keep going" from half the temperature.
-        if config.deciding_cost() > sched.min_acceptable_cost && sched.start_t > sched.bail_out_t {
+        // (Only when a minimum acceptable cost was set: the default of −∞ means "no target".)
+        if sched.min_acceptable_cost.is_finite()
+            && config.deciding_cost() > sched.min_acceptable_cost
+            && sched.start_t > sched.bail_out_t
+        {
             sched.start_t = initial_t / 2.0;
             sched.n_iter_start = n_iter;
             total += sched.iterations();

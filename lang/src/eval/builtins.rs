@@ -54,8 +54,11 @@ impl Args<'_> {
 
     pub fn type_err(&self, m: &Machine, i: usize, expected: &str) -> Diagnostic {
         let v = self.get(i);
-        type_error(self.span(i), expected, v, m.show(v))
-            .with_note(format!("in argument {} of `{}`", i + 1, self.name))
+        type_error(self.span(i), expected, v, m.show(v)).with_note(format!(
+            "in argument {} of `{}`",
+            i + 1,
+            self.name
+        ))
     }
 
     pub fn int(&self, m: &Machine, i: usize) -> R<i64> {
@@ -87,7 +90,13 @@ impl Args<'_> {
     }
 }
 
-pub fn call(m: &mut Machine, b: &'static BuiltinDef, vals: &[Value], span: Span, spans: &[Span]) -> R<Value> {
+pub fn call(
+    m: &mut Machine,
+    b: &'static BuiltinDef,
+    vals: &[Value],
+    span: Span,
+    spans: &[Span],
+) -> R<Value> {
     let n = vals.len();
     if n < b.min || b.max.is_some_and(|max| n > max) {
         let expected = match b.max {
@@ -97,9 +106,16 @@ pub fn call(m: &mut Machine, b: &'static BuiltinDef, vals: &[Value], span: Span,
         };
         return Err(Diagnostic::new(
             "arity",
-            format!("`{}` takes {expected}, but {n} {} given", b.name, if n == 1 { "was" } else { "were" }),
+            format!(
+                "`{}` takes {expected}, but {n} {} given",
+                b.name,
+                if n == 1 { "was" } else { "were" }
+            ),
         )
-        .with_label(span, format!("called with {n} argument{}", super::ast::plural(n)))
+        .with_label(
+            span,
+            format!("called with {n} argument{}", super::ast::plural(n)),
+        )
         .with_note(format!("`{}` is a builtin procedure", b.name)));
     }
     let args = Args {
@@ -249,7 +265,7 @@ fn not(_: &mut Machine, a: &Args) -> R<Value> {
     bool(!a.get(0).is_true())
 }
 fn eqp(_: &mut Machine, a: &Args) -> R<Value> {
-    bool(a.get(0).eq(a.get(1)))
+    bool(a.get(0).is_eq(a.get(1)))
 }
 fn equalp(_: &mut Machine, a: &Args) -> R<Value> {
     bool(a.get(0).equal(a.get(1)))
@@ -476,8 +492,9 @@ fn apply(m: &mut Machine, a: &Args) -> R<Value> {
 }
 fn int_list(m: &Machine, a: &Args, start: i64, end: i64, step: i64) -> R<Value> {
     if step == 0 {
-        return Err(Diagnostic::new("type", "a range step of 0 never ends")
-            .with_label(a.span, "here"));
+        return Err(
+            Diagnostic::new("type", "a range step of 0 never ends").with_label(a.span, "here")
+        );
     }
     let len = if step > 0 {
         (end.saturating_sub(start).max(0) as u64).div_ceil(step as u64)
@@ -508,9 +525,9 @@ fn iota(m: &mut Machine, a: &Args) -> R<Value> {
     let start = if a.len() > 1 { a.int(m, 1)? } else { 0 };
     let step = if a.len() > 2 { a.int(m, 2)? } else { 1 };
     m.check_loop("iota", count as u64, a.span)?;
-    Ok(Value::list(
-        (0..count).map(|i| Value::Int(start.wrapping_add(i.wrapping_mul(step)))),
-    ))
+    Ok(Value::list((0..count).map(|i| {
+        Value::Int(start.wrapping_add(i.wrapping_mul(step)))
+    })))
 }
 fn string_append(m: &mut Machine, a: &Args) -> R<Value> {
     let mut out = String::new();

@@ -70,10 +70,20 @@ impl Machine {
             NodeKind::Defmessage { name, size } => {
                 let size_v = self.eval(size, env)?;
                 let Value::Int(n) = size_v else {
-                    return Err(type_error(size.span, "a message size in words", &size_v, self.show(&size_v)));
+                    return Err(type_error(
+                        size.span,
+                        "a message size in words",
+                        &size_v,
+                        self.show(&size_v),
+                    ));
                 };
                 if n < 0 {
-                    return Err(type_error(size.span, "a non-negative message size", &size_v, self.show(&size_v)));
+                    return Err(type_error(
+                        size.span,
+                        "a non-negative message size",
+                        &size_v,
+                        self.show(&size_v),
+                    ));
                 }
                 let v = Value::Message(Rc::new(MessageType {
                     name: self.name(*name).to_string(),
@@ -90,7 +100,12 @@ impl Machine {
                     Value::Symbol(s) | Value::Keyword(s) => self.name(*s).to_string(),
                     Value::Str(s) => s.to_string(),
                     other => {
-                        return Err(type_error(arg.span(), "a phase name or number", other, self.show(other)))
+                        return Err(type_error(
+                            arg.span(),
+                            "a phase name or number",
+                            other,
+                            self.show(other),
+                        ))
                     }
                 };
                 self.comm.synchronize(task, &phase, span)?;
@@ -142,7 +157,14 @@ impl Machine {
                 self.comm.task_named(&name, span)?
             }
             Value::Str(s) => self.comm.task_named(s, span)?,
-            other => return Err(type_error(span, "a task name or id", other, self.show(other))),
+            other => {
+                return Err(type_error(
+                    span,
+                    "a task name or id",
+                    other,
+                    self.show(other),
+                ))
+            }
         };
         Ok(Value::Task(t))
     }
@@ -212,7 +234,8 @@ pub fn broadcast(m: &mut Machine, a: &Args) -> R<Value> {
             other => peers.push(peer(m, a, other, i)?),
         }
     }
-    m.comm.broadcast(task, &peers, size, label.as_deref(), a.span)?;
+    m.comm
+        .broadcast(task, &peers, size, label.as_deref(), a.span)?;
     Ok(Value::Nil)
 }
 

@@ -40,6 +40,9 @@ struct Compiler<'m> {
     scopes: Vec<Vec<Sym>>,
 }
 
+/// Names (with their source) and initial values of a binding list.
+type Bindings = (Vec<(Sym, Sexpr)>, Vec<Node>);
+
 fn mk(kind: NodeKind, span: Span) -> Node {
     Node { kind, span }
 }
@@ -106,12 +109,7 @@ impl Compiler<'_> {
         ))
     }
 
-    fn expand(
-        &mut self,
-        mac: &Rc<super::value::Closure>,
-        items: &[Sexpr],
-        span: Span,
-    ) -> R<Node> {
+    fn expand(&mut self, mac: &Rc<super::value::Closure>, items: &[Sexpr], span: Span) -> R<Node> {
         if self.m.expansions >= MAX_EXPANSION_DEPTH {
             return Err(Diagnostic::new(
                 "runaway-recursion",
@@ -179,10 +177,16 @@ impl Compiler<'_> {
                     "not inside a backquoted template",
                 ))
             }
-            "define" | "defvar" | "defparameter" | "defun" => return self.define(name, args, span).map(Some),
+            "define" | "defvar" | "defparameter" | "defun" => {
+                return self.define(name, args, span).map(Some)
+            }
             "set!" | "setf" => {
                 let [target, value] = args else {
-                    return Err(syntax(span, format!("`{name}` takes a variable and a value"), "here"));
+                    return Err(syntax(
+                        span,
+                        format!("`{name}` takes a variable and a value"),
+                        "here",
+                    ));
                 };
                 let Some(var) = target.as_symbol() else {
                     return Err(syntax(
@@ -249,11 +253,19 @@ impl Compiler<'_> {
                 let mut clauses = Vec::new();
                 for c in args {
                     let Some(parts) = c.as_list().filter(|p| !p.is_empty()) else {
-                        return Err(syntax(c.span, "a `cond` clause is `(TEST body…)`", "not a clause"));
+                        return Err(syntax(
+                            c.span,
+                            "a `cond` clause is `(TEST body…)`",
+                            "not a clause",
+                        ));
                     };
                     let is_else = matches!(parts[0].as_symbol(), Some("else" | "t"))
                         || matches!(parts[0].datum, Datum::Bool(true));
-                    let test = if is_else { None } else { Some(self.expr(&parts[0])?) };
+                    let test = if is_else {
+                        None
+                    } else {
+                        Some(self.expr(&parts[0])?)
+                    };
                     clauses.push(Clause {
                         test,
                         body: self.exprs(&parts[1..])?,
@@ -267,7 +279,11 @@ impl Compiler<'_> {
             "dotimes" | "dolist" => return self.loop_form(name, args, span).map(Some),
             "defmacro" => {
                 let [name_s, params, body @ ..] = args else {
-                    return Err(syntax(span, "`defmacro` is `(defmacro NAME (params…) body…)`", "here"));
+                    return Err(syntax(
+                        span,
+                        "`defmacro` is `(defmacro NAME (params…) body…)`",
+                        "here",
+                    ));
                 };
                 let name = self.sym(name_s, "the macro's name")?;
                 NodeKind::DefMacro(self.lambda(Some(name), params, body, span)?)
@@ -293,9 +309,13 @@ impl Compiler<'_> {
                         "a communication pattern's first parameter is its source task",
                         "no parameters",
                     )
-                    .with_help(format!("write `(define-comm {} (self …) …)`", self.m.name(sym))));
+                    .with_help(format!(
+                        "write `(define-comm {} (self …) …)`",
+                        self.m.name(sym)
+                    )));
                 }
-                if kind == ClosureKind::Mapping && lambda.required.len() + lambda.optional.len() < 1 {
+                if kind == ClosureKind::Mapping && lambda.required.len() + lambda.optional.len() < 1
+                {
                     return Err(syntax(
                         params.span,
                         "a mapping takes `(COORDS LOGICAL PHYSICAL)`",
@@ -303,12 +323,19 @@ impl Compiler<'_> {
                     ));
                 }
                 let local = self.declare(sym);
-                NodeKind::DefineProc { lambda, kind, local }
+                NodeKind::DefineProc {
+                    lambda,
+                    kind,
+                    local,
+                }
             }
             "iterate" => {
                 let Some((count, body)) = args.split_last() else {
-                    return Err(syntax(span, "`iterate` is `(iterate s… N)`", "no count given")
-                        .with_help("the last argument of `iterate` is the number of repetitions"));
+                    return Err(
+                        syntax(span, "`iterate` is `(iterate s… N)`", "no count given").with_help(
+                            "the last argument of `iterate` is the number of repetitions",
+                        ),
+                    );
                 };
                 NodeKind::Iterate {
                     body: self.exprs(body)?,
@@ -330,7 +357,11 @@ impl Compiler<'_> {
             }
             "defmessage" => {
                 let [name_s, size] = args else {
-                    return Err(syntax(span, "`defmessage` is `(defmessage NAME SIZE)`", "here"));
+                    return Err(syntax(
+                        span,
+                        "`defmessage` is `(defmessage NAME SIZE)`",
+                        "here",
+                    ));
                 };
                 NodeKind::Defmessage {
                     name: self.sym(name_s, "the message type's name")?,
@@ -345,7 +376,11 @@ impl Compiler<'_> {
             }
             "with-task" => {
                 let Some((task, body)) = args.split_first() else {
-                    return Err(syntax(span, "`with-task` is `(with-task TASK body…)`", "here"));
+                    return Err(syntax(
+                        span,
+                        "`with-task` is `(with-task TASK body…)`",
+                        "here",
+                    ));
                 };
                 NodeKind::WithTask {
                     task: Box::new(self.expr(task)?),
@@ -379,10 +414,18 @@ impl Compiler<'_> {
         let mut it = args.iter();
         while let Some(k) = it.next() {
             let Datum::Keyword(key) = &k.datum else {
-                return Err(syntax(k.span, "expected a keyword such as `:topology`", "not a keyword"));
+                return Err(syntax(
+                    k.span,
+                    "expected a keyword such as `:topology`",
+                    "not a keyword",
+                ));
             };
             let Some(v) = it.next() else {
-                return Err(syntax(k.span, format!("`:{key}` has no value"), "missing its value"));
+                return Err(syntax(
+                    k.span,
+                    format!("`:{key}` has no value"),
+                    "missing its value",
+                ));
             };
             out.push(KeyArg {
                 key: key.clone(),
@@ -420,7 +463,11 @@ impl Compiler<'_> {
             (_, "defun") => {
                 let fsym = self.sym(first, "the procedure's name")?;
                 let Some((params, body)) = args[1..].split_first() else {
-                    return Err(syntax(span, "`defun` is `(defun NAME (params…) body…)`", "here"));
+                    return Err(syntax(
+                        span,
+                        "`defun` is `(defun NAME (params…) body…)`",
+                        "here",
+                    ));
                 };
                 let local = self.declare(fsym);
                 let lambda = self.lambda(Some(fsym), params, body, span)?;
@@ -451,7 +498,11 @@ impl Compiler<'_> {
                         node
                     }
                     _ => {
-                        return Err(syntax(span, format!("`{form}` takes a name and one value"), "here"))
+                        return Err(syntax(
+                            span,
+                            format!("`{form}` takes a name and one value"),
+                            "here",
+                        ))
                     }
                 };
                 (sym, value)
@@ -468,13 +519,21 @@ impl Compiler<'_> {
         ))
     }
 
-    fn lambda(&mut self, name: Option<Sym>, params: &Sexpr, body: &[Sexpr], span: Span) -> R<Rc<Lambda>> {
+    fn lambda(
+        &mut self,
+        name: Option<Sym>,
+        params: &Sexpr,
+        body: &[Sexpr],
+        span: Span,
+    ) -> R<Rc<Lambda>> {
         let items: &[Sexpr] = match &params.datum {
             Datum::List(items) => items,
             Datum::Nil => &[],
             _ => {
-                return Err(syntax(params.span, "expected a parameter list", "not a list")
-                    .with_help("write `(a b &optional (c 0) &rest more)`"))
+                return Err(
+                    syntax(params.span, "expected a parameter list", "not a list")
+                        .with_help("write `(a b &optional (c 0) &rest more)`"),
+                )
             }
         };
         #[derive(PartialEq)]
@@ -508,20 +567,32 @@ impl Compiler<'_> {
                     }
                     Some([n]) => optional.push((self.sym(n, "a parameter name")?, None)),
                     Some(_) => {
-                        return Err(syntax(p.span, "an optional parameter is `NAME` or `(NAME DEFAULT)`", "here"))
+                        return Err(syntax(
+                            p.span,
+                            "an optional parameter is `NAME` or `(NAME DEFAULT)`",
+                            "here",
+                        ))
                     }
                     None => optional.push((self.sym(p, "a parameter name")?, None)),
                 },
                 Mode::Rest => {
                     if rest.is_some() {
-                        return Err(syntax(p.span, "only one `&rest` parameter is allowed", "extra"));
+                        return Err(syntax(
+                            p.span,
+                            "only one `&rest` parameter is allowed",
+                            "extra",
+                        ));
                     }
                     rest = Some(self.sym(p, "a parameter name")?);
                 }
             }
         }
         if mode == Mode::Rest && rest.is_none() {
-            return Err(syntax(params.span, "`&rest` must be followed by a name", "here"));
+            return Err(syntax(
+                params.span,
+                "`&rest` must be followed by a name",
+                "here",
+            ));
         }
         let body = self.body(body)?;
         Ok(Rc::new(Lambda {
@@ -595,11 +666,17 @@ impl Compiler<'_> {
     }
 
     /// `((x 1) (y 2) z)`: names (with their source) and initial values (`nil` when omitted).
-    fn bindings(&mut self, list: &Sexpr) -> R<(Vec<(Sym, Sexpr)>, Vec<Node>)> {
+    fn bindings(&mut self, list: &Sexpr) -> R<Bindings> {
         let items: &[Sexpr] = match &list.datum {
             Datum::List(items) => items,
             Datum::Nil => &[],
-            _ => return Err(syntax(list.span, "expected a binding list `((name value) …)`", "not a list")),
+            _ => {
+                return Err(syntax(
+                    list.span,
+                    "expected a binding list `((name value) …)`",
+                    "not a list",
+                ))
+            }
         };
         let mut names = Vec::new();
         let mut inits = Vec::new();
@@ -625,7 +702,10 @@ impl Compiler<'_> {
         let Some(spec) = spec.filter(|s| s.len() == 2 || s.len() == 3) else {
             return Err(syntax(
                 span,
-                format!("`{name}` is `({name} (VAR {}) body…)`", if name == "dotimes" { "COUNT" } else { "LIST" }),
+                format!(
+                    "`{name}` is `({name} (VAR {}) body…)`",
+                    if name == "dotimes" { "COUNT" } else { "LIST" }
+                ),
                 "here",
             ));
         };

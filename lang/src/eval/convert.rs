@@ -23,10 +23,7 @@ pub fn datum_to_value(m: &mut Machine, s: &Sexpr, spans: &mut Option<&mut SpanMa
         Datum::Symbol(name) => Value::Symbol(m.intern(name)),
         Datum::Keyword(name) => Value::Keyword(m.intern(name)),
         Datum::List(items) => {
-            let vals: Vec<Value> = items
-                .iter()
-                .map(|i| datum_to_value(m, i, spans))
-                .collect();
+            let vals: Vec<Value> = items.iter().map(|i| datum_to_value(m, i, spans)).collect();
             let list = Value::list(vals);
             if let (Some(map), Value::Pair(c)) = (spans.as_deref_mut(), &list) {
                 map.insert(std::rc::Rc::as_ptr(c), s.span);

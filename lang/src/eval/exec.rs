@@ -28,9 +28,11 @@ pub enum Flow {
 impl Machine {
     /// Evaluates a form (not in tail position).
     pub fn eval(&mut self, node: &Node, env: &Env) -> R<Value> {
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || match self.eval_flow(node, env)? {
-            Flow::Value(v) => Ok(v),
-            Flow::Tail(c, args, span) => self.call_closure(c, args, span),
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+            match self.eval_flow(node, env)? {
+                Flow::Value(v) => Ok(v),
+                Flow::Tail(c, args, span) => self.call_closure(c, args, span),
+            }
         })
     }
 
@@ -53,7 +55,8 @@ impl Machine {
     fn not_callable(&self, v: &Value, span: Span) -> Diagnostic {
         let mut d = type_error(span, "a procedure to call", v, self.show(v));
         if let Value::Macro(_) = v {
-            d = d.with_help("a macro can only be used as the head of a form, not passed as a value");
+            d = d
+                .with_help("a macro can only be used as the head of a form, not passed as a value");
         }
         d
     }
@@ -86,11 +89,19 @@ impl Machine {
             Some(Value::Task(t)) => *t,
             Some(Value::Int(i)) => self.comm.task_numbered(*i, span)?,
             Some(other) => {
-                let name = c.name().map(|n| self.name(n).to_string()).unwrap_or_default();
-                return Err(type_error(span, "a task as the first argument", other, self.show(other))
-                    .with_help(format!(
-                        "`{name}` is a communication pattern: call it as `({name} TASK args…)`"
-                    )));
+                let name = c
+                    .name()
+                    .map(|n| self.name(n).to_string())
+                    .unwrap_or_default();
+                return Err(type_error(
+                    span,
+                    "a task as the first argument",
+                    other,
+                    self.show(other),
+                )
+                .with_help(format!(
+                    "`{name}` is a communication pattern: call it as `({name} TASK args…)`"
+                )));
             }
             None => {
                 return Err(self.arity_error(&c.lambda, 0, span));
@@ -102,7 +113,12 @@ impl Machine {
         r
     }
 
-    fn run_closure(&mut self, mut c: Rc<Closure>, mut args: Vec<Value>, mut span: Span) -> R<Value> {
+    fn run_closure(
+        &mut self,
+        mut c: Rc<Closure>,
+        mut args: Vec<Value>,
+        mut span: Span,
+    ) -> R<Value> {
         loop {
             let env = self.bind_args(&c, args, span)?;
             let flow = self.eval_body_flow(&c.lambda.body, &env)?;
@@ -130,7 +146,10 @@ impl Machine {
                 if got == 1 { "was" } else { "were" }
             ),
         )
-        .with_label(span, format!("called with {got} argument{}", super::ast::plural(got)))
+        .with_label(
+            span,
+            format!("called with {got} argument{}", super::ast::plural(got)),
+        )
         .with_label(l.span, "defined here")
     }
 
@@ -359,7 +378,14 @@ impl Machine {
             } => {
                 let n = match self.eval(count, env)? {
                     Value::Int(n) => n,
-                    other => return Err(type_error(count.span, "an integer count", &other, self.show(&other))),
+                    other => {
+                        return Err(type_error(
+                            count.span,
+                            "an integer count",
+                            &other,
+                            self.show(&other),
+                        ))
+                    }
                 };
                 let n = n.max(0) as u64;
                 self.check_loop("dotimes", n, node.span)?;

@@ -36,8 +36,10 @@ pub fn render(m: &Machine, a: &Args, fmt: &str, first: usize) -> R<String> {
             continue;
         }
         let Some(d) = chars.next() else {
-            return Err(Diagnostic::new("type", "format string ends with a lone `~`")
-                .with_label(fmt_span, "this format string"));
+            return Err(
+                Diagnostic::new("type", "format string ends with a lone `~`")
+                    .with_label(fmt_span, "this format string"),
+            );
         };
         match d.to_ascii_lowercase() {
             '%' => out.push('\n'),
@@ -61,12 +63,11 @@ pub fn render(m: &Machine, a: &Args, fmt: &str, first: usize) -> R<String> {
                 next += 1;
             }
             other => {
-                return Err(Diagnostic::new(
-                    "type",
-                    format!("unknown format directive `~{other}`"),
+                return Err(
+                    Diagnostic::new("type", format!("unknown format directive `~{other}`"))
+                        .with_label(fmt_span, "in this format string")
+                        .with_help("use `~a`, `~s`, `~d`, `~%` or `~~`"),
                 )
-                .with_label(fmt_span, "in this format string")
-                .with_help("use `~a`, `~s`, `~d`, `~%` or `~~`"))
             }
         }
     }

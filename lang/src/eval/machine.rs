@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use ttdl_backend::traffic::{TaskId, Target};
+use ttdl_backend::traffic::{Target, TaskId};
 
 use super::builtins;
 use super::env::Globals;
@@ -175,7 +175,10 @@ pub fn type_error(span: Span, expected: &str, got: &Value, shown: String) -> Dia
         "type",
         format!("expected {expected}, found {} `{shown}`", got.type_name()),
     )
-    .with_label(span, format!("this is {} {}", article(got.type_name()), got.type_name()))
+    .with_label(
+        span,
+        format!("this is {} {}", article(got.type_name()), got.type_name()),
+    )
 }
 
 pub fn article(word: &str) -> &'static str {

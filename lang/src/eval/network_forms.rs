@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use ttdl_backend::topology::{Kind, Network, NetworkSpec, Port, TopologyError};
-use ttdl_backend::traffic::{TaskId, Target};
+use ttdl_backend::traffic::{Target, TaskId};
 
 use super::ast::{KeyArg, Node, NodeKind};
 use super::builtins::Args;
@@ -54,7 +54,12 @@ impl Machine {
             let positive = |m: &Machine, v: &Value| -> R<usize> {
                 match v {
                     Value::Int(i) if *i >= 1 => Ok(*i as usize),
-                    other => Err(type_error(vspan, "a positive integer", other, m.show(other))),
+                    other => Err(type_error(
+                        vspan,
+                        "a positive integer",
+                        other,
+                        m.show(other),
+                    )),
                 }
             };
             match arg.key.as_str() {
@@ -79,34 +84,49 @@ impl Machine {
                 "nz" => axes[2] = Some(positive(self, &v)?),
                 "routing" => routing = self.name_text(&v),
                 "edges" => {
-                    let items = v
-                        .to_vec()
-                        .ok_or_else(|| type_error(vspan, "a list of `(a b)` pairs", &v, self.show(&v)))?;
+                    let items = v.to_vec().ok_or_else(|| {
+                        type_error(vspan, "a list of `(a b)` pairs", &v, self.show(&v))
+                    })?;
                     for e in items {
                         match e.to_vec().as_deref() {
                             Some([Value::Int(a), Value::Int(b)]) if *a >= 0 && *b >= 0 => {
                                 edges.push((*a as usize, *b as usize))
                             }
                             _ => {
-                                return Err(type_error(vspan, "edges as `(a b)` node pairs", &e, self.show(&e)))
+                                return Err(type_error(
+                                    vspan,
+                                    "edges as `(a b)` node pairs",
+                                    &e,
+                                    self.show(&e),
+                                ))
                             }
                         }
                     }
                 }
                 other => {
-                    return Err(bad(arg.key_span, format!("`make-network` has no option `:{other}`"), "unknown option")
-                        .with_help(format!("the options are {NETWORK_KEYS}")))
+                    return Err(bad(
+                        arg.key_span,
+                        format!("`make-network` has no option `:{other}`"),
+                        "unknown option",
+                    )
+                    .with_help(format!("the options are {NETWORK_KEYS}")))
                 }
             }
         }
         let Some((topo, topo_span)) = topology else {
-            return Err(bad(span, "`make-network` needs `:topology`", "no topology given")
-                .with_help("e.g. `(make-network :topology mesh :dims (list 4 4))`"));
+            return Err(bad(
+                span,
+                "`make-network` needs `:topology`",
+                "no topology given",
+            )
+            .with_help("e.g. `(make-network :topology mesh :dims (list 4 4))`"));
         };
         // The thesis spells kinds "2d-mesh", "3d-torus": the prefix gives the dimension count.
         let lower = topo.to_ascii_lowercase();
         let (prefix_dims, base) = match lower.split_once("d-") {
-            Some((d, rest)) if d.parse::<usize>().is_ok() => (d.parse::<usize>().ok(), rest.to_string()),
+            Some((d, rest)) if d.parse::<usize>().is_ok() => {
+                (d.parse::<usize>().ok(), rest.to_string())
+            }
             _ => (None, lower.clone()),
         };
         let base = match base.as_str() {
@@ -115,16 +135,17 @@ impl Machine {
             "numesh" => "diamond".to_string(),
             _ => base,
         };
-        let kind: Kind = base.parse().map_err(|e: TopologyError| {
-            bad(topo_span, e.to_string(), "unknown topology")
-        })?;
+        let kind: Kind = base
+            .parse()
+            .map_err(|e: TopologyError| bad(topo_span, e.to_string(), "unknown topology"))?;
         let ndim = ndim.or(prefix_dims);
         let dims = match dims {
             Some(d) => d,
             None => self.infer_dims(kind, n, ndim, axes, &edges, span)?,
         };
         let spec = NetworkSpec { kind, dims, edges };
-        spec.validate().map_err(|e| bad(span, e.to_string(), "this network"))?;
+        spec.validate()
+            .map_err(|e| bad(span, e.to_string(), "this network"))?;
         let net = match Network::build(&spec) {
             Ok(net) => Some(net),
             Err(TopologyError::NotYet(_)) => None,
@@ -154,17 +175,28 @@ impl Machine {
     ) -> R<Vec<usize>> {
         let given: Vec<usize> = axes.iter().map_while(|a| *a).collect();
         let missing = || {
-            bad(span, format!("cannot tell the size of this {}", kind.name()), "no size given")
-                .with_help("give `:dims (list …)`, or `:n` (and `:ndim`), or `:nx :ny :nz`")
+            bad(
+                span,
+                format!("cannot tell the size of this {}", kind.name()),
+                "no size given",
+            )
+            .with_help("give `:dims (list …)`, or `:n` (and `:ndim`), or `:nx :ny :nz`")
         };
         match kind {
             Kind::Hypercube => match (n, ndim) {
                 (Some(n), _) if n.is_power_of_two() => Ok(vec![n.trailing_zeros() as usize]),
-                (Some(n), _) => Err(bad(span, format!("a hypercube has a power of two nodes, not {n}"), "here")),
+                (Some(n), _) => Err(bad(
+                    span,
+                    format!("a hypercube has a power of two nodes, not {n}"),
+                    "here",
+                )),
                 (None, Some(d)) => Ok(vec![d]),
                 _ => Err(missing()),
             },
-            Kind::Ring | Kind::Line | Kind::Crossbar => n.or(given.first().copied()).map(|n| vec![n]).ok_or_else(missing),
+            Kind::Ring | Kind::Line | Kind::Crossbar => n
+                .or(given.first().copied())
+                .map(|n| vec![n])
+                .ok_or_else(missing),
             Kind::Graph => {
                 let from_edges = edges.iter().map(|&(a, b)| a.max(b) + 1).max();
                 n.or(from_edges).map(|n| vec![n]).ok_or_else(missing)
@@ -173,15 +205,29 @@ impl Machine {
                 let d = ndim.unwrap_or(if given.is_empty() { 2 } else { given.len() });
                 if !given.is_empty() {
                     if given.len() < d {
-                        return Err(bad(span, format!("{d} dimensions but only {} extents (`:nx :ny :nz`)", given.len()), "here"));
+                        return Err(bad(
+                            span,
+                            format!(
+                                "{d} dimensions but only {} extents (`:nx :ny :nz`)",
+                                given.len()
+                            ),
+                            "here",
+                        ));
                     }
                     return Ok(given[..d].to_vec());
                 }
                 let n = n.ok_or_else(missing)?;
                 let side = (n as f64).powf(1.0 / d as f64).round() as usize;
                 if side.checked_pow(d as u32) != Some(n) {
-                    return Err(bad(span, format!("{n} nodes do not make a square {d}-dimensional {}", kind.name()), "here")
-                        .with_help("give the extents with `:nx :ny` or `:dims (list …)`"));
+                    return Err(bad(
+                        span,
+                        format!(
+                            "{n} nodes do not make a square {d}-dimensional {}",
+                            kind.name()
+                        ),
+                        "here",
+                    )
+                    .with_help("give the extents with `:nx :ny` or `:dims (list …)`"));
                 }
                 Ok(vec![side; d])
             }
@@ -193,15 +239,30 @@ impl Machine {
         let net = match &v {
             Value::Network(n) => n.clone(),
             Value::Str(s) => {
-                let spec: NetworkSpec = s.parse().map_err(|e: TopologyError| bad(network.span, e.to_string(), "this network"))?;
+                let spec: NetworkSpec = s
+                    .parse()
+                    .map_err(|e: TopologyError| bad(network.span, e.to_string(), "this network"))?;
                 let net = Network::build(&spec).ok();
                 let id = self.nets.len();
-                let n = Rc::new(NetValue { id, spec, net, routing: None, span: network.span });
+                let n = Rc::new(NetValue {
+                    id,
+                    spec,
+                    net,
+                    routing: None,
+                    span: network.span,
+                });
                 self.nets.push(n.clone());
                 self.net_tasks.push(None);
                 n
             }
-            other => return Err(type_error(network.span, "a physical network (`make-network`)", other, self.show(other))),
+            other => {
+                return Err(type_error(
+                    network.span,
+                    "a physical network (`make-network`)",
+                    other,
+                    self.show(other),
+                ))
+            }
         };
         let mut target = Target {
             network: Some(net.spec.clone()),
@@ -216,7 +277,8 @@ impl Machine {
                         return Ok(m.name(n).to_string());
                     }
                 }
-                m.name_text(v).ok_or_else(|| type_error(vspan, "a name", v, m.show(v)))
+                m.name_text(v)
+                    .ok_or_else(|| type_error(vspan, "a name", v, m.show(v)))
             };
             match arg.key.as_str() {
                 "mapping" => target.mapping = Some(text(self, &v)?),
@@ -225,11 +287,22 @@ impl Machine {
                 "schedule" => target.schedule = Some(text(self, &v)?),
                 "seed" => match v {
                     Value::Int(s) if s >= 0 => target.seed = Some(s as u64),
-                    other => return Err(type_error(vspan, "a non-negative integer seed", &other, self.show(&other))),
+                    other => {
+                        return Err(type_error(
+                            vspan,
+                            "a non-negative integer seed",
+                            &other,
+                            self.show(&other),
+                        ))
+                    }
                 },
                 other => {
-                    return Err(bad(arg.key_span, format!("`target` has no option `:{other}`"), "unknown option")
-                        .with_help(format!("the options are {TARGET_KEYS}")))
+                    return Err(bad(
+                        arg.key_span,
+                        format!("`target` has no option `:{other}`"),
+                        "unknown option",
+                    )
+                    .with_help(format!("the options are {TARGET_KEYS}")))
                 }
             }
         }
@@ -249,12 +322,19 @@ impl Machine {
         if nodes > self.budget.tasks {
             return Err(Diagnostic::new(
                 "budget",
-                format!("{} has {nodes} nodes, more than the task budget ({})", net.spec, self.budget.tasks),
+                format!(
+                    "{} has {nodes} nodes, more than the task budget ({})",
+                    net.spec, self.budget.tasks
+                ),
             )
             .with_label(span, "one task per node is made here")
             .with_help("use a smaller network, or raise the task budget (`Budget::tasks`)"));
         }
-        let prefix = if net.id == 0 { String::new() } else { format!("n{}.", net.id) };
+        let prefix = if net.id == 0 {
+            String::new()
+        } else {
+            format!("n{}.", net.id)
+        };
         let mut tasks = Vec::with_capacity(nodes);
         for node in 0..nodes {
             let c = net.coords(node);
@@ -306,7 +386,11 @@ impl Machine {
         let (takes, def_span) = match mapping {
             Value::Closure(c) => {
                 let l = &c.lambda;
-                let max = if l.rest.is_some() { usize::MAX } else { l.required.len() + l.optional.len() };
+                let max = if l.rest.is_some() {
+                    usize::MAX
+                } else {
+                    l.required.len() + l.optional.len()
+                };
                 (max, l.span)
             }
             _ => (3, span),
@@ -318,7 +402,12 @@ impl Machine {
                 .iter()
                 .map(|v| if let Value::Int(i) = v { *i } else { 0 })
                 .collect()),
-            _ => Err(type_error(def_span, "a mapping to return a list of integer coordinates", &result, self.show(&result))),
+            _ => Err(type_error(
+                def_span,
+                "a mapping to return a list of integer coordinates",
+                &result,
+                self.show(&result),
+            )),
         }
     }
 
@@ -361,13 +450,19 @@ fn task_arg(m: &Machine, a: &Args, i: usize) -> R<TaskId> {
 pub fn network_tasks(m: &mut Machine, a: &Args) -> R<Value> {
     let net = net_arg(m, a, 0)?;
     let tasks = m.network_tasks_of(&net, a.span)?;
-    Ok(Value::list(tasks.iter().map(|&t| Value::Task(t)).collect::<Vec<_>>()))
+    Ok(Value::list(
+        tasks.iter().map(|&t| Value::Task(t)).collect::<Vec<_>>(),
+    ))
 }
 
 fn not_a_node(m: &Machine, a: &Args, net: &NetValue, task: TaskId) -> Diagnostic {
     Diagnostic::new(
         "type",
-        format!("task `{}` is not a node of the network {}", m.comm.task_name(task), net.spec),
+        format!(
+            "task `{}` is not a node of the network {}",
+            m.comm.task_name(task),
+            net.spec
+        ),
     )
     .with_label(a.span(1), "this task")
     .with_help("use tasks from `(network-tasks NET)` of the same network")
@@ -406,7 +501,12 @@ pub fn neighbor(m: &mut Machine, a: &Args) -> R<Value> {
     if dim >= ndims {
         return Err(Diagnostic::new(
             "type",
-            format!("{} has {ndims} dimension{}, so it has no neighbour along dimension {}", net.spec, super::ast::plural(ndims), dim + 1),
+            format!(
+                "{} has {ndims} dimension{}, so it has no neighbour along dimension {}",
+                net.spec,
+                super::ast::plural(ndims),
+                dim + 1
+            ),
         )
         .with_label(a.span(2), "this direction"));
     }
@@ -429,7 +529,13 @@ pub fn neighbor(m: &mut Machine, a: &Args) -> R<Value> {
             net.node_at(&c)
         }
         _ => match &net.net {
-            Some(built) => built.neighbor(node, Port::Dir { dim: dim as u8, positive }),
+            Some(built) => built.neighbor(
+                node,
+                Port::Dir {
+                    dim: dim as u8,
+                    positive,
+                },
+            ),
             None => {
                 return Err(Diagnostic::new(
                     "type",
@@ -454,7 +560,12 @@ pub fn coords(m: &mut Machine, a: &Args) -> R<Value> {
     let Some(node) = m.node_of(&net, task, a.span)? else {
         return Err(not_a_node(m, a, &net, task));
     };
-    Ok(Value::list(net.coords(node).into_iter().map(Value::Int).collect::<Vec<_>>()))
+    Ok(Value::list(
+        net.coords(node)
+            .into_iter()
+            .map(Value::Int)
+            .collect::<Vec<_>>(),
+    ))
 }
 
 /// `(task-at NET COORDS)`: the task at those coordinates (wrapping on a torus), or `nil`.
@@ -462,7 +573,9 @@ pub fn task_at(m: &mut Machine, a: &Args) -> R<Value> {
     let net = net_arg(m, a, 0)?;
     let items = match a.get(1) {
         Value::Int(i) => vec![Value::Int(*i)],
-        v => v.to_vec().ok_or_else(|| a.type_err(m, 1, "a list of coordinates"))?,
+        v => v
+            .to_vec()
+            .ok_or_else(|| a.type_err(m, 1, "a list of coordinates"))?,
     };
     let mut c = Vec::with_capacity(items.len());
     for v in &items {
@@ -490,7 +603,13 @@ pub fn network_size(m: &mut Machine, a: &Args) -> R<Value> {
 
 pub fn network_dims(m: &mut Machine, a: &Args) -> R<Value> {
     let net = net_arg(m, a, 0)?;
-    Ok(Value::list(net.spec.dims.iter().map(|&d| Value::Int(d as i64)).collect::<Vec<_>>()))
+    Ok(Value::list(
+        net.spec
+            .dims
+            .iter()
+            .map(|&d| Value::Int(d as i64))
+            .collect::<Vec<_>>(),
+    ))
 }
 
 pub fn network_kind(m: &mut Machine, a: &Args) -> R<Value> {

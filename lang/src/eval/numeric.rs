@@ -38,7 +38,10 @@ fn num(m: &Machine, a: &Args, i: usize) -> R<Num> {
 fn overflow(a: &Args, what: &str) -> Diagnostic {
     Diagnostic::new(
         "overflow",
-        format!("integer overflow in `{}` ({what} does not fit in 64 bits)", a.name),
+        format!(
+            "integer overflow in `{}` ({what} does not fit in 64 bits)",
+            a.name
+        ),
     )
     .with_label(a.span, "overflows here")
     .with_help("use a float (e.g. `1.0`) if an approximate result is enough")
@@ -107,7 +110,10 @@ pub fn div(m: &mut Machine, a: &Args) -> R<Value> {
         acc = match (acc, d) {
             (_, Num::I(0)) => return Err(div_zero(a, i)),
             (Num::I(p), Num::I(q)) => match p.checked_rem(q) {
-                Some(0) => Num::I(p.checked_div(q).ok_or_else(|| overflow(a, "the quotient"))?),
+                Some(0) => Num::I(
+                    p.checked_div(q)
+                        .ok_or_else(|| overflow(a, "the quotient"))?,
+                ),
                 Some(_) => Num::F(p as f64 / q as f64),
                 None => return Err(overflow(a, "the quotient")),
             },
@@ -133,19 +139,31 @@ fn int_pair(m: &Machine, a: &Args) -> R<(i64, i64)> {
 /// `mod`: the result has the sign of the divisor (Common Lisp `mod`), so `(mod -1 4)` is 3.
 pub fn modulo(m: &mut Machine, a: &Args) -> R<Value> {
     let (x, y) = int_pair(m, a)?;
-    let r = x.checked_rem(y).ok_or_else(|| overflow(a, "the remainder"))?;
-    Ok(Value::Int(if r != 0 && (r < 0) != (y < 0) { r + y } else { r }))
+    let r = x
+        .checked_rem(y)
+        .ok_or_else(|| overflow(a, "the remainder"))?;
+    Ok(Value::Int(if r != 0 && (r < 0) != (y < 0) {
+        r + y
+    } else {
+        r
+    }))
 }
 
 pub fn remainder(m: &mut Machine, a: &Args) -> R<Value> {
     let (x, y) = int_pair(m, a)?;
-    Ok(Value::Int(x.checked_rem(y).ok_or_else(|| overflow(a, "the remainder"))?))
+    Ok(Value::Int(
+        x.checked_rem(y)
+            .ok_or_else(|| overflow(a, "the remainder"))?,
+    ))
 }
 
 /// `quotient`: integer division truncating toward zero.
 pub fn quotient(m: &mut Machine, a: &Args) -> R<Value> {
     let (x, y) = int_pair(m, a)?;
-    Ok(Value::Int(x.checked_div(y).ok_or_else(|| overflow(a, "the quotient"))?))
+    Ok(Value::Int(
+        x.checked_div(y)
+            .ok_or_else(|| overflow(a, "the quotient"))?,
+    ))
 }
 
 pub fn abs(m: &mut Machine, a: &Args) -> R<Value> {
@@ -161,12 +179,20 @@ fn extreme(m: &Machine, a: &Args, want_max: bool) -> R<Value> {
     for i in 1..a.len() {
         let x = num(m, a, i)?;
         any_float |= matches!(x, Num::F(_));
-        let better = if want_max { x.f() > best.f() } else { x.f() < best.f() };
+        let better = if want_max {
+            x.f() > best.f()
+        } else {
+            x.f() < best.f()
+        };
         if better {
             best = x;
         }
     }
-    Ok(if any_float { Value::Float(best.f()) } else { best.value() })
+    Ok(if any_float {
+        Value::Float(best.f())
+    } else {
+        best.value()
+    })
 }
 
 pub fn min(m: &mut Machine, a: &Args) -> R<Value> {
@@ -181,7 +207,9 @@ pub fn expt(m: &mut Machine, a: &Args) -> R<Value> {
     match (num(m, a, 0)?, num(m, a, 1)?) {
         (Num::I(b), Num::I(e)) if e >= 0 => {
             let e = u32::try_from(e).map_err(|_| overflow(a, "the power"))?;
-            Ok(Value::Int(b.checked_pow(e).ok_or_else(|| overflow(a, "the power"))?))
+            Ok(Value::Int(
+                b.checked_pow(e).ok_or_else(|| overflow(a, "the power"))?,
+            ))
         }
         (b, e) => Ok(Value::Float(b.f().powf(e.f()))),
     }
@@ -253,7 +281,10 @@ pub fn dec(m: &mut Machine, a: &Args) -> R<Value> {
 pub fn ash(m: &mut Machine, a: &Args) -> R<Value> {
     let (x, n) = (a.int(m, 0)?, a.int(m, 1)?);
     if n >= 0 {
-        let n = u32::try_from(n).ok().filter(|&n| n < 64).ok_or_else(|| overflow(a, "the shift"))?;
+        let n = u32::try_from(n)
+            .ok()
+            .filter(|&n| n < 64)
+            .ok_or_else(|| overflow(a, "the shift"))?;
         let r = x.checked_shl(n).filter(|r| r >> n == x);
         Ok(Value::Int(r.ok_or_else(|| overflow(a, "the shift"))?))
     } else {
@@ -293,7 +324,10 @@ fn compare(m: &Machine, a: &Args, ok: fn(std::cmp::Ordering) -> bool) -> R<Value
         let x = num(m, a, i)?;
         let ord = match (prev, x) {
             (Num::I(p), Num::I(q)) => p.cmp(&q),
-            (p, q) => p.f().partial_cmp(&q.f()).unwrap_or(std::cmp::Ordering::Less),
+            (p, q) => p
+                .f()
+                .partial_cmp(&q.f())
+                .unwrap_or(std::cmp::Ordering::Less),
         };
         result &= ok(ord);
         prev = x;

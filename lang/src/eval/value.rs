@@ -197,7 +197,7 @@ impl Value {
     }
 
     /// `eq?`: identity for compound values, value equality for atoms.
-    pub fn eq(&self, other: &Value) -> bool {
+    pub fn is_eq(&self, other: &Value) -> bool {
         match (self, other) {
             (Value::Nil, Value::Nil) => true,
             (Value::Bool(a), Value::Bool(b)) => a == b,
@@ -236,7 +236,7 @@ impl Value {
                     return (*x as f64) == *y
                 }
                 (Value::Message(x), Value::Message(y)) => return x == y,
-                _ => return a.eq(b),
+                _ => return a.is_eq(b),
             }
         }
     }

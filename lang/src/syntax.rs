@@ -43,12 +43,11 @@ pub fn read(file: FileId, text: &str) -> (Vec<Sexpr>, Vec<Diagnostic>) {
     let mut read = out.unwrap_or_default();
     // The grammar is total, so chumsky itself should never complain; if it does, say so rather
     // than lose the error.
-    for e in errors {
-        let s = e.span();
+    if !errors.is_empty() {
         read.diags.push(
-            Diagnostic::new("syntax", e.to_string())
-                .with_label(Span::new(file, s.start, s.end), "here")
-                .with_help("check the syntax around this point"),
+            Diagnostic::new("syntax", "this text could not be read")
+                .with_label(Span::new(file, 0, 0), "reading stopped here")
+                .with_help("check the file for characters that are not valid text"),
         );
     }
     read.diags
@@ -156,6 +155,10 @@ struct Scan {
     comment_depth: usize,
 }
 
+fn is_delimiter_char(c: char) -> bool {
+    matches!(c, '(' | ')' | '"' | ';' | '\'' | '`' | ',') || c.is_whitespace()
+}
+
 fn is_delimiter(c: u8) -> bool {
     matches!(c, b'(' | b')' | b'"' | b';' | b'\'' | b'`' | b',') || c.is_ascii_whitespace()
 }
@@ -235,7 +238,9 @@ fn scan(text: &str) -> Scan {
 // ---------------------------------------------------------------------------------------------
 // The grammar.
 
-type Extra<'src> = extra::Err<Rich<'src, char>>;
+/// The grammar is total and reports its own errors, so chumsky's error tracking (which costs
+/// time on every failed alternative) is switched off.
+type Extra = extra::Err<EmptyErr>;
 
 /// What a rule produced: the data it read and the errors it met on the way.
 #[derive(Clone, Debug, Default)]
@@ -270,7 +275,7 @@ enum StrPiece {
     Escape(Option<char>, SimpleSpan),
 }
 
-fn reader<'src>(file: FileId) -> impl Parser<'src, &'src str, Items, Extra<'src>> {
+fn reader<'src>(file: FileId) -> impl Parser<'src, &'src str, Items, Extra> {
     let at = move |s: SimpleSpan| Span::new(file, s.start, s.end);
 
     // Whitespace and comments: a `Piece` with no datum (and an error for an unclosed `#|`).
@@ -394,7 +399,7 @@ fn reader<'src>(file: FileId) -> impl Parser<'src, &'src str, Items, Extra<'src>
         let string = just('"')
             .map_with(move |_, e| at(e.span()))
             .then(
-                choice((escape, none_of("\\\"").map(StrPiece::Char)))
+                choice((escape, any().filter(|c: &char| *c != '\\' && *c != '"').map(StrPiece::Char)))
                     .repeated()
                     .fold((String::new(), Vec::new()), move |(mut s, mut diags), p| {
                         match p {
@@ -439,7 +444,7 @@ fn reader<'src>(file: FileId) -> impl Parser<'src, &'src str, Items, Extra<'src>
             });
 
         let atom = any()
-            .filter(|c: &char| !c.is_whitespace() && !"()\";'`,".contains(*c))
+            .filter(|c: &char| !is_delimiter_char(*c))
             .repeated()
             .at_least(1)
             .to_slice()

@@ -52,7 +52,11 @@ fn program() -> Traffic {
     ops[n].push(Op::Recv(n + 1));
     ops[n].push(Op::Compute(1));
     Traffic {
-        tasks: ops.into_iter().enumerate().map(|(i, o)| task(i, o)).collect(),
+        tasks: ops
+            .into_iter()
+            .enumerate()
+            .map(|(i, o)| task(i, o))
+            .collect(),
         messages,
         ..Traffic::default()
     }
@@ -68,7 +72,14 @@ fn run(spec: &str, net: &str, traffic: &Traffic, placement: Option<Placement>) -
         seed: 3,
     };
     let mut model = registry::build(spec, &ctx).unwrap();
-    simulate(traffic, &placement, &net, model.as_mut(), &SimOptions::default()).unwrap()
+    simulate(
+        traffic,
+        &placement,
+        &net,
+        model.as_mut(),
+        &SimOptions::default(),
+    )
+    .unwrap()
 }
 
 #[test]
@@ -76,7 +87,12 @@ fn program_on_every_switching_model() {
     let traffic = program();
     // t8 shares node 0 with t0 (task i on node i mod 8 on a 2x4 mesh).
     let mut out = String::new();
-    for spec in ["wormhole", "wormhole vc=2 buf=4 arb=rr", "circuit", "store-forward"] {
+    for spec in [
+        "wormhole",
+        "wormhole vc=2 buf=4 arb=rr",
+        "circuit",
+        "store-forward",
+    ] {
         let r = run(spec, "mesh:4x2", &traffic, None);
         let _ = writeln!(
             out,
@@ -99,13 +115,18 @@ fn program_on_every_switching_model() {
         wormhole vc=2 buf=4 arb=rr       completion   87  mean  26.00  max  36  words 228
         circuit                          completion  105  mean  28.60  max  52  words 228
         store-forward                    completion  133  mean  49.80  max  72  words 228
-    "#]].assert_eq(&out);
+    "#]]
+    .assert_eq(&out);
 }
 
 #[test]
 fn same_seed_same_bytes() {
     let traffic = program();
-    for spec in ["wormhole vc=2 arb=biased", "circuit", "store-forward arb=oldest"] {
+    for spec in [
+        "wormhole vc=2 arb=biased",
+        "circuit",
+        "store-forward arb=oldest",
+    ] {
         let a = serde_json::to_string(&run(spec, "torus:4x2", &traffic, None)).unwrap();
         let b = serde_json::to_string(&run(spec, "torus:4x2", &traffic, None)).unwrap();
         assert_eq!(a, b, "{spec}");
@@ -122,7 +143,11 @@ fn contention_makes_messages_wait() {
             task(2, vec![Op::Send(2)]),
             task(3, vec![Op::Recv(0), Op::Recv(1), Op::Recv(2)]),
         ],
-        messages: vec![msg(0, 0, &[3], 40), msg(1, 1, &[3], 40), msg(2, 2, &[3], 40)],
+        messages: vec![
+            msg(0, 0, &[3], 40),
+            msg(1, 1, &[3], 40),
+            msg(2, 2, &[3], 40),
+        ],
         ..Traffic::default()
     };
     for spec in ["wormhole", "circuit", "store-forward"] {
@@ -154,7 +179,13 @@ fn waiting_forever_is_an_error_naming_the_tasks() {
         seed: 1,
     };
     let mut model = registry::build("wormhole", &ctx).unwrap();
-    let err = simulate(&traffic, &placement, &net, model.as_mut(), &SimOptions::default())
-        .unwrap_err();
+    let err = simulate(
+        &traffic,
+        &placement,
+        &net,
+        model.as_mut(),
+        &SimOptions::default(),
+    )
+    .unwrap_err();
     expect!["the program cannot finish on model `wormhole vc=1 buf=2`: t0 (waiting for message 1), t1 (waiting for message 0) never complete"].assert_eq(&err.to_string());
 }

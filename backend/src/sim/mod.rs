@@ -20,6 +20,9 @@ pub mod scheduled;
 pub mod store_forward;
 pub mod synthetic;
 pub mod wormhole;
+pub mod yuan_aapc;
+pub mod yuan_rca;
+pub mod yuan_torus;
 
 use crate::topology::NodeId;
 

@@ -7,7 +7,7 @@
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use ttdl_backend::sim::compiled::aapc::{RingAapc, TorusAapc};
+use ttdl_backend::sim::compiled::aapc::{AapcPhases, RingAapc};
 use ttdl_backend::sim::compiled::patterns;
 use ttdl_backend::sim::compiled::sched::{self, Algorithm};
 use ttdl_backend::topology::{Network, NetworkSpec};
@@ -15,7 +15,7 @@ use ttdl_backend::topology::{Network, NetworkSpec};
 /// Degrees by greedy, coloring, AAPC, combined (the thesis's columns), then dynamic coloring.
 fn degrees(
     net: &Network,
-    aapc: &TorusAapc,
+    aapc: &AapcPhases,
     pairs: &[(usize, usize)],
 ) -> Result<[usize; 5], String> {
     let conns = patterns::connections(net, pairs)?;
@@ -47,7 +47,7 @@ fn main() -> Result<(), String> {
     };
     let spec: NetworkSpec = "torus:8x8".parse().map_err(|e| format!("{e}"))?;
     let net = Network::build(&spec).map_err(|e| format!("{e}"))?;
-    let aapc = TorusAapc::new(&[8, 8]);
+    let aapc = AapcPhases::for_network(&net).ok_or("no AAPC phases for the 8x8 torus")?;
 
     println!("AAPC phases per ring (construction; lower bound max(n, n²/8)):");
     for n in [4, 6, 8, 10, 12, 16] {

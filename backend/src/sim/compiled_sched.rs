@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
 
-use super::aapc::TorusAapc;
+use super::aapc::AapcPhases;
 use crate::topology::{LinkId, NodeId};
 
 /// One connection requested at compile time: a lightpath from `src` to `dst` over `links`.
@@ -34,6 +34,11 @@ pub enum Algorithm {
     /// Coloring with priorities kept current inside each round ([`coloring_dynamic`]); not one of
     /// the thesis's four, offered because it needs fewer configurations.
     DynamicColoring,
+    /// The fewest configurations of every scheduler here (greedy in the given order, both
+    /// colorings, ordered AAPC): what a compiler with all of them would pick (the model's
+    /// default). On a path-shaped conflict graph, such as a linear array, the colorings' rounds
+    /// can leave a third colour that greedy in source order avoids.
+    Best,
 }
 
 impl Algorithm {
@@ -52,6 +57,7 @@ impl Algorithm {
             Algorithm::OrderedAapc => "aapc",
             Algorithm::Combined => "combined",
             Algorithm::DynamicColoring => "coloring-dynamic",
+            Algorithm::Best => "best",
         }
     }
 }
@@ -71,8 +77,9 @@ impl FromStr for Algorithm {
             "aapc" | "ordered-aapc" => Ok(Algorithm::OrderedAapc),
             "combined" => Ok(Algorithm::Combined),
             "coloring-dynamic" => Ok(Algorithm::DynamicColoring),
+            "best" => Ok(Algorithm::Best),
             other => Err(format!(
-                "unknown connection scheduler `{other}`: expected greedy, coloring, aapc, combined or coloring-dynamic"
+                "unknown connection scheduler `{other}`: expected best, greedy, coloring, aapc, combined or coloring-dynamic"
             )),
         }
     }
@@ -354,7 +361,7 @@ pub fn coloring_dynamic(conns: &[Connection]) -> Configurations {
 /// Ordered AAPC (Yuan Fig 5.14): rank the AAPC phases by the total path length of the requested
 /// connections they hold, list the connections phase by phase in that rank, and run greedy. When
 /// the routes agree with the AAPC phases' routes the result never exceeds the number of phases.
-pub fn ordered_aapc(conns: &[Connection], aapc: &TorusAapc) -> Configurations {
+pub fn ordered_aapc(conns: &[Connection], aapc: &AapcPhases) -> Configurations {
     let phase: Vec<usize> = conns.iter().map(|c| aapc.phase_of(c.src, c.dst)).collect();
     let mut rank = vec![0u64; aapc.phases()];
     for (c, &p) in conns.iter().zip(&phase) {
@@ -378,7 +385,7 @@ pub fn ordered_aapc(conns: &[Connection], aapc: &TorusAapc) -> Configurations {
 pub fn schedule(
     conns: &[Connection],
     algorithm: Algorithm,
-    aapc: Option<&TorusAapc>,
+    aapc: Option<&AapcPhases>,
 ) -> Result<Configurations, String> {
     let input: Vec<usize> = (0..conns.len()).collect();
     Ok(match algorithm {
@@ -394,19 +401,27 @@ pub fn schedule(
                 )
             }
         },
-        Algorithm::Combined => {
-            let col = coloring(conns);
-            match aapc {
-                Some(a) => {
-                    let ord = ordered_aapc(conns, a);
-                    if ord.degree() < col.degree() {
-                        ord
-                    } else {
-                        col
-                    }
-                }
-                None => col,
-            }
-        }
+        Algorithm::Combined => fewest(
+            [Some(coloring(conns)), aapc.map(|a| ordered_aapc(conns, a))]
+                .into_iter()
+                .flatten(),
+        ),
+        Algorithm::Best => fewest(
+            [
+                Some(coloring_dynamic(conns)),
+                Some(coloring(conns)),
+                Some(greedy(conns, &input)),
+                aapc.map(|a| ordered_aapc(conns, a)),
+            ]
+            .into_iter()
+            .flatten(),
+        ),
     })
+}
+
+/// The candidate with the fewest configurations, the earliest on a tie.
+fn fewest(cands: impl Iterator<Item = Configurations>) -> Configurations {
+    cands
+        .reduce(|best, c| if c.degree() < best.degree() { c } else { best })
+        .unwrap_or_default()
 }

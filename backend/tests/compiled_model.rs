@@ -44,7 +44,7 @@ fn single_connection_is_a_circuit() {
     let files = vec![vec![(1, 8)], vec![], vec![], vec![]];
     let s = drive(&mut m, &files, 1, 1000);
     assert_eq!((s.completion, s.total_latency, s.stuck), (8, 8, 0));
-    assert_eq!(m.name(), "compiled combined d=1 phases=1");
+    assert_eq!(m.name(), "compiled best d=1 phases=1");
 }
 
 /// Yuan Table 6.2, GS: a logical linear array on the 8×8 torus, each PE sending 64 packets to

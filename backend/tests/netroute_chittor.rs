@@ -80,8 +80,14 @@ fn matrix_transpose_on_12x12_mesh() {
 
 #[test]
 fn hypercube_row_major_on_meshes() {
-    // Chittor §3.5.3: χ_max = ⌊2√N/3⌋ = 2, 5, 10, 21 for 4×4 … 32×32.
-    for (n, side, chi) in [(4u32, 4usize, 2usize), (6, 8, 5), (8, 16, 10), (10, 32, 21)] {
+    // Chittor §3.5.3: χ_max = ⌊2√N/3⌋ = 2, 5, 10, 21 for 4×4 … 32×32. The reading notes' §7
+    // cross-check adds ν_avg = 1.5 / 5 / 12.5 / 28 and ν_max = 2 / 8 / 22 / 55.
+    for (n, side, chi, nu_avg, nu_max) in [
+        (4u32, 4usize, 2usize, 1.5, 2usize),
+        (6, 8, 5, 5.0, 8),
+        (8, 16, 10, 12.5, 22),
+        (10, 32, 21, 28.0, 55),
+    ] {
         let nodes = 1usize << n;
         let mut pairs = Vec::new();
         for t in 0..nodes {
@@ -91,6 +97,12 @@ fn hypercube_row_major_on_meshes() {
         }
         let (_, m) = measure(&traffic(nodes, &pairs), &format!("mesh:{side}x{side}"));
         assert_eq!(m.channel_load_max, chi, "hypercube {n} on {side}x{side}");
+        assert!(
+            (m.path_contention_avg - nu_avg).abs() < 1e-9,
+            "{}",
+            m.path_contention_avg
+        );
+        assert_eq!(m.path_contention_max, nu_max);
     }
 }
 

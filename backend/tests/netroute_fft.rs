@@ -132,3 +132,18 @@ fn rerouting_brings_the_peak_to_one() {
         }
     }
 }
+
+#[test]
+fn interval_snapshots_show_the_collision() {
+    use ttdl_backend::metrics::IntervalUtilization;
+    let (t, net, p) = setup();
+    let r = route::route(&t, &net, &p, RouteMethod::Dor, 0).unwrap();
+    let iu = IntervalUtilization::compute(&t, &net, &r);
+    assert_eq!(iu.cuts, vec![12, 24, 36, 48, 60, 72]);
+    let (link, k, u) = iu.peak().unwrap();
+    // First stage, [12, 24): two 8-word butterfly messages on one row link.
+    assert_eq!(k, 0);
+    assert!((u - 16.0 / 12.0).abs() < 1e-9);
+    let l = net.links[link];
+    assert_eq!(net.coords[l.from][1], 0, "a link of the first row");
+}

@@ -14,7 +14,7 @@
 //!
 //! Interface: the signatures of the hooks are the contract with the evaluator.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use ttdl_backend::topology::NetworkSpec;
 use ttdl_backend::traffic::{Message, MsgId, Op, Phase, PhaseId, Target, Task, TaskId, Traffic};
@@ -592,46 +592,58 @@ impl Comm {
         }
     }
 
-    /// Per task and iteration of the outermost `iterate`: compute, words sent and words received.
-    fn iteration_loads(&self) -> Vec<Vec<IterationLoad>> {
-        let mut loads: Vec<Vec<IterationLoad>> = vec![Vec::new(); self.tasks.len()];
-        fn at(
-            loads: &mut [Vec<IterationLoad>],
-            t: usize,
-            k: Option<u64>,
-        ) -> Option<&mut IterationLoad> {
-            let k = usize::try_from(k?).ok()?;
-            let v = loads.get_mut(t)?;
-            if v.len() <= k {
-                v.resize(k + 1, IterationLoad::default());
-            }
-            v.get_mut(k)
-        }
+    /// Per task, phase and iteration of the outermost `iterate`: compute, words sent and words
+    /// received. Iterations are counted per phase: the `iterate`s of different phases (Viterbi,
+    /// Minsky Fig 5-16) do not overlap, so each phase has its own steady state.
+    fn iteration_loads(&self) -> Vec<(TaskId, IterationLoad)> {
+        let mut out = Vec::new();
         for (t, task) in self.tasks.iter().enumerate() {
+            let mut loads: BTreeMap<(PhaseId, u64), IterationLoad> = BTreeMap::new();
+            let mut phase = 0;
             for s in &task.steps {
-                match *s {
-                    Step::Compute { cycles, iteration } => {
-                        if let Some(l) = at(&mut loads, t, iteration) {
-                            l.compute = l.compute.saturating_add(cycles);
-                        }
-                    }
+                let (iteration, add): (Option<u64>, IterationLoad) = match *s {
+                    Step::Compute { cycles, iteration } => (
+                        iteration,
+                        IterationLoad {
+                            compute: cycles,
+                            ..IterationLoad::default()
+                        },
+                    ),
                     Step::Write(w) => {
                         let w = &self.writes[w as usize];
-                        if let Some(l) = at(&mut loads, t, w.iteration) {
-                            l.inject = l.inject.saturating_add(w.size);
-                        }
+                        (
+                            w.iteration,
+                            IterationLoad {
+                                inject: w.size,
+                                ..IterationLoad::default()
+                            },
+                        )
                     }
                     Step::Read(r) => {
                         let r = &self.reads[r as usize];
-                        if let Some(l) = at(&mut loads, t, r.iteration) {
-                            l.eject = l.eject.saturating_add(r.size);
-                        }
+                        (
+                            r.iteration,
+                            IterationLoad {
+                                eject: r.size,
+                                ..IterationLoad::default()
+                            },
+                        )
                     }
-                    Step::Sync { .. } => {}
+                    Step::Sync { phase: p, .. } => {
+                        phase = p;
+                        continue;
+                    }
+                };
+                if let Some(k) = iteration {
+                    let l = loads.entry((phase, k)).or_default();
+                    l.compute = l.compute.saturating_add(add.compute);
+                    l.inject = l.inject.saturating_add(add.inject);
+                    l.eject = l.eject.saturating_add(add.eject);
                 }
             }
+            out.extend(loads.into_values().map(|l| (t, l)));
         }
-        loads
+        out
     }
 
     /// One diagnostic per stream with writes or reads left over, in stream order.
@@ -829,7 +841,7 @@ impl Comm {
         let mut d = Diagnostic::new(
             "deadlock",
             format!(
-                "deadlock: tasks wait for each other forever: {}",
+                "tasks wait for each other forever: {}",
                 ring.join(" waits for ")
             ),
         );

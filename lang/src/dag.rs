@@ -252,6 +252,25 @@ impl SubtaskGraph {
         })
     }
 
+    /// Every edge as (from, to, why), sorted: for output that must not depend on insertion order.
+    pub fn edge_list(&self) -> Vec<(usize, usize, Dependence)> {
+        let mut e: Vec<(usize, usize, Dependence)> = self
+            .graph
+            .raw_edges()
+            .iter()
+            .map(|e| (e.source().index(), e.target().index(), e.weight))
+            .collect();
+        e.sort_by_key(|&(a, b, d)| {
+            let k = match d {
+                Dependence::Intra => (0, 0),
+                Dependence::Message(m) => (1, m),
+                Dependence::Phase(p) => (2, p),
+            };
+            (a, b, k)
+        });
+        e
+    }
+
     pub fn node_count(&self) -> usize {
         self.graph.node_count()
     }

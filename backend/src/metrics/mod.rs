@@ -164,3 +164,41 @@ fn senders(traffic: &Traffic) -> Vec<TaskId> {
     s.dedup();
     s
 }
+
+/// Utilization of every busy link in every interval cut by releases and deadlines (Minsky §4.2.2):
+/// the data behind per-interval snapshots of the network (Figs 5-6/5-7). Each message spreads its
+/// words evenly over its window. Memory grows as busy links × intervals: meant for pictures of
+/// programs of up to a few thousand messages.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct IntervalUtilization {
+    /// Interval k is `[cuts[k], cuts[k+1])`.
+    pub cuts: Vec<u64>,
+    /// `(link id, utilization per interval)` for every link that carries a message, by link id.
+    pub links: Vec<(LinkId, Vec<f64>)>,
+}
+
+impl IntervalUtilization {
+    pub fn compute(traffic: &Traffic, network: &Network, routing: &Routing) -> Self {
+        let cuts = utilization::interval_cuts(traffic);
+        let links = link_messages(traffic, network, routing)
+            .iter()
+            .enumerate()
+            .filter(|(_, ms)| !ms.is_empty())
+            .map(|(l, ms)| (l, utilization::interval_profile(traffic, ms, &cuts)))
+            .collect();
+        IntervalUtilization { cuts, links }
+    }
+
+    /// The largest utilization of any link in any interval, with the link and interval index.
+    pub fn peak(&self) -> Option<(LinkId, usize, f64)> {
+        let mut best: Option<(LinkId, usize, f64)> = None;
+        for (l, prof) in &self.links {
+            for (k, &u) in prof.iter().enumerate() {
+                if best.is_none_or(|b| u > b.2) {
+                    best = Some((*l, k, u));
+                }
+            }
+        }
+        best
+    }
+}

@@ -258,7 +258,7 @@ impl Configuration for RerouteState<'_> {
                 let (a, b) = window(msg);
                 (
                     Reverse(self.flex[m]),
-                    Reverse(b - a - msg.size),
+                    Reverse((b - a).saturating_sub(msg.size)),
                     rng.random::<u64>(),
                     m,
                 )

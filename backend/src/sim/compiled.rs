@@ -24,10 +24,12 @@ pub mod sched;
 
 use std::collections::{BTreeMap, VecDeque};
 
+use super::options::{ModelError, ModelOptions};
+use super::registry::ModelContext;
 use super::{Delivery, NetworkModel, Packet};
-use crate::topology::{Kind, LinkId, Network, NodeId};
-use crate::traffic::{Placement, Route, Routing, Traffic};
-pub use aapc::TorusAapc;
+use crate::topology::{LinkId, Network, NodeId};
+use crate::traffic::{MsgId, Placement, Route, Routing, TaskId, Traffic};
+pub use aapc::{AapcPhases, TorusAapc};
 pub use sched::{Algorithm, Configurations, Connection};
 
 /// An invalid parameter or an input the model cannot plan for, with a message for the user.
@@ -38,7 +40,8 @@ pub struct CompiledError(pub String);
 /// Parameters of the compiled-communication model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompiledParams {
-    /// Connection scheduler (Yuan uses `combined` for hand-coded programs, Ch.6).
+    /// Connection scheduler. Yuan uses `combined` (Ch.6); the default `best` also tries the
+    /// dynamic coloring and keeps the fewest configurations.
     pub algorithm: Algorithm,
     /// Phase capacity: the largest multiplexing degree a phase may use (Yuan Ch.6 uses 10 for
     /// the HPF programs); `None` gives every program phase the degree it needs.
@@ -51,7 +54,7 @@ pub struct CompiledParams {
 impl Default for CompiledParams {
     fn default() -> Self {
         CompiledParams {
-            algorithm: Algorithm::Combined,
+            algorithm: Algorithm::Best,
             capacity: None,
             reconfig: 3,
         }
@@ -93,6 +96,68 @@ impl CompiledParams {
     }
 }
 
+/// Options for the model registry, with their defaults.
+pub const OPTIONS: &str =
+    "algorithm=best|combined|greedy|coloring|aapc|coloring-dynamic capacity=none reconfig=3 unplanned=aapc|runtime";
+
+/// Builds the model for `simulate`/`compare`. With a program, its messages are the connections,
+/// routed dimension-ordered with odd–even ties (Yuan Ch.6). Without one (synthetic traffic) the
+/// compiler knows nothing, and plans what Yuan's compiler falls back to for an unknown pattern,
+/// all-to-all (ordered AAPC, Yuan §5.3), or with `unplanned=runtime` nothing, so connections are
+/// set up in arrival order.
+pub fn build(
+    ctx: &ModelContext<'_>,
+    opts: &mut ModelOptions,
+) -> Result<Box<dyn NetworkModel>, ModelError> {
+    let mut params = CompiledParams::default();
+    let alg = opts.choice(
+        "algorithm",
+        "best",
+        &[
+            "best",
+            "combined",
+            "greedy",
+            "coloring",
+            "aapc",
+            "coloring-dynamic",
+        ],
+    )?;
+    params.algorithm = alg.parse().map_err(ModelError)?;
+    let cap = opts.string("capacity", "none");
+    if cap != "none" {
+        params
+            .set("capacity", &cap)
+            .map_err(|e| ModelError(e.to_string()))?;
+    }
+    params.reconfig = opts.u64_in("reconfig", 3, 0, 1 << 32)?;
+    let unplanned = opts.choice("unplanned", "aapc", &["aapc", "runtime"])?;
+    let net = ctx.network;
+    let model = match (ctx.traffic, ctx.placement) {
+        (Some(t), Some(p)) => CompiledModel::for_traffic(net, t, p, None, params),
+        _ if unplanned == "aapc" && AapcPhases::for_network(net).is_some() => {
+            let pairs = patterns::all_to_all(net.nodes());
+            let conns = patterns::connections(net, &pairs).map_err(ModelError)?;
+            let plan = CompiledPlan::from_phases(
+                net,
+                vec![("all-to-all".to_string(), conns)],
+                &CompiledParams {
+                    algorithm: Algorithm::OrderedAapc,
+                    ..params.clone()
+                },
+            )?;
+            Ok(CompiledModel::new(net, plan, params))
+        }
+        _ => Ok(CompiledModel::new(net, CompiledPlan::default(), params)),
+    };
+    Ok(Box::new(model.map_err(|e| ModelError(e.to_string()))?))
+}
+
+impl From<CompiledError> for ModelError {
+    fn from(e: CompiledError) -> Self {
+        ModelError(e.to_string())
+    }
+}
+
 /// One phase of the plan: its connections and their configurations.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlannedPhase {
@@ -112,11 +177,16 @@ impl PlannedPhase {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CompiledPlan {
     pub phases: Vec<PlannedPhase>,
+    /// The program phase of every message (by message id), when planned from a program: lets
+    /// the model put a packet in its own phase when a pair recurs in several phases.
+    pub message_phase: Vec<usize>,
+    /// For each plan phase, the program phases it covers.
+    pub covers: Vec<Vec<usize>>,
 }
 
 /// The AAPC phases for a ring or torus, `None` for networks where they are not defined.
-pub fn aapc_for(net: &Network) -> Option<TorusAapc> {
-    matches!(net.spec.kind, Kind::Torus | Kind::Ring).then(|| TorusAapc::new(&net.spec.dims))
+pub fn aapc_for(net: &Network) -> Option<AapcPhases> {
+    AapcPhases::for_network(net)
 }
 
 impl CompiledPlan {
@@ -161,7 +231,9 @@ impl CompiledPlan {
             .into_iter()
             .map(|(p, conns)| (p.to_string(), conns))
             .collect();
-        CompiledPlan::from_phases(net, program, params)
+        let mut plan = CompiledPlan::from_phases(net, program, params)?;
+        plan.message_phase = traffic.messages.iter().map(|m| m.phase).collect();
+        Ok(plan)
     }
 
     /// Plans named phases of connections given directly.
@@ -184,10 +256,12 @@ impl CompiledPlan {
         let program: Vec<(String, Vec<Connection>)> =
             program.into_iter().filter(|(_, c)| !c.is_empty()).collect();
         let mut phases = Vec::new();
+        let mut covers = Vec::new();
         match params.capacity {
             None => {
                 for (name, conns) in program {
                     let configs = run(&conns)?;
+                    covers.push(phase_ids(&name));
                     phases.push(PlannedPhase {
                         name,
                         conns,
@@ -223,11 +297,19 @@ impl CompiledPlan {
                 groups.extend(current);
                 groups.reverse();
                 for (names, conns, configs) in groups {
-                    phases.extend(split(names.join("+"), conns, configs, cap));
+                    let ids: Vec<usize> = names.iter().flat_map(|n| phase_ids(n)).collect();
+                    for part in split(names.join("+"), conns, configs, cap) {
+                        covers.push(ids.clone());
+                        phases.push(part);
+                    }
                 }
             }
         }
-        Ok(CompiledPlan { phases })
+        Ok(CompiledPlan {
+            phases,
+            message_phase: Vec::new(),
+            covers,
+        })
     }
 
     /// The largest multiplexing degree over the phases.
@@ -236,8 +318,16 @@ impl CompiledPlan {
     }
 }
 
+/// Program phase ids named by a phase name (program phases are named by their id).
+fn phase_ids(name: &str) -> Vec<usize> {
+    name.parse::<usize>().into_iter().collect()
+}
+
 fn needs_aapc(a: Algorithm) -> bool {
-    matches!(a, Algorithm::OrderedAapc | Algorithm::Combined)
+    matches!(
+        a,
+        Algorithm::OrderedAapc | Algorithm::Combined | Algorithm::Best
+    )
 }
 
 /// Cuts a phase needing more than `cap` configurations into consecutive phases of at most `cap`.
@@ -442,6 +532,11 @@ pub struct CompiledModel {
     lookup: BTreeMap<(NodeId, NodeId), Vec<(usize, usize)>>,
     /// Index of the run-time phase for unplanned connections, once created.
     extra: Option<usize>,
+    /// Program phase of each message, and the plan phases covering each program phase.
+    message_phase: Vec<usize>,
+    covers: Vec<Vec<usize>>,
+    /// Message of the packet being injected (set by `inject_for`).
+    injecting: Option<MsgId>,
     active: usize,
     /// Cycle at which the active phase's frame starts (after its reconfiguration).
     start: u64,
@@ -459,6 +554,8 @@ impl CompiledModel {
     pub fn new(net: &Network, plan: CompiledPlan, params: CompiledParams) -> CompiledModel {
         let planned_degree = plan.degree();
         let planned_phases = plan.phases.len();
+        let message_phase = plan.message_phase.clone();
+        let covers = plan.covers.clone();
         let mut lookup: BTreeMap<(NodeId, NodeId), Vec<(usize, usize)>> = BTreeMap::new();
         let mut phases = Vec::new();
         for (p, ph) in plan.phases.into_iter().enumerate() {
@@ -476,6 +573,9 @@ impl CompiledModel {
             phases,
             lookup,
             extra: None,
+            message_phase,
+            covers,
+            injecting: None,
             active: 0,
             start: 0,
             local: Vec::new(),
@@ -505,11 +605,23 @@ impl CompiledModel {
     fn place(&mut self, src: NodeId, dst: NodeId) -> Option<(usize, usize)> {
         let n = self.phases.len();
         if let Some(cands) = self.lookup.get(&(src, dst)) {
-            // The active phase if it serves the pair, else the next one in program order.
-            return cands
-                .iter()
-                .copied()
-                .min_by_key(|&(p, _)| (p + n - self.active) % n);
+            // The plan phase of the message's own program phase when known; otherwise the active
+            // phase if it serves the pair, else the next one in program order.
+            let own = self
+                .injecting
+                .and_then(|m| self.message_phase.get(m))
+                .and_then(|&pp| {
+                    cands
+                        .iter()
+                        .copied()
+                        .find(|&(p, _)| self.covers.get(p).is_some_and(|c| c.contains(&pp)))
+                });
+            return own.or_else(|| {
+                cands
+                    .iter()
+                    .copied()
+                    .min_by_key(|&(p, _)| (p + n - self.active) % n)
+            });
         }
         let links = patterns::route(&self.net, src, dst).ok()?;
         let x = match self.extra {
@@ -583,6 +695,12 @@ impl NetworkModel for CompiledModel {
             // deliver as a local copy so the fault shows as zero network use instead.
             None => self.local.push((now + packet.size, packet.id)),
         }
+    }
+
+    fn inject_for(&mut self, now: u64, packet: Packet, msg: MsgId, _dst_task: TaskId) {
+        self.injecting = Some(msg);
+        self.inject(now, packet);
+        self.injecting = None;
     }
 
     fn step(&mut self, now: u64, delivered: &mut Vec<Delivery>) {

@@ -27,6 +27,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::compiled::sched::{self, Connection};
+use super::options::{ModelError, ModelOptions};
+use super::registry::ModelContext;
 use super::{Delivery, NetworkModel, Packet};
 use crate::topology::NodeId;
 use logic::SlotTable;
@@ -165,6 +167,74 @@ impl PmsParams {
         }
         Ok(())
     }
+}
+
+/// Options for the model registry, with their defaults.
+pub const OPTIONS: &str = "slots=4 slot-words=10 guard=0 sched=8 request=8 grant=8 pipe=10 preload=0 predictor=timeout|none|counter timeout=500 threshold=8 seed=run seed";
+
+/// Builds the model for `simulate`/`compare`: one crossbar port per network node. With
+/// `preload=P > 0` and a program, the program's (source, destination) pairs are split into
+/// crossbar configurations and preloaded P slot tables at a time (proactive set-up); without a
+/// program there is nothing to preload and the slots are scheduled reactively.
+pub fn build(
+    ctx: &ModelContext<'_>,
+    opts: &mut ModelOptions,
+) -> Result<Box<dyn NetworkModel>, ModelError> {
+    let d = PmsParams::default();
+    let slots = opts.u64_in("slots", d.slots as u64, 1, 1024)? as usize;
+    let preload = opts.u64_in("preload", 0, 0, slots as u64)? as usize;
+    let predictor = match opts
+        .choice("predictor", "timeout", &["timeout", "none", "counter"])?
+        .as_str()
+    {
+        "none" => Predictor::None,
+        "counter" => Predictor::Counter(opts.u64_in("threshold", 8, 1, u32::MAX as u64)? as u32),
+        _ => Predictor::Timeout(opts.u64("timeout", 500)?),
+    };
+    let params = PmsParams {
+        slots,
+        slot_words: opts.u64_in("slot-words", d.slot_words, 1, 1 << 32)?,
+        guard: opts.u64_in("guard", d.guard, 0, 1 << 32)?,
+        sched_latency: opts.u64_in("sched", d.sched_latency, 1, 1 << 32)?,
+        request_latency: opts.u64_in("request", d.request_latency, 0, 1 << 32)?,
+        grant_latency: opts.u64_in("grant", d.grant_latency, 0, 1 << 32)?,
+        pipe_latency: opts.u64_in("pipe", d.pipe_latency, 0, 1 << 32)?,
+        preload,
+        predictor,
+        seed: opts.u64("seed", ctx.seed)?,
+    };
+    let ports = ctx.network.nodes();
+    let configs = match (ctx.traffic, ctx.placement, preload) {
+        (Some(t), Some(p), 1..) => {
+            let mut pairs = Vec::new();
+            for m in &t.messages {
+                let Some(&src) = p.node_of.get(m.src) else {
+                    continue;
+                };
+                pairs.extend(
+                    m.dst
+                        .iter()
+                        .filter_map(|&d| p.node_of.get(d))
+                        .map(|&dst| (src, dst)),
+                );
+            }
+            crossbar_configurations(&pairs)
+        }
+        _ => Vec::new(),
+    };
+    let model = if configs.is_empty() {
+        // Nothing to preload: every slot is scheduled on demand.
+        PmsModel::new(
+            ports,
+            PmsParams {
+                preload: 0,
+                ..params
+            },
+        )
+    } else {
+        PmsModel::with_preload(ports, params, configs)
+    };
+    Ok(Box::new(model.map_err(|e| ModelError(e.to_string()))?))
 }
 
 /// Splits a set of (input, output) pairs into crossbar configurations (partial permutations),

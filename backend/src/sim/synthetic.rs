@@ -212,7 +212,7 @@ pub fn destination(
             if grid && d.len() == 2 && d[0] == d[1] {
                 let c = &net.coords[src];
                 net.node_at(&[c[1], c[0]])
-            } else if pow2 && bits % 2 == 0 {
+            } else if pow2 && bits.is_multiple_of(2) {
                 let h = bits / 2;
                 let lo = src & ((1 << h) - 1);
                 Some((lo << h) | (src >> h))
@@ -269,7 +269,7 @@ pub fn run(
     model: &mut dyn NetworkModel,
     cfg: &SyntheticConfig,
 ) -> Result<SyntheticResult, ModelError> {
-    if !(cfg.rate >= 0.0) || !cfg.rate.is_finite() {
+    if cfg.rate.is_nan() || cfg.rate < 0.0 || !cfg.rate.is_finite() {
         return Err(ModelError(format!(
             "injection rate {} is not a rate",
             cfg.rate

@@ -1,5 +1,8 @@
 //! Physical (and logical) networks: nodes with coordinates, directed links, and each node's
-//! injection and ejection ports. A topology kind is one file here; `Network::build` dispatches.
+//! injection and ejection ports. A topology kind is one file here; `Network::build` dispatches:
+//! `grid` (n-dimensional mesh and torus; a line is a 1-D mesh, a ring a 1-D torus), `hypercube`,
+//! `crossbar`, `diamond` (the NuMesh diamond lattice) and `graph` (an explicit edge list).
+//! `paths` gives every kind hop distances, dimension-order routes and shortest-path counts.
 
 use std::fmt;
 use std::str::FromStr;
@@ -299,6 +302,16 @@ impl Network {
             Kind::Hypercube => hypercube::index(self.spec.dims[0], coords),
             _ => self.coords.iter().position(|c| c.as_slice() == coords),
         }
+    }
+
+    /// Every port of a node's switch: the processor's injection and ejection ports, then the port
+    /// of each outgoing link in link order.
+    pub fn ports(&self, node: NodeId) -> Vec<Port> {
+        let mut ports = vec![Port::Inject, Port::Eject];
+        if let Some(out) = self.out.get(node) {
+            ports.extend(out.iter().map(|&l| self.links[l].port));
+        }
+        ports
     }
 
     /// The link from `a` to `b`, if they are adjacent.

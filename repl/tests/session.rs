@@ -224,3 +224,19 @@ fn piped_input_is_evaluated_line_by_line() {
     // Nothing after `:quit` was read.
     assert!(!r.completions().iter().any(|n| n == "never"));
 }
+
+#[test]
+fn the_standard_library_is_optional() {
+    let mut with = repl();
+    assert_eq!(text(with.handle(":env torus->")), "torus->mesh\n");
+    let mut without = match Repl::new(ReplOptions {
+        stdlib: false,
+        ..ReplOptions::default()
+    }) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(text(without.handle(":env torus->")), "; no names bound\n");
+    // The core language is there all the same.
+    assert_eq!(text(without.handle("(+ 1 2)")), "3\n");
+}

@@ -50,10 +50,40 @@ pub fn read(file: FileId, text: &str) -> (Vec<Sexpr>, Vec<Diagnostic>) {
                 .with_help("check the file for characters that are not valid text"),
         );
     }
+    for d in &mut read.diags {
+        point_at_next_toplevel_form(text, d);
+    }
     read.diags
         .sort_by_key(|d| d.labels.first().map(|l| (l.span.start, l.span.end)));
     (read.items, read.diags)
 }
+
+/// An unclosed list always runs to the end of the file, so the missing `)` is somewhere in
+/// between. A `(` at the start of a later line is usually a new top-level form the user meant to
+/// begin after closing the list: point at the first one.
+fn point_at_next_toplevel_form(text: &str, d: &mut Diagnostic) {
+    if d.message != UNCLOSED_LIST {
+        return;
+    }
+    let Some(open) = d.labels.first().map(|l| l.span) else {
+        return;
+    };
+    let Some(after) = text.get(open.end..) else {
+        return;
+    };
+    if let Some(i) = after.find("\n(") {
+        let at = open.end + i + 1;
+        let span = Span::new(open.file, at, at + 1);
+        d.labels.push(crate::diagnostic::Label {
+            span,
+            message: "this `(` at the start of a line is still inside the list".into(),
+        });
+        d.notes
+            .push("the `)` is probably missing before this line".into());
+    }
+}
+
+const UNCLOSED_LIST: &str = "unclosed `(`";
 
 /// True when `text` ends inside an open list, string or block comment, i.e. when an interactive
 /// loop should ask for another line rather than evaluate. A stray `)` makes the input complete
@@ -330,15 +360,12 @@ fn reader<'src>(file: FileId) -> impl Parser<'src, &'src str, Items, Extra> {
                 let span = at(e.span());
                 let mut diags = body.diags;
                 if close.is_none() {
-                    let mut d = syntax_error(
+                    let d = syntax_error(
                         open,
-                        "unclosed `(`".into(),
+                        UNCLOSED_LIST.into(),
                         "this `(` is never closed",
                         "add a `)` to close this list",
                     );
-                    if let Some(last) = body.items.last() {
-                        d = d.with_label(last.span, "the list's last element");
-                    }
                     diags.insert(0, d);
                 }
                 Piece {

@@ -164,7 +164,6 @@ fn every_error_in_one_run() {
               help: the escapes are `\n`, `\t`, `\r`, `\\` and `\"`; write `\\` for a backslash
             [syntax] unclosed `(`
               45..46: this `(` is never closed
-              50..53: the list's last element
               help: add a `)` to close this list
         "#]],
     );
@@ -180,7 +179,6 @@ fn unterminated_string_and_comment() {
               Str("open") 3..8
             [syntax] unclosed `(`
               0..1: this `(` is never closed
-              3..8: the list's last element
               help: add a `)` to close this list
             [syntax] unterminated string
               3..4: this string is never closed

@@ -42,9 +42,6 @@ fn syntax_errors_of_a_file() {
          4 │ (define (f a)
            │ ┬  
            │ ╰── this `(` is never closed
-         5 │   (+ a 1)
-           │   ───┬───  
-           │      ╰───── the list's last element
         ───╯
           = help: add a `)` to close this list
     "#]]
@@ -150,4 +147,28 @@ fn strip_ansi(s: &str) -> String {
         }
     }
     out
+}
+
+#[test]
+fn missing_paren_points_at_the_next_form() {
+    let mut map = SourceMap::default();
+    let text = "(define (f x)\n  (+ x 1)\n\n(define (g y)\n  (* y 2))\n";
+    let file = map.add("missing.ttdl", text);
+    let (_, diags) = read(file, text);
+    expect![[r#"
+        error[syntax]: unclosed `(`
+           ╭─[ missing.ttdl:1:1 ]
+           │
+         1 │ (define (f x)
+           │ ┬  
+           │ ╰── this `(` is never closed
+           │ 
+         4 │ (define (g y)
+           │ ┬  
+           │ ╰── this `(` at the start of a line is still inside the list
+        ───╯
+          = note: the `)` is probably missing before this line
+          = help: add a `)` to close this list
+    "#]]
+    .assert_eq(&render(&map, &diags, false));
 }

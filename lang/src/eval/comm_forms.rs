@@ -171,9 +171,9 @@ impl Machine {
 }
 
 /// A message argument: a `defmessage` type, or an integer (an anonymous message of that size).
-fn message(m: &Machine, a: &Args, i: usize) -> R<(u64, Option<String>)> {
+fn message(m: &Machine, a: &Args, i: usize) -> R<(u64, Option<Rc<MessageType>>)> {
     match a.get(i) {
-        Value::Message(t) => Ok((t.size, Some(t.name.clone()))),
+        Value::Message(t) => Ok((t.size, Some(t.clone()))),
         Value::Int(n) if *n >= 0 => Ok((*n as u64, None)),
         _ => Err(a
             .type_err(m, i, "a message type or a size in words")
@@ -206,7 +206,13 @@ pub fn write_stream(m: &mut Machine, a: &Args) -> R<Value> {
     let task = m.current_task("write-stream", a.span)?;
     let (size, label) = message(m, a, 0)?;
     let to = peer(m, a, a.get(1), 1)?;
-    m.comm.write(task, to, size, label.as_deref(), a.span)?;
+    m.comm.write(
+        task,
+        to,
+        size,
+        label.as_ref().map(|t| t.name.as_str()),
+        a.span,
+    )?;
     Ok(Value::Nil)
 }
 
@@ -214,7 +220,13 @@ pub fn read_stream(m: &mut Machine, a: &Args) -> R<Value> {
     let task = m.current_task("read-stream", a.span)?;
     let (size, label) = message(m, a, 0)?;
     let from = peer(m, a, a.get(1), 1)?;
-    m.comm.read(task, from, size, label.as_deref(), a.span)?;
+    m.comm.read(
+        task,
+        from,
+        size,
+        label.as_ref().map(|t| t.name.as_str()),
+        a.span,
+    )?;
     Ok(Value::Nil)
 }
 
@@ -234,8 +246,13 @@ pub fn broadcast(m: &mut Machine, a: &Args) -> R<Value> {
             other => peers.push(peer(m, a, other, i)?),
         }
     }
-    m.comm
-        .broadcast(task, &peers, size, label.as_deref(), a.span)?;
+    m.comm.broadcast(
+        task,
+        &peers,
+        size,
+        label.as_ref().map(|t| t.name.as_str()),
+        a.span,
+    )?;
     Ok(Value::Nil)
 }
 

@@ -160,10 +160,10 @@ impl Machine {
         if n < l.required.len() || (l.rest.is_none() && n > max) {
             return Err(self.arity_error(l, n, span));
         }
-        let mut env = c.env.clone();
+        let env = c.env.extend(max + usize::from(l.rest.is_some()));
         let mut it = args.into_iter();
         for &p in &l.required {
-            env.bind(p, it.next().unwrap_or(Value::Nil));
+            env.push(p, it.next().unwrap_or(Value::Nil));
         }
         for (p, default) in &l.optional {
             let v = match it.next() {
@@ -174,10 +174,10 @@ impl Machine {
                     None => Value::Nil,
                 },
             };
-            env.bind(*p, v);
+            env.push(*p, v);
         }
         if let Some(r) = l.rest {
-            env.bind(r, Value::list(it.collect::<Vec<_>>()));
+            env.push(r, Value::list(it.collect::<Vec<_>>()));
         }
         Ok(env)
     }
@@ -188,9 +188,9 @@ impl Machine {
         if body.defines.is_empty() {
             return self.eval_seq_flow(&body.forms, env);
         }
-        let mut env = env.clone();
+        let env = env.extend(body.defines.len());
         for &d in &body.defines {
-            env.bind(d, Value::Nil);
+            env.push(d, Value::Nil);
         }
         self.eval_seq_flow(&body.forms, &env)
     }
@@ -225,7 +225,7 @@ impl Machine {
 
     pub fn unbound(&self, sym: Sym, env: &Env, span: Span) -> Diagnostic {
         let name = self.name(sym);
-        let mut names: Vec<&str> = env.names().map(|s| self.name(s)).collect();
+        let mut names: Vec<&str> = env.names().into_iter().map(|s| self.name(s)).collect();
         names.extend(self.globals.bound().map(|s| self.name(s)));
         names.extend(super::SPECIAL_FORMS.iter().copied());
         let mut d = Diagnostic::new("unbound", format!("unbound variable `{name}`"))
@@ -322,14 +322,14 @@ impl Machine {
                 body,
                 sequential,
             } => {
-                let mut inner = env.clone();
+                let inner = env.extend(bindings.len());
                 for (name, init) in bindings {
                     let v = if *sequential {
                         self.eval(init, &inner)?
                     } else {
                         self.eval(init, env)?
                     };
-                    inner.bind(*name, v);
+                    inner.push(*name, v);
                 }
                 return self.eval_body_flow(body, &inner);
             }
@@ -359,8 +359,7 @@ impl Machine {
             }
             NodeKind::Set { name, value } => {
                 let v = self.eval(value, env)?;
-                if let Some(cell) = env.cell(*name) {
-                    *cell.borrow_mut() = v.clone();
+                if env.set(*name, v.clone()) {
                 } else if self.globals.is_bound(*name) {
                     self.globals.set(*name, v.clone());
                 } else {
@@ -390,9 +389,12 @@ impl Machine {
                 let n = n.max(0) as u64;
                 self.check_loop("dotimes", n, node.span)?;
                 let before = self.steps;
+                let mut inner = Env::new();
                 for i in 0..n {
-                    let mut inner = env.clone();
-                    inner.bind(*var, Value::Int(i as i64));
+                    if !inner.reuse_single(Value::Int(i as i64)) {
+                        inner = env.extend(1);
+                        inner.push(*var, Value::Int(i as i64));
+                    }
                     self.eval_seq(body, &inner)?;
                     if i == 0 {
                         self.check_rest("dotimes", n, before, node.span)?;
@@ -400,8 +402,8 @@ impl Machine {
                 }
                 match result {
                     Some(r) => {
-                        let mut inner = env.clone();
-                        inner.bind(*var, Value::Int(n as i64));
+                        let inner = env.extend(1);
+                        inner.push(*var, Value::Int(n as i64));
                         return self.eval_flow(r, &inner);
                     }
                     None => Value::Nil,
@@ -417,15 +419,18 @@ impl Machine {
                 if !items.is_list() {
                     return Err(type_error(list.span, "a list", &items, self.show(&items)));
                 }
+                let mut inner = Env::new();
                 for item in items.iter() {
-                    let mut inner = env.clone();
-                    inner.bind(*var, item.clone());
+                    if !inner.reuse_single(item.clone()) {
+                        inner = env.extend(1);
+                        inner.push(*var, item.clone());
+                    }
                     self.eval_seq(body, &inner)?;
                 }
                 match result {
                     Some(r) => {
-                        let mut inner = env.clone();
-                        inner.bind(*var, Value::Nil);
+                        let inner = env.extend(1);
+                        inner.push(*var, Value::Nil);
                         return self.eval_flow(r, &inner);
                     }
                     None => Value::Nil,
@@ -454,9 +459,8 @@ impl Machine {
     }
 
     fn assign_define(&mut self, name: Sym, v: Value, local: bool, env: &Env) {
-        match env.cell(name) {
-            Some(cell) if local => *cell.borrow_mut() = v,
-            _ => self.globals.set(name, v),
+        if !(local && env.set(name, v.clone())) {
+            self.globals.set(name, v);
         }
     }
 

@@ -14,7 +14,7 @@
 //!
 //! Interface: the signatures of the hooks are the contract with the evaluator.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use ttdl_backend::topology::NetworkSpec;
 use ttdl_backend::traffic::{Message, MsgId, Op, Phase, PhaseId, Target, Task, TaskId, Traffic};
@@ -39,6 +39,30 @@ impl Default for CommLimits {
         }
     }
 }
+
+/// A small, fast hasher for the stream table (keys are pairs of task ids, never attacker-chosen
+/// in a way that matters here): the multiply-rotate step of rustc's FxHasher.
+#[derive(Clone, Copy, Debug, Default)]
+struct PairHasher(u64);
+
+impl std::hash::Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+type StreamMap = HashMap<(TaskId, TaskId), Stream, std::hash::BuildHasherDefault<PairHasher>>;
 
 type WriteId = u32;
 type ReadId = u32;
@@ -110,7 +134,7 @@ pub struct Comm {
     reads: Vec<ReadRec>,
     /// Destinations of every write: (reader task, the read that matched it).
     dsts: Vec<(TaskId, Option<ReadId>)>,
-    streams: HashMap<(TaskId, TaskId), Stream>,
+    streams: StreamMap,
     /// Complete messages, in completion order (index = `MsgId`).
     complete: Vec<WriteId>,
     /// First size mismatch per stream.
@@ -431,7 +455,7 @@ impl Comm {
     pub fn iterate_begin(&mut self, task: TaskId, count: u64, span: Span) {
         let _ = span;
         if let Some(t) = self.tasks.get_mut(task) {
-            if t.depth == 0 {
+            if t.depth == 0 && count > 0 {
                 self.iterations = self.iterations.max(count);
                 self.repeats = true;
             }
@@ -592,46 +616,58 @@ impl Comm {
         }
     }
 
-    /// Per task and iteration of the outermost `iterate`: compute, words sent and words received.
-    fn iteration_loads(&self) -> Vec<Vec<IterationLoad>> {
-        let mut loads: Vec<Vec<IterationLoad>> = vec![Vec::new(); self.tasks.len()];
-        fn at(
-            loads: &mut [Vec<IterationLoad>],
-            t: usize,
-            k: Option<u64>,
-        ) -> Option<&mut IterationLoad> {
-            let k = usize::try_from(k?).ok()?;
-            let v = loads.get_mut(t)?;
-            if v.len() <= k {
-                v.resize(k + 1, IterationLoad::default());
-            }
-            v.get_mut(k)
-        }
+    /// Per task, phase and iteration of the outermost `iterate`: compute, words sent and words
+    /// received. Iterations are counted per phase: the `iterate`s of different phases (Viterbi,
+    /// Minsky Fig 5-16) do not overlap, so each phase has its own steady state.
+    fn iteration_loads(&self) -> Vec<(TaskId, IterationLoad)> {
+        let mut out = Vec::new();
         for (t, task) in self.tasks.iter().enumerate() {
+            let mut loads: BTreeMap<(PhaseId, u64), IterationLoad> = BTreeMap::new();
+            let mut phase = 0;
             for s in &task.steps {
-                match *s {
-                    Step::Compute { cycles, iteration } => {
-                        if let Some(l) = at(&mut loads, t, iteration) {
-                            l.compute = l.compute.saturating_add(cycles);
-                        }
-                    }
+                let (iteration, add): (Option<u64>, IterationLoad) = match *s {
+                    Step::Compute { cycles, iteration } => (
+                        iteration,
+                        IterationLoad {
+                            compute: cycles,
+                            ..IterationLoad::default()
+                        },
+                    ),
                     Step::Write(w) => {
                         let w = &self.writes[w as usize];
-                        if let Some(l) = at(&mut loads, t, w.iteration) {
-                            l.inject = l.inject.saturating_add(w.size);
-                        }
+                        (
+                            w.iteration,
+                            IterationLoad {
+                                inject: w.size,
+                                ..IterationLoad::default()
+                            },
+                        )
                     }
                     Step::Read(r) => {
                         let r = &self.reads[r as usize];
-                        if let Some(l) = at(&mut loads, t, r.iteration) {
-                            l.eject = l.eject.saturating_add(r.size);
-                        }
+                        (
+                            r.iteration,
+                            IterationLoad {
+                                eject: r.size,
+                                ..IterationLoad::default()
+                            },
+                        )
                     }
-                    Step::Sync { .. } => {}
+                    Step::Sync { phase: p, .. } => {
+                        phase = p;
+                        continue;
+                    }
+                };
+                if let Some(k) = iteration {
+                    let l = loads.entry((phase, k)).or_default();
+                    l.compute = l.compute.saturating_add(add.compute);
+                    l.inject = l.inject.saturating_add(add.inject);
+                    l.eject = l.eject.saturating_add(add.eject);
                 }
             }
+            out.extend(loads.into_values().map(|l| (t, l)));
         }
-        loads
+        out
     }
 
     /// One diagnostic per stream with writes or reads left over, in stream order.
@@ -829,7 +865,7 @@ impl Comm {
         let mut d = Diagnostic::new(
             "deadlock",
             format!(
-                "deadlock: tasks wait for each other forever: {}",
+                "tasks wait for each other forever: {}",
                 ring.join(" waits for ")
             ),
         );

@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
-use ttdl_backend::traffic::{Period, Traffic};
+use ttdl_backend::traffic::{Period, TaskId, Traffic};
 
 use crate::dag::{Dependence, SubtaskGraph, SubtaskKind};
 
@@ -153,12 +153,17 @@ pub struct IterationLoad {
 /// The steady-state period lower bound (SPEC §2): the busiest task's compute per iteration, and
 /// the busiest processor port's words per iteration (each task has its own injection and ejection
 /// port until placement puts several on one node). Links are not counted: which messages share a
-/// link depends on the placement and routes, which come later. `loads[task][iteration]`.
-/// Ties go to compute, then injection, then ejection, then the lower task id.
-pub fn period_bound(traffic: &Traffic, iterations: u64, loads: &[Vec<IterationLoad>]) -> Period {
+/// link depends on the placement and routes, which come later. `loads` holds one entry per task
+/// and iteration (of each phase). Ties go to compute, then injection, then ejection, then the
+/// lower task id.
+pub fn period_bound(
+    traffic: &Traffic,
+    iterations: u64,
+    loads: &[(TaskId, IterationLoad)],
+) -> Period {
     let mut best: (u64, u8, usize) = (0, 0, 0);
-    for (t, per) in loads.iter().enumerate() {
-        for l in per {
+    for &(t, l) in loads {
+        {
             for (what, v) in [(0u8, l.compute), (1, l.inject), (2, l.eject)] {
                 let key = (v, std::cmp::Reverse(what), std::cmp::Reverse(t));
                 if key > (best.0, std::cmp::Reverse(best.1), std::cmp::Reverse(best.2)) {

@@ -383,7 +383,7 @@ fn deadlock_names_the_cycle() {
     check(
         &c,
         expect![[r#"
-            deadlock: deadlock: tasks wait for each other forever: `a` waits for `c` waits for `b` waits for `a`
+            deadlock: tasks wait for each other forever: `a` waits for `c` waits for `b` waits for `a`
               @10: `a` waits here for a message from `c`
               @11: `b` waits here for a message from `a`
               @12: `c` waits here for a message from `b`

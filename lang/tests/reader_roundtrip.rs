@@ -85,3 +85,17 @@ proptest! {
         let _ = ttdl_lang::syntax::is_incomplete(&text);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// The REPL's "ask for another line" agrees with what the reader would complain about.
+    #[test]
+    fn incomplete_agrees_with_the_reader(text in "[()\"';`,#|a-z0-9 \\\\\n]{0,40}") {
+        let (_, diags) = read(0, &text);
+        let has = |m: &str| diags.iter().any(|d| d.message.starts_with(m));
+        let open = has("unclosed `(`") || has("unterminated string") || has("unterminated block comment");
+        let expected = open && !has("unexpected `)`");
+        prop_assert_eq!(ttdl_lang::syntax::is_incomplete(&text), expected, "{:?} {:?}", text, diags);
+    }
+}

@@ -13,7 +13,7 @@ use rustyline::validate::{ValidationContext, ValidationResult, Validator};
 use rustyline::{CompletionType, Config, Context, Editor, Helper};
 use ttdl_lang::syntax::is_incomplete;
 
-use crate::session::{Output, Repl};
+use crate::session::{Output, Repl, Status};
 
 /// How the terminal loop behaves.
 #[derive(Clone, Debug, Default)]
@@ -23,6 +23,9 @@ pub struct EditorOptions {
     /// Highlight the bracket matching the one at the cursor.
     pub color: bool,
 }
+
+/// Entries kept in the history file.
+const HISTORY_SIZE: usize = 1000;
 
 /// `$TTDL_HISTORY` if set and not empty, else `~/.ttdl_history`.
 pub fn history_path() -> Option<PathBuf> {
@@ -40,6 +43,8 @@ pub fn run(repl: &mut Repl, options: &EditorOptions) -> Result<(), String> {
     let config = Config::builder()
         .auto_add_history(false)
         .completion_type(CompletionType::List)
+        .max_history_size(HISTORY_SIZE)
+        .map_err(|e| format!("cannot set up history: {e}"))?
         .build();
     let mut editor: Editor<TtdlHelper, DefaultHistory> =
         Editor::with_config(config).map_err(|e| format!("cannot start the line editor: {e}"))?;
@@ -63,14 +68,10 @@ pub fn run(repl: &mut Repl, options: &EditorOptions) -> Result<(), String> {
                 if !line.trim().is_empty() {
                     let _ = editor.add_history_entry(line.as_str());
                 }
-                match repl.handle(&line) {
-                    Output::Text(t) => {
-                        print!("{t}");
-                        let _ = std::io::stdout().flush();
-                    }
-                    Output::Error(e) => eprint!("{e}"),
-                    Output::More | Output::Nothing => {}
-                    Output::Quit => break,
+                let out = repl.handle(&line);
+                show(&out);
+                if out.status == Status::Quit {
+                    break;
                 }
                 if let Some(h) = editor.helper_mut() {
                     h.names = repl.completions();
@@ -87,6 +88,17 @@ pub fn run(repl: &mut Repl, options: &EditorOptions) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Prints an output: text on standard output, diagnostics on standard error.
+pub fn show(out: &Output) {
+    if !out.text.is_empty() {
+        print!("{}", out.text);
+        let _ = std::io::stdout().flush();
+    }
+    if !out.error.is_empty() {
+        eprint!("{}", out.error);
+    }
 }
 
 /// Completion of names and `:commands`, bracket matching, and multi-line entries.

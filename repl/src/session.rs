@@ -15,7 +15,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (":load", "FILE  read and evaluate a file"),
     (
         ":check",
-        "summary of the traffic built so far: tasks, messages, phases, critical path, period",
+        "[MAPPING]  summary of the traffic built so far: tasks, messages, phases, critical path, period",
     ),
     (":reset", "start over with a fresh interpreter"),
     (
@@ -25,28 +25,68 @@ pub const COMMANDS: &[(&str, &str)] = &[
 ];
 
 /// What one call of [`Repl::handle`] produced.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Output {
-    /// A value or a command's report, for standard output (ends with a newline).
-    Text(String),
-    /// Rendered diagnostics, for standard error. The session carries on.
-    Error(String),
-    /// The input is not finished (an open list, string or block comment): ask for another line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Output {
+    /// For standard output: what the program printed, then the value or the command's report
+    /// (each ending with a newline). Empty for blank input, comments, or nothing to show.
+    pub text: String,
+    /// For standard error: rendered diagnostics. The session carries on.
+    pub error: String,
+    pub status: Status,
+}
+
+/// What the loop does next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Status {
+    /// Ready for a new entry.
+    #[default]
+    Done,
+    /// The entry is not finished (an open list, string or block comment): ask for another line.
     More,
-    /// Nothing to show (blank input, a comment, a definition that printed nothing).
-    Nothing,
     /// The user asked to leave.
     Quit,
 }
 
+impl Output {
+    pub fn text(text: impl Into<String>) -> Output {
+        Output {
+            text: text.into(),
+            ..Output::default()
+        }
+    }
+
+    pub fn error(error: impl Into<String>) -> Output {
+        Output {
+            error: error.into(),
+            ..Output::default()
+        }
+    }
+
+    pub fn more() -> Output {
+        Output {
+            status: Status::More,
+            ..Output::default()
+        }
+    }
+
+    pub fn quit() -> Output {
+        Output {
+            status: Status::Quit,
+            ..Output::default()
+        }
+    }
+}
+
 /// How to start a session.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ReplOptions {
     /// Load the standard library into every fresh interpreter (SPEC §1.5).
     pub stdlib: bool,
     /// Colour in rendered diagnostics.
     pub color: bool,
     pub budget: Budget,
+    /// The canned mapping `:check` applies (overrides `target :mapping`).
+    pub mapping: Option<String>,
 }
 
 impl Default for ReplOptions {
@@ -55,6 +95,7 @@ impl Default for ReplOptions {
             stdlib: true,
             color: false,
             budget: Budget::default(),
+            mapping: None,
         }
     }
 }
@@ -117,7 +158,7 @@ impl Repl {
         }
         self.pending.push_str(input);
         if is_incomplete(&self.pending) {
-            return Output::More;
+            return Output::more();
         }
         let entry = std::mem::take(&mut self.pending);
         let trimmed = entry.trim();
@@ -132,20 +173,23 @@ impl Repl {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => {
-                return Output::Error(format!("error: cannot read {}: {e}\n", path.display()))
+                return Output::error(format!("error: cannot read {}: {e}\n", path.display()))
             }
         };
-        match self.interp.eval_source(&path.display().to_string(), &text) {
-            Ok(_) => Output::Text(format!("; loaded {}\n", path.display())),
-            Err(diags) => Output::Error(self.render(&diags)),
+        let result = self.interp.eval_source(&path.display().to_string(), &text);
+        let mut out = self.printed();
+        match result {
+            Ok(_) => out.text.push_str(&format!("; loaded {}\n", path.display())),
+            Err(diags) => out.error = self.render(&diags),
         }
+        out
     }
 
     fn eval_entry(&mut self, entry: &str) -> Output {
         // Blank lines and comments are not entries.
         let (forms, syntax) = read(0, entry);
         if forms.is_empty() && syntax.is_empty() {
-            return Output::Nothing;
+            return Output::default();
         }
         self.entries += 1;
         let name = format!("<repl:{}>", self.entries);
@@ -154,13 +198,29 @@ impl Repl {
             let mut sources = SourceMap::default();
             let file = sources.add(name, entry);
             let diags: Vec<Diagnostic> = read(file, entry).1;
-            return Output::Error(render(&sources, &diags, self.options.color));
+            return Output::error(render(&sources, &diags, self.options.color));
         }
-        match self.interp.eval_source(&name, entry) {
-            Ok(value) if value.is_empty() => Output::Nothing,
-            Ok(value) => Output::Text(format!("{value}\n")),
-            Err(diags) => Output::Error(self.render(&diags)),
+        let result = self.interp.eval_source(&name, entry);
+        let mut out = self.printed();
+        match result {
+            Ok(value) if value.is_empty() => {}
+            Ok(value) => {
+                out.text.push_str(&value);
+                out.text.push('\n');
+            }
+            Err(diags) => out.error = self.render(&diags),
         }
+        out
+    }
+
+    /// What the program printed since the last entry, as the start of an output; a line that
+    /// was left open is ended so the value starts on its own line.
+    fn printed(&mut self) -> Output {
+        let mut text = self.interp.take_output();
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        Output::text(text)
     }
 
     fn render(&self, diags: &[Diagnostic]) -> String {
@@ -175,28 +235,33 @@ impl Repl {
             None => (entry, ""),
         };
         let out = match word {
-            ":help" | ":h" | ":?" => Output::Text(help()),
-            ":quit" | ":q" | ":exit" => Output::Quit,
+            ":help" | ":h" | ":?" => Output::text(help()),
+            ":quit" | ":q" | ":exit" => Output::quit(),
             ":load" | ":l" => {
                 if arg.is_empty() {
-                    Output::Error(
-                        "error: `:load` needs a file name, e.g. `:load jacobi.ttdl`\n".into(),
-                    )
+                    Output::error("error: `:load` needs a file name, e.g. `:load jacobi.ttdl`\n")
                 } else {
                     self.load(Path::new(arg))
                 }
             }
-            ":check" | ":c" => match self.interp.traffic(None) {
-                Ok(t) => Output::Text(traffic_summary(&t)),
-                Err(diags) => Output::Error(self.render(&diags)),
-            },
+            ":check" | ":c" => {
+                let mapping = if arg.is_empty() {
+                    self.options.mapping.as_deref()
+                } else {
+                    Some(arg)
+                };
+                match self.interp.traffic(mapping) {
+                    Ok(t) => Output::text(traffic_summary(&t)),
+                    Err(diags) => Output::error(self.render(&diags)),
+                }
+            }
             ":reset" => match fresh_interpreter(&self.options) {
                 Ok(interp) => {
                     self.interp = interp;
                     self.entries = 0;
-                    Output::Text("; the session starts over\n".into())
+                    Output::text("; the session starts over\n")
                 }
-                Err(e) => Output::Error(e),
+                Err(e) => Output::error(e),
             },
             ":env" => {
                 let names: Vec<String> = self
@@ -206,9 +271,9 @@ impl Repl {
                     .filter(|n| n.starts_with(arg))
                     .collect();
                 if names.is_empty() {
-                    Output::Text("; no names bound\n".into())
+                    Output::text("; no names bound\n")
                 } else {
-                    Output::Text(columns(&names, 100))
+                    Output::text(columns(&names, 100))
                 }
             }
             _ => return None,
@@ -225,6 +290,8 @@ fn fresh_interpreter(options: &ReplOptions) -> Result<Interpreter, String> {
                 return Err(render(interp.sources(), &diags, options.color));
             }
         }
+        // Whatever the library printed while loading is not the user's.
+        let _ = interp.take_output();
     }
     Ok(interp)
 }

@@ -1,7 +1,7 @@
 //! The REPL core without a terminal: input in, output out.
 
 use expect_test::expect;
-use ttdl_repl::{Output, Repl, ReplOptions};
+use ttdl_repl::{Output, Repl, ReplOptions, Status};
 
 fn repl() -> Repl {
     match Repl::new(ReplOptions::default()) {
@@ -11,17 +11,15 @@ fn repl() -> Repl {
 }
 
 fn text(out: Output) -> String {
-    match out {
-        Output::Text(t) => t,
-        other => panic!("expected text, got {other:?}"),
-    }
+    assert_eq!(out.error, "", "unexpected error");
+    assert_eq!(out.status, Status::Done);
+    out.text
 }
 
 fn error(out: Output) -> String {
-    match out {
-        Output::Error(t) => t,
-        other => panic!("expected an error, got {other:?}"),
-    }
+    assert_eq!(out.status, Status::Done);
+    assert!(!out.error.is_empty(), "expected an error, got {out:?}");
+    out.error
 }
 
 #[test]
@@ -33,7 +31,7 @@ fn help_lists_every_command() {
           :help    show this help
           :quit    leave (also Ctrl-D)
           :load    FILE  read and evaluate a file
-          :check   summary of the traffic built so far: tasks, messages, phases, critical path, period
+          :check   [MAPPING]  summary of the traffic built so far: tasks, messages, phases, critical path, period
           :reset   start over with a fresh interpreter
           :env     [PREFIX]  the names bound in the global environment
     "#]]
@@ -43,32 +41,32 @@ fn help_lists_every_command() {
 #[test]
 fn quit_and_blank_input() {
     let mut r = repl();
-    assert_eq!(r.handle(""), Output::Nothing);
-    assert_eq!(r.handle("   ; just a comment"), Output::Nothing);
-    assert_eq!(r.handle("#| a block |#"), Output::Nothing);
-    assert_eq!(r.handle("  :quit  "), Output::Quit);
+    assert_eq!(r.handle(""), Output::default());
+    assert_eq!(r.handle("   ; just a comment"), Output::default());
+    assert_eq!(r.handle("#| a block |#"), Output::default());
+    assert_eq!(r.handle("  :quit  "), Output::quit());
 }
 
 #[test]
 fn multi_line_entries_wait_for_balance() {
     let mut r = repl();
-    assert_eq!(r.handle("(define (f x)"), Output::More);
+    assert_eq!(r.handle("(define (f x)"), Output::more());
     assert!(r.is_pending());
-    assert_eq!(r.handle("  \"a string (\""), Output::More);
-    assert_eq!(r.handle("  \"still open"), Output::More);
-    assert_eq!(r.handle("  ) (\" ; ("), Output::More);
+    assert_eq!(r.handle("  \"a string (\""), Output::more());
+    assert_eq!(r.handle("  \"still open"), Output::more());
+    assert_eq!(r.handle("  ) (\" ; ("), Output::more());
     // The closing line completes the entry, whatever it evaluates to.
-    assert_ne!(r.handle("  x)"), Output::More);
+    assert_ne!(r.handle("  x)"), Output::more());
     assert!(!r.is_pending());
 }
 
 #[test]
 fn cancel_drops_the_pending_entry() {
     let mut r = repl();
-    assert_eq!(r.handle("(define x"), Output::More);
+    assert_eq!(r.handle("(define x"), Output::more());
     r.cancel();
     assert!(!r.is_pending());
-    assert_eq!(r.handle(":quit"), Output::Quit);
+    assert_eq!(r.handle(":quit"), Output::quit());
 }
 
 #[test]
@@ -77,7 +75,7 @@ fn syntax_errors_are_rendered_and_the_session_goes_on() {
     let e = error(r.handle("(list 1 2))"));
     assert!(e.contains("error[syntax]: unexpected `)`"), "{e}");
     assert!(e.contains("<repl:1>:1:11"), "{e}");
-    assert_eq!(r.handle(":quit"), Output::Quit);
+    assert_eq!(r.handle(":quit"), Output::quit());
 }
 
 #[test]
@@ -102,4 +100,105 @@ fn completions_include_commands() {
     let mut sorted = names.clone();
     sorted.sort();
     assert_eq!(names, sorted);
+}
+
+#[test]
+fn values_printed_output_and_errors() {
+    let mut r = repl();
+    assert_eq!(text(r.handle("(define x 3)")), "x\n");
+    assert_eq!(text(r.handle("(+ x 4)")), "7\n");
+    assert_eq!(r.handle("(define (f a)"), Output::more());
+    assert_eq!(text(r.handle("  (* a 2))")), "f\n");
+    // What the program prints comes before the value.
+    assert_eq!(text(r.handle("(begin (print \"hi\") (f 21))")), "hi\n42\n");
+    // A run-time error is rendered against the entry, and the session keeps its bindings.
+    expect![[r#"
+        error[type]: expected a list, found integer `3`
+           ╭─[ <repl:5>:1:6 ]
+           │
+         1 │ (car x)
+           │      ┬  
+           │      ╰── this is an integer
+        ───╯
+          = note: in argument 1 of `car`
+    "#]]
+    .assert_eq(&error(r.handle("(car x)")));
+    assert_eq!(text(r.handle("(f x)")), "6\n");
+}
+
+#[test]
+fn env_and_reset() {
+    let mut r = repl();
+    text(r.handle("(define my-frobnicator 1)"));
+    assert_eq!(text(r.handle(":env my-frob")), "my-frobnicator\n");
+    assert!(r.completions().iter().any(|n| n == "my-frobnicator"));
+    assert_eq!(text(r.handle(":reset")), "; the session starts over\n");
+    assert_eq!(text(r.handle(":env my-frob")), "; no names bound\n");
+    // The standard library is back after a reset.
+    assert!(r.completions().iter().any(|n| n == "define-comm"));
+}
+
+#[test]
+fn check_summarizes_the_traffic() {
+    let mut r = repl();
+    for line in [
+        "(deftask a b)",
+        "(define-comm ping (self peer) (sequence (compute 10) (write-stream 8 peer)))",
+        "(define-comm pong (self peer) (read-stream 8 peer))",
+        "(ping a b)",
+        "(pong b a)",
+    ] {
+        let out = r.handle(line);
+        assert_eq!(out.error, "", "{line}");
+    }
+    expect![[r#"
+        tasks:         2
+        messages:      1 (8 words)
+        phases:        1 (0)
+        critical path: 18 cycles
+        period:        none (the program does not repeat)
+    "#]]
+    .assert_eq(&text(r.handle(":check")));
+    // An unmatched write is reported, and fixing it makes `:check` succeed again.
+    text(r.handle("(ping a b)"));
+    let e = error(r.handle(":check"));
+    assert!(e.contains("error[unmatched-write]"), "{e}");
+    text(r.handle("(pong b a)"));
+    assert!(text(r.handle(":check")).contains("messages:      2 (16 words)"));
+}
+
+#[test]
+fn load_a_file() {
+    let dir = std::env::temp_dir().join(format!("ttdl-repl-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("defs.ttdl");
+    std::fs::write(&path, "(define loaded-value 41)\n(println \"loading\")\n").unwrap();
+    let mut r = repl();
+    let out = text(r.handle(&format!(":load {}", path.display())));
+    assert_eq!(out, format!("loading\n; loaded {}\n", path.display()));
+    assert_eq!(text(r.handle("(+ loaded-value 1)")), "42\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn keywords_are_not_commands() {
+    let mut r = repl();
+    assert_eq!(text(r.handle(":topology")), ":topology\n");
+}
+
+#[test]
+fn check_with_a_mapping() {
+    let mut r = repl();
+    for line in [
+        "(define net (make-network :topology 'torus :dims (list 4 4)))",
+        "(define-comm to-east (self) (write-stream 4 (neighbor net self 'east)))",
+        "(define-comm from-west (self) (read-stream 4 (neighbor net self 'west)))",
+        "(dolist (t (network-tasks net)) (to-east t) (from-west t))",
+    ] {
+        let out = r.handle(line);
+        assert_eq!(out.error, "", "{line}");
+    }
+    assert!(text(r.handle(":check torus->mesh")).starts_with("tasks:         16\n"));
+    let e = error(r.handle(":check no-such-mapping"));
+    assert!(e.contains("no-such-mapping"), "{e}");
 }

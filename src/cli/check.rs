@@ -7,8 +7,10 @@ use std::path::Path;
 
 use clap::Args;
 use serde_json::json;
+use ttdl_backend::tasks_file;
 use ttdl_backend::traffic::Traffic;
-use ttdl_lang::{Budget, Interpreter};
+
+use crate::session::Session;
 
 use super::{CliError, CliResult, Common, Format};
 
@@ -22,7 +24,8 @@ pub struct CheckArgs {
 
 pub fn run(args: &CheckArgs) -> CliResult {
     let file = required_file(args.file.as_deref(), "check")?;
-    let traffic = evaluate(file, &args.common)?;
+    let (printed, traffic) = evaluate(file, &args.common)?;
+    print!("{printed}");
     let out = match args.common.format {
         Format::Text => summary(&traffic),
         Format::Json => {
@@ -33,7 +36,22 @@ pub fn run(args: &CheckArgs) -> CliResult {
         }
     };
     print!("{out}");
+    if let Some(dir) = &args.common.out {
+        write_tasks_file(dir, file, &traffic)?;
+    }
     Ok(())
+}
+
+/// `--out DIR`: the tasks file (Minsky Fig 5-5) for the backend, named after the program.
+fn write_tasks_file(dir: &Path, program: &Path, traffic: &Traffic) -> Result<(), CliError> {
+    let stem = program
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "program".into());
+    let path = dir.join(format!("{stem}.tasks"));
+    std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&path, tasks_file::write(traffic, None)))
+        .map_err(|e| CliError::Input(format!("error: cannot write `{}`: {e}", path.display())))
 }
 
 /// The file argument, or a usage error naming the command.
@@ -49,28 +67,23 @@ pub(crate) fn required_file<'a>(
 }
 
 /// Reads and evaluates a program (after the standard library, unless `--no-stdlib`) and returns
-/// its matched, timed traffic; diagnostics come back rendered, as an input error (exit 1).
-pub(crate) fn evaluate(file: &Path, common: &Common) -> Result<Traffic, CliError> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| CliError::Input(format!("error: cannot read `{}`: {e}", file.display())))?;
-    let mut interp = Interpreter::new(Budget::default());
-    if !common.no_stdlib {
-        for (name, source) in ttdl_stdlib::SOURCES {
-            interp.eval_source(name, source).map_err(|d| {
-                CliError::Internal(format!(
-                    "the standard library does not load:\n{}",
-                    interp.render(&d, false)
-                ))
-            })?;
-        }
-    }
-    let name = file.display().to_string();
-    if let Err(d) = interp.eval_source(&name, &text) {
-        return Err(CliError::Input(interp.render(&d, false)));
-    }
-    interp
+/// what it printed and its matched, timed traffic; diagnostics come back rendered, as an input
+/// error (exit 1).
+pub(crate) fn evaluate(file: &Path, common: &Common) -> Result<(String, Traffic), CliError> {
+    let mut session = if common.no_stdlib {
+        Session::without_stdlib()
+    } else {
+        Session::new()
+            .map_err(|e| CliError::Internal(format!("the standard library does not load:\n{e}")))?
+    };
+    session
+        .load_file(file)
+        .map_err(|e| CliError::Input(e.to_string()))?;
+    let printed = session.take_output();
+    let traffic = session
         .traffic(common.mapping.as_deref())
-        .map_err(|d| CliError::Input(interp.render(&d, false)))
+        .map_err(|d| CliError::Input(session.render(&d).trim_end().to_string()))?;
+    Ok((printed, traffic))
 }
 
 /// The text summary: one fact per line, aligned.
@@ -135,8 +148,11 @@ pub fn summary(t: &Traffic) -> String {
             &mut s,
             "period",
             format!(
-                "at least {} cycles per iteration ({} iterations), set by {}; links are not counted before placement",
-                p.lower_bound, p.iterations, p.bound_by
+                "at least {} cycles per iteration ({} {}), set by {}; links are not counted before placement",
+                p.lower_bound,
+                p.iterations,
+                if p.iterations == 1 { "iteration" } else { "iterations" },
+                p.bound_by
             ),
         ),
         None => line(&mut s, "period", "none (the program does not repeat)".into()),

@@ -47,7 +47,7 @@ pub fn run(args: &DagArgs) -> CliResult {
         format: Format::Text,
         ..Common::default()
     };
-    let traffic = evaluate(file, &common)?;
+    let (_, traffic) = evaluate(file, &common)?;
     let dag = SubtaskGraph::build(&traffic)
         .map_err(|e| CliError::Internal(format!("the task graph is inconsistent: {e}")))?;
     let delays = timing::solve(&dag)

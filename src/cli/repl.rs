@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 
 use clap::Args;
-use ttdl_repl::{history_path, EditorOptions, Output, Repl, ReplOptions};
+use ttdl_repl::{history_path, EditorOptions, Repl, ReplOptions};
 
 use super::{CliError, CliResult, Common};
 
@@ -21,16 +21,13 @@ pub fn run(args: &ReplArgs) -> CliResult {
     let options = ReplOptions {
         stdlib: !args.common.no_stdlib,
         color: !no_color && std::io::stderr().is_terminal(),
+        mapping: args.common.mapping.clone(),
         ..ReplOptions::default()
     };
     let mut repl = Repl::new(options).map_err(CliError::Internal)?;
     if let Some(file) = &args.file {
         // A file with errors still starts the loop: the user is there to fix things.
-        match repl.load(file) {
-            Output::Text(t) => print!("{t}"),
-            Output::Error(e) => eprint!("{e}"),
-            _ => {}
-        }
+        ttdl_repl::show(&repl.load(file));
     }
     let editor = EditorOptions {
         history: history_path(),

@@ -69,6 +69,9 @@ fn main() {
         eval_time.as_nanos() as f64 / ops as f64
     );
 
+    if let Some((cpu, rss)) = cpu_and_peak_memory() {
+        println!("  after evaluation: {cpu:.2} s CPU, peak resident {rss} MB");
+    }
     let t1 = Instant::now();
     match interp.traffic(None) {
         Ok(traffic) => println!(

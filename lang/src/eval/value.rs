@@ -44,7 +44,7 @@ pub struct Cons {
 impl Drop for Cons {
     fn drop(&mut self) {
         let mut pending: Vec<Rc<Cons>> = Vec::new();
-        let mut take = |v: &mut Value, pending: &mut Vec<Rc<Cons>>| {
+        let take = |v: &mut Value, pending: &mut Vec<Rc<Cons>>| {
             if let Value::Pair(rc) = std::mem::replace(v, Value::Nil) {
                 pending.push(rc);
             }

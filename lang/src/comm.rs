@@ -40,6 +40,30 @@ impl Default for CommLimits {
     }
 }
 
+/// A small, fast hasher for the stream table (keys are pairs of task ids, never attacker-chosen
+/// in a way that matters here): the multiply-rotate step of rustc's FxHasher.
+#[derive(Clone, Copy, Debug, Default)]
+struct PairHasher(u64);
+
+impl std::hash::Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+type StreamMap = HashMap<(TaskId, TaskId), Stream, std::hash::BuildHasherDefault<PairHasher>>;
+
 type WriteId = u32;
 type ReadId = u32;
 
@@ -110,7 +134,7 @@ pub struct Comm {
     reads: Vec<ReadRec>,
     /// Destinations of every write: (reader task, the read that matched it).
     dsts: Vec<(TaskId, Option<ReadId>)>,
-    streams: HashMap<(TaskId, TaskId), Stream>,
+    streams: StreamMap,
     /// Complete messages, in completion order (index = `MsgId`).
     complete: Vec<WriteId>,
     /// First size mismatch per stream.
@@ -431,7 +455,7 @@ impl Comm {
     pub fn iterate_begin(&mut self, task: TaskId, count: u64, span: Span) {
         let _ = span;
         if let Some(t) = self.tasks.get_mut(task) {
-            if t.depth == 0 {
+            if t.depth == 0 && count > 0 {
                 self.iterations = self.iterations.max(count);
                 self.repeats = true;
             }

@@ -204,3 +204,19 @@ fn stdlib_helpers() {
         "(3 1)",
     );
 }
+
+/// The tasks file carries everything the language produced: reading it back gives the same
+/// traffic, for every thesis example.
+#[test]
+fn tasks_file_round_trip_of_the_examples() {
+    for script in [
+        include_str!("../../examples/reader-writer.ttdl"),
+        include_str!("../../examples/fft.ttdl"),
+        include_str!("../../examples/viterbi.ttdl"),
+        include_str!("../../examples/jacobi-3d.ttdl"),
+    ] {
+        let t = ok(script);
+        let text = ttdl_backend::tasks_file::write(&t, None);
+        assert_eq!(ttdl_backend::tasks_file::read(&text), Ok(t));
+    }
+}

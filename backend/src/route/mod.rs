@@ -206,7 +206,6 @@ fn message_paths(
     placement: &Placement,
     m: &Message,
     method: RouteMethod,
-    graph: &petgraph::graph::DiGraph<(), u32>,
     rng: &mut ChaCha8Rng,
 ) -> Vec<Vec<NodeId>> {
     let src = placement.node_of[m.src];
@@ -216,7 +215,7 @@ fn message_paths(
             let dst = placement.node_of[d];
             match method {
                 RouteMethod::Random => paths::random_minimal(network, src, dst, rng),
-                RouteMethod::Shortest => paths::shortest(network, graph, src, dst),
+                RouteMethod::Shortest => paths::shortest(network, src, dst),
                 RouteMethod::Dor | RouteMethod::Reroute => network.dor_path(src, dst),
             }
         })
@@ -230,14 +229,9 @@ fn initial_routing(
     method: RouteMethod,
     rng: &mut ChaCha8Rng,
 ) -> Result<Routing, RouteError> {
-    let graph = if method == RouteMethod::Shortest {
-        paths::to_graph(network)
-    } else {
-        petgraph::graph::DiGraph::new()
-    };
     let mut routes = Vec::with_capacity(traffic.messages.len());
     for (i, m) in traffic.messages.iter().enumerate() {
-        let ps = message_paths(network, placement, m, method, &graph, rng);
+        let ps = message_paths(network, placement, m, method, rng);
         if let Some(pos) = ps.iter().position(|p| p.is_empty()) {
             return Err(RouteError::NoPath {
                 msg: i,

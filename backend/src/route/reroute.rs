@@ -52,7 +52,9 @@ struct RerouteState<'a> {
     link_msgs: Vec<Vec<MsgId>>,
     lu: Vec<f64>,
     cost: f64,
-    flex: Vec<u128>,
+    /// Shortest-path counts, computed when a message first sits on a peak link (a count is a
+    /// breadth-first search on graph and diamond networks).
+    flex: Vec<Option<u128>>,
     pending: Option<(MsgId, Route, f64)>,
     best_routes: Vec<Route>,
     best_key: (f64, f64),
@@ -84,14 +86,7 @@ impl<'a> RerouteState<'a> {
             .map(|ms| link_utilization(traffic, ms))
             .collect();
         let cost = lu.iter().map(|&u| link_cost(u, opts.overload_weight)).sum();
-        let flex = traffic
-            .messages
-            .iter()
-            .map(|m| match m.dst.as_slice() {
-                [d] => net.shortest_path_count(placement.node_of[m.src], placement.node_of[*d]),
-                _ => 0,
-            })
-            .collect();
+        let flex = vec![None; traffic.messages.len()];
         let mut st = RerouteState {
             traffic,
             net,
@@ -111,6 +106,21 @@ impl<'a> RerouteState<'a> {
         };
         st.best_key = (st.peak(), st.cost);
         st
+    }
+
+    fn flexibility(&mut self, m: MsgId) -> u128 {
+        if let Some(f) = self.flex[m] {
+            return f;
+        }
+        let msg = &self.traffic.messages[m];
+        let f = match msg.dst.as_slice() {
+            [d] => self
+                .net
+                .shortest_path_count(self.placement.node_of[msg.src], self.placement.node_of[*d]),
+            _ => 0,
+        };
+        self.flex[m] = Some(f);
+        f
     }
 
     fn peak(&self) -> f64 {
@@ -164,6 +174,7 @@ impl<'a> RerouteState<'a> {
             1.0 + 2.0 * base + self.opts.overload_weight * (base + rate - 1.0).max(0.0)
         };
         let n = self.net.nodes();
+        let to = self.net.distances_to(dst);
         let mut dist = vec![f64::INFINITY; n];
         let mut prev = vec![usize::MAX; n];
         let mut heap = BinaryHeap::new();
@@ -176,10 +187,10 @@ impl<'a> RerouteState<'a> {
             if u == dst {
                 break;
             }
-            let du = self.net.distance(u, dst);
+            let du = to.from(u);
             for &l in &self.net.out[u] {
                 let v = self.net.links[l].to;
-                if l == avoid || (minimal_only && self.net.distance(v, dst) + 1 != du) {
+                if l == avoid || (minimal_only && to.from(v).saturating_add(1) != du) {
                     continue;
                 }
                 let nd = d + weight(l);
@@ -254,10 +265,11 @@ impl Configuration for RerouteState<'_> {
         let mut keyed: Vec<(Reverse<u128>, Reverse<u64>, u64, MsgId)> = cands
             .iter()
             .map(|&m| {
+                let flex = self.flexibility(m);
                 let msg = &self.traffic.messages[m];
                 let (a, b) = window(msg);
                 (
-                    Reverse(self.flex[m]),
+                    Reverse(flex),
                     Reverse((b - a).saturating_sub(msg.size)),
                     rng.random::<u64>(),
                     m,

@@ -13,7 +13,8 @@
 //! 5. the configuration cost is Σ_j lu_j (the thesis's sum over all links) plus
 //!    `overload_weight · Σ_j max(0, lu_j − 1)`, which makes removing an overfull link worth a
 //!    longer path; the change is accepted by the Boltzmann rule;
-//! 6. stop when the peak utilization reaches the minimum acceptable value.
+//! 6. stop when the peak utilization reaches the minimum acceptable value, or after the step cap
+//!    (`RouteOptions::max_steps`, by default `default_max_steps`: 8 per message, at least 2,000).
 //!
 //! Multicast trees are kept as routed.
 
@@ -41,6 +42,13 @@ pub struct RerouteOutcome {
     pub accepted: u64,
     /// Messages whose final route differs from the initial one, in id order.
     pub rerouted: Vec<MsgId>,
+    /// The bound on steps that applied (`RouteOptions::max_steps` or its default).
+    #[serde(default)]
+    pub step_cap: u64,
+    /// True when rerouting stopped because it reached `step_cap` rather than by its schedule or
+    /// by reaching the acceptable peak.
+    #[serde(default)]
+    pub capped: bool,
 }
 
 struct RerouteState<'a> {
@@ -60,6 +68,7 @@ struct RerouteState<'a> {
     best_key: (f64, f64),
     dirty: Vec<MsgId>,
     steps: u64,
+    step_cap: u64,
     accepted: u64,
 }
 
@@ -102,6 +111,9 @@ impl<'a> RerouteState<'a> {
             best_key: (f64::INFINITY, f64::INFINITY),
             dirty: Vec::new(),
             steps: 0,
+            step_cap: opts
+                .max_steps
+                .unwrap_or_else(|| super::default_max_steps(traffic.messages.len())),
             accepted: 0,
         };
         st.best_key = (st.peak(), st.cost);
@@ -330,6 +342,10 @@ impl Configuration for RerouteState<'_> {
     fn deciding_cost(&self) -> f64 {
         self.best_key.0
     }
+
+    fn exhausted(&self) -> bool {
+        self.steps >= self.step_cap
+    }
 }
 
 /// Improves `routing` by rerouting (see the module docs). Returns the best routing seen.
@@ -361,6 +377,8 @@ pub fn reroute(
         steps: st.steps,
         accepted: st.accepted,
         rerouted,
+        step_cap: st.step_cap,
+        capped: st.steps >= st.step_cap,
     };
     (Routing { routes }, outcome)
 }

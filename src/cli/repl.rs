@@ -1,6 +1,10 @@
+//! The interactive loop. Its core is a plain function from session + line to output.
 //! `ttdl repl`.
 
+use std::io::IsTerminal;
+
 use clap::Args;
+use ttdl_repl::{history_path, EditorOptions, Repl, ReplOptions};
 
 use super::{CliError, CliResult, Common};
 
@@ -13,6 +17,20 @@ pub struct ReplArgs {
 }
 
 pub fn run(args: &ReplArgs) -> CliResult {
-    let _ = args;
-    Err(CliError::Internal("`ttdl repl` is not built yet".into()))
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let options = ReplOptions {
+        stdlib: !args.common.no_stdlib,
+        color: !no_color && std::io::stderr().is_terminal(),
+        ..ReplOptions::default()
+    };
+    let mut repl = Repl::new(options).map_err(CliError::Internal)?;
+    if let Some(file) = &args.file {
+        // A file with errors still starts the loop: the user is there to fix things.
+        ttdl_repl::show(&repl.load(file));
+    }
+    let editor = EditorOptions {
+        history: history_path(),
+        color: !no_color && std::io::stdout().is_terminal(),
+    };
+    ttdl_repl::run(&mut repl, &editor).map_err(CliError::Input)
 }

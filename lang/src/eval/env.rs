@@ -1,0 +1,146 @@
+//! Environments, both persistent (shared, never copied).
+//!
+//! Local scopes are a linked chain of small frames: a call, a `let` or a loop adds one frame in
+//! front of the scope it closes over, and a closure captures its scope by cloning one `Rc`. A
+//! frame's values can be assigned (`set!`), and every closure that captured the frame sees it.
+//! Frames hold a handful of names, so a linear scan beats hashing.
+//!
+//! The global environment is a persistent vector (`imbl`) indexed by symbol: a snapshot of the
+//! interpreter (REPL `:undo`, a scratch evaluator) costs O(1), and a lookup is an index.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use imbl::shared_ptr::RcK;
+
+use super::symbol::Sym;
+use super::value::Value;
+
+#[derive(Debug)]
+struct Frame {
+    vars: RefCell<Vec<(Sym, Value)>>,
+    parent: Env,
+}
+
+/// A local scope; the empty scope is the top level.
+#[derive(Clone, Debug, Default)]
+pub struct Env(Option<Rc<Frame>>);
+
+impl Env {
+    pub fn new() -> Self {
+        Env(None)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// A new, empty frame in front of this scope.
+    pub fn extend(&self, capacity: usize) -> Env {
+        Env(Some(Rc::new(Frame {
+            vars: RefCell::new(Vec::with_capacity(capacity)),
+            parent: self.clone(),
+        })))
+    }
+
+    /// Adds a binding to the innermost frame (which must exist: made by `extend`).
+    pub fn push(&self, sym: Sym, value: Value) {
+        if let Some(f) = &self.0 {
+            f.vars.borrow_mut().push((sym, value));
+        }
+    }
+
+    pub fn get(&self, sym: Sym) -> Option<Value> {
+        let mut cur = &self.0;
+        while let Some(f) = cur {
+            if let Some((_, v)) = f.vars.borrow().iter().rev().find(|(s, _)| *s == sym) {
+                return Some(v.clone());
+            }
+            cur = &f.parent.0;
+        }
+        None
+    }
+
+    /// Assigns an existing local binding; `false` if there is none.
+    pub fn set(&self, sym: Sym, value: Value) -> bool {
+        let mut cur = &self.0;
+        while let Some(f) = cur {
+            if let Some((_, v)) = f
+                .vars
+                .borrow_mut()
+                .iter_mut()
+                .rev()
+                .find(|(s, _)| *s == sym)
+            {
+                *v = value;
+                return true;
+            }
+            cur = &f.parent.0;
+        }
+        false
+    }
+
+    /// Rebinds the innermost frame's only variable when no closure has captured the frame (so a
+    /// loop can reuse its frame); returns `false` when a fresh frame is needed.
+    pub fn reuse_single(&mut self, value: Value) -> bool {
+        let Some(f) = &mut self.0 else {
+            return false;
+        };
+        if Rc::strong_count(f) != 1 {
+            return false;
+        }
+        let mut vars = f.vars.borrow_mut();
+        match vars.as_mut_slice() {
+            [(_, v)] => {
+                *v = value;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Every local name, innermost first (for suggestions).
+    pub fn names(&self) -> Vec<Sym> {
+        let mut out = Vec::new();
+        let mut cur = &self.0;
+        while let Some(f) = cur {
+            out.extend(f.vars.borrow().iter().map(|(s, _)| *s));
+            cur = &f.parent.0;
+        }
+        out
+    }
+}
+
+/// The global environment: one slot per interned symbol, in a persistent vector.
+#[derive(Clone, Debug, Default)]
+pub struct Globals {
+    slots: imbl::GenericVector<Option<Value>, RcK>,
+}
+
+impl Globals {
+    #[inline]
+    pub fn get(&self, sym: Sym) -> Option<&Value> {
+        self.slots.get(sym.index()).and_then(Option::as_ref)
+    }
+
+    pub fn set(&mut self, sym: Sym, value: Value) {
+        let i = sym.index();
+        while self.slots.len() <= i {
+            self.slots.push_back(None);
+        }
+        self.slots.set(i, Some(value));
+    }
+
+    pub fn is_bound(&self, sym: Sym) -> bool {
+        self.get(sym).is_some()
+    }
+
+    /// Every bound symbol, in symbol order.
+    pub fn bound(&self) -> impl Iterator<Item = Sym> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.is_some())
+            .map(|(i, _)| Sym(i as u32))
+    }
+}

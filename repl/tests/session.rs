@@ -1,0 +1,187 @@
+//! The REPL core without a terminal: input in, output out.
+
+use expect_test::expect;
+use ttdl_repl::{Output, Repl, ReplOptions, Status};
+
+fn repl() -> Repl {
+    match Repl::new(ReplOptions::default()) {
+        Ok(r) => r,
+        Err(e) => panic!("the standard library does not load:\n{e}"),
+    }
+}
+
+fn text(out: Output) -> String {
+    assert_eq!(out.error, "", "unexpected error");
+    assert_eq!(out.status, Status::Done);
+    out.text
+}
+
+fn error(out: Output) -> String {
+    assert_eq!(out.status, Status::Done);
+    assert!(!out.error.is_empty(), "expected an error, got {out:?}");
+    out.error
+}
+
+#[test]
+fn help_lists_every_command() {
+    let mut r = repl();
+    expect![[r#"
+        Type TTDL forms to evaluate them; an entry continues until its parentheses balance.
+        Ctrl-C drops the entry being typed, Ctrl-D leaves. Tab completes names.
+          :help    show this help
+          :quit    leave (also Ctrl-D)
+          :load    FILE  read and evaluate a file
+          :check   summary of the traffic built so far: tasks, messages, phases, critical path, period
+          :reset   start over with a fresh interpreter
+          :env     [PREFIX]  the names bound in the global environment
+    "#]]
+    .assert_eq(&text(r.handle(":help")));
+}
+
+#[test]
+fn quit_and_blank_input() {
+    let mut r = repl();
+    assert_eq!(r.handle(""), Output::default());
+    assert_eq!(r.handle("   ; just a comment"), Output::default());
+    assert_eq!(r.handle("#| a block |#"), Output::default());
+    assert_eq!(r.handle("  :quit  "), Output::quit());
+}
+
+#[test]
+fn multi_line_entries_wait_for_balance() {
+    let mut r = repl();
+    assert_eq!(r.handle("(define (f x)"), Output::more());
+    assert!(r.is_pending());
+    assert_eq!(r.handle("  \"a string (\""), Output::more());
+    assert_eq!(r.handle("  \"still open"), Output::more());
+    assert_eq!(r.handle("  ) (\" ; ("), Output::more());
+    // The closing line completes the entry, whatever it evaluates to.
+    assert_ne!(r.handle("  x)"), Output::more());
+    assert!(!r.is_pending());
+}
+
+#[test]
+fn cancel_drops_the_pending_entry() {
+    let mut r = repl();
+    assert_eq!(r.handle("(define x"), Output::more());
+    r.cancel();
+    assert!(!r.is_pending());
+    assert_eq!(r.handle(":quit"), Output::quit());
+}
+
+#[test]
+fn syntax_errors_are_rendered_and_the_session_goes_on() {
+    let mut r = repl();
+    let e = error(r.handle("(list 1 2))"));
+    assert!(e.contains("error[syntax]: unexpected `)`"), "{e}");
+    assert!(e.contains("<repl:1>:1:11"), "{e}");
+    assert_eq!(r.handle(":quit"), Output::quit());
+}
+
+#[test]
+fn load_reports_a_missing_file() {
+    let mut r = repl();
+    let e = error(r.handle(":load /nonexistent/dir/x.ttdl"));
+    assert!(
+        e.starts_with("error: cannot read /nonexistent/dir/x.ttdl"),
+        "{e}"
+    );
+    let e = error(r.handle(":load"));
+    assert!(e.contains("needs a file name"), "{e}");
+}
+
+#[test]
+fn completions_include_commands() {
+    let r = repl();
+    let names = r.completions();
+    for (cmd, _) in ttdl_repl::COMMANDS {
+        assert!(names.iter().any(|n| n == cmd), "{cmd}");
+    }
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+}
+
+#[test]
+fn values_printed_output_and_errors() {
+    let mut r = repl();
+    assert_eq!(text(r.handle("(define x 3)")), "x\n");
+    assert_eq!(text(r.handle("(+ x 4)")), "7\n");
+    assert_eq!(r.handle("(define (f a)"), Output::more());
+    assert_eq!(text(r.handle("  (* a 2))")), "f\n");
+    // What the program prints comes before the value.
+    assert_eq!(text(r.handle("(begin (print \"hi\") (f 21))")), "hi\n42\n");
+    // A run-time error is rendered against the entry, and the session keeps its bindings.
+    expect![[r#"
+        error[type]: expected a list, found integer `3`
+           ╭─[ <repl:5>:1:6 ]
+           │
+         1 │ (car x)
+           │      ┬  
+           │      ╰── this is an integer
+        ───╯
+          = note: in argument 1 of `car`
+    "#]]
+    .assert_eq(&error(r.handle("(car x)")));
+    assert_eq!(text(r.handle("(f x)")), "6\n");
+}
+
+#[test]
+fn env_and_reset() {
+    let mut r = repl();
+    text(r.handle("(define my-frobnicator 1)"));
+    assert_eq!(text(r.handle(":env my-frob")), "my-frobnicator\n");
+    assert!(r.completions().iter().any(|n| n == "my-frobnicator"));
+    assert_eq!(text(r.handle(":reset")), "; the session starts over\n");
+    assert_eq!(text(r.handle(":env my-frob")), "; no names bound\n");
+    // The standard library is back after a reset.
+    assert!(r.completions().iter().any(|n| n == "define-comm"));
+}
+
+#[test]
+fn check_summarizes_the_traffic() {
+    let mut r = repl();
+    for line in [
+        "(deftask a b)",
+        "(define-comm ping (self peer) (sequence (compute 10) (write-stream 8 peer)))",
+        "(define-comm pong (self peer) (read-stream 8 peer))",
+        "(ping a b)",
+        "(pong b a)",
+    ] {
+        let out = r.handle(line);
+        assert_eq!(out.error, "", "{line}");
+    }
+    expect![[r#"
+        tasks:         2
+        messages:      1 (8 words)
+        phases:        1 (0)
+        critical path: 18 cycles
+        period:        none (the program does not repeat)
+    "#]]
+    .assert_eq(&text(r.handle(":check")));
+    // An unmatched write is reported, and fixing it makes `:check` succeed again.
+    text(r.handle("(ping a b)"));
+    let e = error(r.handle(":check"));
+    assert!(e.contains("error[unmatched-write]"), "{e}");
+    text(r.handle("(pong b a)"));
+    assert!(text(r.handle(":check")).contains("messages:      2 (16 words)"));
+}
+
+#[test]
+fn load_a_file() {
+    let dir = std::env::temp_dir().join(format!("ttdl-repl-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("defs.ttdl");
+    std::fs::write(&path, "(define loaded-value 41)\n(println \"loading\")\n").unwrap();
+    let mut r = repl();
+    let out = text(r.handle(&format!(":load {}", path.display())));
+    assert_eq!(out, format!("loading\n; loaded {}\n", path.display()));
+    assert_eq!(text(r.handle("(+ loaded-value 1)")), "42\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn keywords_are_not_commands() {
+    let mut r = repl();
+    assert_eq!(text(r.handle(":topology")), ":topology\n");
+}

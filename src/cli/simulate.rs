@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::json;
+use ttdl_backend::place::{self, PlaceMethod};
 use ttdl_backend::sim::core::{default_placement, simulate, SimOptions, SimReport};
 use ttdl_backend::sim::registry::{self, ModelContext};
 use ttdl_backend::{Network, NetworkSpec, Placement, Traffic};
@@ -87,7 +88,25 @@ pub fn load_program(file: Option<&Path>, common: &Common) -> Result<Program, Cli
         },
     };
     let network = Network::build(&spec).map_err(|e| CliError::Input(e.to_string()))?;
-    let placement = default_placement(&traffic, &network);
+    // `--place`, else the script's `target :place`, else its canned mapping when every task has
+    // mapped coordinates, else identity (task i on node i mod N).
+    let method = common
+        .place
+        .clone()
+        .or_else(|| traffic.target.as_ref().and_then(|t| t.place.clone()));
+    let placement = match method {
+        Some(m) => {
+            let m: PlaceMethod = m
+                .parse()
+                .map_err(|e: ttdl_backend::place::PlaceError| CliError::Usage(e.to_string()))?;
+            let seed = common
+                .seed
+                .or_else(|| traffic.target.as_ref().and_then(|t| t.seed))
+                .unwrap_or(1);
+            place::place(&traffic, &network, m, seed).map_err(|e| CliError::Input(e.to_string()))?
+        }
+        None => default_placement(&traffic, &network),
+    };
     Ok(Program {
         traffic,
         network,

@@ -25,6 +25,9 @@ pub mod stats;
 pub mod store_forward;
 pub mod synthetic;
 pub mod wormhole;
+pub mod yuan_aapc;
+pub mod yuan_rca;
+pub mod yuan_torus;
 
 use crate::topology::NodeId;
 use crate::traffic::{MsgId, TaskId};

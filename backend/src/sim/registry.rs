@@ -58,6 +58,8 @@ pub const MODELS: &[ModelEntry] = &[
     entry("wormhole", "flit-level wormhole routing with virtual channels (Chittor ch.5)", super::wormhole::OPTIONS, &[""], super::wormhole::build),
     entry("circuit", "circuit switching: the header reserves the whole path, then data streams (Chittor eq 1.2)", super::circuit::OPTIONS, &[""], super::circuit::build),
     entry("store-forward", "store-and-forward packet switching, whole packet per hop (Chittor eq 1.1)", super::store_forward::OPTIONS, &[""], super::store_forward::build),
+    entry("compiled", "compiled communication: connections scheduled off line into TDM configurations, reconfigured per phase (Yuan ch.5)", super::compiled::OPTIONS, &[""], super::compiled::build),
+    entry("pms", "predictive multiplexed switching: TDM crossbar with slot tables, reactive/preloaded set-up, eviction predictor (Ding et al.)", super::pms::OPTIONS, &["", "preload=4"], super::pms::build),
 ];
 
 /// Looks a model up by name.

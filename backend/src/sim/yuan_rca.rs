@@ -1,0 +1,418 @@
+//! Routing and channel assignment (RCA) of logical topologies over a TDM torus (Yuan §4.1).
+//!
+//! A *channel* is one time slot of the frame; the connections given one channel must share no
+//! directed link and no source or destination (Yuan §4.1.1.1, conditions 1–2). Every realization here
+//! is returned as a list of channels ([`Phase`]s) and checked by [`check_phases`].
+//!
+//! - Hypercube on a linear array: `Assign_array` (Yuan Fig 4.6), ⌊2N/3⌋ channels (Thm 3).
+//! - Hypercube on a ring: `Assign_ring` (Yuan Fig 4.9), ⌊N/3 + N/4⌋ channels (Thm 5), odd–even routing.
+//! - Torus realizations of hypercube and allXY: ring channel sets of the rows and of the columns,
+//!   applied line by line and packed first-fit into torus channels (rows and columns never share a
+//!   link under XY routing, only nodes — the observation behind Yuan's Lemmas 8 and 10). This packing
+//!   is ours, not Yuan's combination; the channel counts it reaches are reported beside Yuan's.
+//! - Logical torus: 4 channels, one per direction (Yuan Fig 4.11).
+//! - All-to-all: the N³/8 AAPC phases of [`super::yuan_aapc`].
+
+use super::yuan_aapc::{aapc_phases, ring_groups, Connection, Phase, RingPair};
+use super::yuan_torus::{Torus, Way};
+use crate::topology::NodeId;
+
+/// A connection on a line of `n` nodes (array or ring): `src → dst` going `way` for `len` hops.
+pub type LinePair = RingPair;
+
+/// `Assign_array(N)` (Yuan Fig 4.6): channels realizing H_r on an N = 2^r node linear array.
+/// `None` unless N is a power of two.
+pub fn assign_array(n: usize) -> Option<Vec<Vec<LinePair>>> {
+    if !n.is_power_of_two() {
+        return None;
+    }
+    Some(assign_array_rec(n))
+}
+
+fn array_pair(src: usize, dst: usize) -> LinePair {
+    if dst >= src {
+        RingPair {
+            src,
+            way: Way::Plus,
+            len: dst - src,
+        }
+    } else {
+        RingPair {
+            src,
+            way: Way::Minus,
+            len: src - dst,
+        }
+    }
+}
+
+fn assign_array_rec(n: usize) -> Vec<Vec<LinePair>> {
+    let r = n.trailing_zeros();
+    if r == 0 {
+        return Vec::new();
+    }
+    let relabel = |chans: &[Vec<LinePair>], stride: usize, offset: usize| -> Vec<Vec<LinePair>> {
+        chans
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .map(|p| RingPair {
+                        src: p.src * stride + offset,
+                        way: p.way,
+                        len: p.len * stride,
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let mut out = Vec::new();
+    if r % 2 == 1 {
+        // Lemma 4: H_(r-1) on the even and on the odd nodes (they share links: disjoint channels),
+        // then DIM_0 on one more channel.
+        let sub = assign_array_rec(n / 2);
+        out.extend(relabel(&sub, 2, 0));
+        out.extend(relabel(&sub, 2, 1));
+        out.push((0..n).map(|i| array_pair(i, i ^ 1)).collect());
+    } else {
+        // Lemma 5: H_(r-2) on the four subarrays {n mod 4 = i}, then DIM_0 ∪ DIM_1 on two channels
+        // (Fig 4.5): {0→2, 3→1, 1→0, 2→3} and {1→3, 2→0, 0→1, 3→2} in every block of four.
+        let sub = assign_array_rec(n / 4);
+        for i in 0..4 {
+            out.extend(relabel(&sub, 4, i));
+        }
+        let a = [(0, 2), (3, 1), (1, 0), (2, 3)];
+        let b = [(1, 3), (2, 0), (0, 1), (3, 2)];
+        for pattern in [a, b] {
+            out.push(
+                (0..n / 4)
+                    .flat_map(|blk| {
+                        pattern
+                            .iter()
+                            .map(move |&(s, d)| array_pair(4 * blk + s, 4 * blk + d))
+                    })
+                    .collect(),
+            );
+        }
+    }
+    out
+}
+
+/// `Assign_ring(N)` (Yuan Fig 4.9): channels realizing H_r on an N = 2^r node ring (N ≥ 4).
+pub fn assign_ring(n: usize) -> Option<Vec<Vec<LinePair>>> {
+    if !n.is_power_of_two() || n < 4 {
+        return None;
+    }
+    let half = n / 2;
+    // Step 1: DIM_0..DIM_(r-2) on both halves at once (they are link-disjoint).
+    let mut out: Vec<Vec<LinePair>> = assign_array_rec(half)
+        .into_iter()
+        .map(|c| {
+            c.iter()
+                .flat_map(|p| {
+                    [
+                        *p,
+                        RingPair {
+                            src: p.src + half,
+                            ..*p
+                        },
+                    ]
+                })
+                .collect()
+        })
+        .collect();
+    // Step 2: DIM_(r-1) in N/4 configurations, odd–even routed.
+    for i in (0..half).step_by(2) {
+        out.push(
+            [i, i + half, i + 1, i + 1 + half]
+                .iter()
+                .map(|&s| RingPair {
+                    src: s,
+                    way: Torus::odd_even(s),
+                    len: half,
+                })
+                .collect(),
+        );
+    }
+    Some(out)
+}
+
+/// Checks channels on a line of `n` nodes (ring if `wrap`): no channel uses a directed link, a
+/// source or a destination twice; an array path must not leave the array.
+pub fn check_line_channels(n: usize, wrap: bool, chans: &[Vec<LinePair>]) -> Result<(), String> {
+    for (c, chan) in chans.iter().enumerate() {
+        let mut link = vec![false; 2 * n];
+        let mut tx = vec![false; n];
+        let mut rx = vec![false; n];
+        for p in chan {
+            let dst = p.dst(n);
+            if p.src >= n
+                || (!wrap && p.way == Way::Plus && p.src + p.len >= n)
+                || (!wrap && p.way == Way::Minus && p.len > p.src)
+            {
+                return Err(format!("channel {c}: {}→{dst} leaves the line", p.src));
+            }
+            if std::mem::replace(&mut tx[p.src], true) || std::mem::replace(&mut rx[dst], true) {
+                return Err(format!("channel {c}: node conflict at {}→{dst}", p.src));
+            }
+            for h in 0..p.len {
+                let l = match p.way {
+                    Way::Plus => 2 * ((p.src + h) % n),
+                    Way::Minus => 2 * ((p.src + n - h) % n) + 1,
+                };
+                if std::mem::replace(&mut link[l], true) {
+                    return Err(format!("channel {c}: link conflict at {}→{dst}", p.src));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The logical topologies of Yuan Ch.4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Logical {
+    Torus,
+    Hypercube,
+    AllXY,
+    AllToAll,
+}
+
+impl Logical {
+    pub const ALL: [Logical; 4] = [
+        Logical::AllToAll,
+        Logical::AllXY,
+        Logical::Hypercube,
+        Logical::Torus,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Logical::Torus => "torus",
+            Logical::Hypercube => "hypercube",
+            Logical::AllXY => "allxy",
+            Logical::AllToAll => "all-to-all",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Logical, String> {
+        match s {
+            "torus" => Ok(Logical::Torus),
+            "hypercube" => Ok(Logical::Hypercube),
+            "allxy" | "allXY" => Ok(Logical::AllXY),
+            "all-to-all" | "alltoall" | "a2a" => Ok(Logical::AllToAll),
+            _ => Err(format!(
+                "unknown logical topology `{s}`: expected torus, hypercube, allxy or all-to-all"
+            )),
+        }
+    }
+}
+
+/// Channels realizing `logical` on the physical torus `t`, checked conflict-free.
+pub fn realize(t: &Torus, logical: Logical) -> Result<Vec<Phase>, String> {
+    let phases = match logical {
+        Logical::AllToAll => aapc_phases(t),
+        Logical::Torus => torus_channels(t),
+        Logical::Hypercube => {
+            let (Some(rows), Some(cols)) = (line_hypercube(t.nx), line_hypercube(t.ny)) else {
+                return Err(format!(
+                    "a logical hypercube needs power-of-two torus sides (got {}x{})",
+                    t.nx, t.ny
+                ));
+            };
+            pack_lines(t, &rows, &cols)
+        }
+        Logical::AllXY => pack_lines(t, &ring_aapc(t.nx), &ring_aapc(t.ny)),
+    };
+    super::yuan_aapc::check_phases(t, &phases)?;
+    Ok(phases)
+}
+
+/// H on one torus dimension: `Assign_ring`, or the single DIM_0 channel of a 2-node ring.
+fn line_hypercube(n: usize) -> Option<Vec<Vec<LinePair>>> {
+    match n {
+        1 => Some(Vec::new()),
+        2 => Some(vec![vec![
+            RingPair {
+                src: 0,
+                way: Way::Plus,
+                len: 1,
+            },
+            RingPair {
+                src: 1,
+                way: Way::Plus,
+                len: 1,
+            },
+        ]]),
+        _ => assign_ring(n),
+    }
+}
+
+/// All-to-all on a ring: the AAPC ring phases where they exist, otherwise a first-fit packing.
+pub fn ring_aapc(n: usize) -> Vec<Vec<LinePair>> {
+    if let Some(groups) = ring_groups(n) {
+        return groups
+            .into_iter()
+            .flatten()
+            .map(|p| p.into_iter().filter(|q| q.len > 0).collect())
+            .collect();
+    }
+    let ring = Torus::new(n, 1);
+    let mut pairs: Vec<(usize, usize, usize)> = (0..n)
+        .flat_map(|s| (0..n).filter(move |&d| d != s).map(move |d| (s, d)))
+        .map(|(s, d)| (ring.distance(s, d), s, d))
+        .collect();
+    pairs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let mut chans: Vec<Vec<LinePair>> = Vec::new();
+    for (_, s, d) in pairs {
+        let (way, len) = Torus::shortest_way(n, s, d, Torus::odd_even(s));
+        let p = RingPair { src: s, way, len };
+        let fits = |c: &Vec<LinePair>| {
+            let mut trial = c.clone();
+            trial.push(p);
+            check_line_channels(n, true, &[trial]).is_ok()
+        };
+        match chans.iter().position(fits) {
+            Some(i) => chans[i].push(p),
+            None => chans.push(vec![p]),
+        }
+    }
+    chans
+}
+
+/// Logical torus (Yuan Fig 4.11): all +x links on one channel, all −x, all +y, all −y.
+fn torus_channels(t: &Torus) -> Vec<Phase> {
+    let mut out = Vec::new();
+    for (dim, k) in [(0, t.nx), (1, t.ny)] {
+        if k < 2 {
+            continue;
+        }
+        let ways: &[Way] = if k == 2 {
+            &[Way::Plus]
+        } else {
+            &[Way::Plus, Way::Minus]
+        };
+        for &way in ways {
+            out.push(
+                (0..t.nodes())
+                    .map(|src| {
+                        let mut links = Vec::new();
+                        let dst = t.walk(src, dim, way, 1, &mut links);
+                        Connection { src, dst, links }
+                    })
+                    .collect(),
+            );
+        }
+    }
+    out
+}
+
+/// One line channel applied in one row (dim 0) or column (dim 1).
+struct Item {
+    dim: usize,
+    line: usize,
+    chan: usize,
+}
+
+/// Packs row channels (applied in every row) and column channels (in every column) first-fit
+/// into torus channels without node conflicts; items of one line never share a torus channel
+/// (they may share links), and rows never share links with columns.
+fn pack_lines(t: &Torus, rows: &[Vec<LinePair>], cols: &[Vec<LinePair>]) -> Vec<Phase> {
+    let mut items = Vec::new();
+    let most = rows.len().max(cols.len());
+    for chan in 0..most {
+        for parity in 0..2 {
+            for (dim, k, chans) in [(0, t.ny, rows), (1, t.nx, cols)] {
+                if chan < chans.len() {
+                    for line in (parity..k).step_by(2) {
+                        items.push(Item { dim, line, chan });
+                    }
+                }
+            }
+        }
+    }
+    struct Slot {
+        tx: Vec<bool>,
+        rx: Vec<bool>,
+        lines: Vec<bool>,
+        conns: Phase,
+    }
+    let mut slots: Vec<Slot> = Vec::new();
+    for it in items {
+        let chans = if it.dim == 0 { rows } else { cols };
+        let Some(chan) = chans.get(it.chan) else {
+            continue;
+        };
+        let conns: Vec<Connection> = chan
+            .iter()
+            .filter(|p| p.len > 0)
+            .map(|p| {
+                let src = if it.dim == 0 {
+                    t.node(p.src, it.line)
+                } else {
+                    t.node(it.line, p.src)
+                };
+                let mut links = Vec::new();
+                let dst = t.walk(src, it.dim, p.way, p.len, &mut links);
+                Connection { src, dst, links }
+            })
+            .collect();
+        let line_key = it.dim * t.nodes().max(1) + it.line;
+        let fits =
+            |s: &Slot| !s.lines[line_key] && conns.iter().all(|c| !s.tx[c.src] && !s.rx[c.dst]);
+        let i = match slots.iter().position(fits) {
+            Some(i) => i,
+            None => {
+                slots.push(Slot {
+                    tx: vec![false; t.nodes()],
+                    rx: vec![false; t.nodes()],
+                    lines: vec![false; 2 * t.nodes().max(1)],
+                    conns: Vec::new(),
+                });
+                slots.len() - 1
+            }
+        };
+        let s = &mut slots[i];
+        s.lines[line_key] = true;
+        for c in conns {
+            s.tx[c.src] = true;
+            s.rx[c.dst] = true;
+            s.conns.push(c);
+        }
+    }
+    slots
+        .into_iter()
+        .map(|mut s| {
+            s.conns.sort_by_key(|c| (c.src, c.dst));
+            s.conns
+        })
+        .collect()
+}
+
+/// The logical neighbours of every node, i.e. the connections of the realized topology, with the
+/// channel (slot) each uses.
+pub fn channel_of(phases: &[Phase], nodes: usize) -> Vec<Vec<(NodeId, usize)>> {
+    let mut out = vec![Vec::new(); nodes];
+    for (slot, p) in phases.iter().enumerate() {
+        for c in p {
+            if let Some(v) = out.get_mut(c.src) {
+                v.push((c.dst, slot));
+            }
+        }
+    }
+    for v in &mut out {
+        v.sort();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn h4_on_16_array_needs_10_channels() {
+        // Yuan Fig 4.7.
+        let chans = assign_array(16).unwrap();
+        assert_eq!(chans.len(), 10);
+        check_line_channels(16, false, &chans).unwrap();
+    }
+}

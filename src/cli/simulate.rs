@@ -44,12 +44,12 @@ pub struct Program {
     pub placement: Placement,
 }
 
-/// Reads a program: a Traffic IR written as JSON (`.json`), or TTDL source evaluated by the
-/// language front end.
-pub fn load_traffic(path: &Path) -> Result<Traffic, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", path.display())))?;
+/// Reads a program: TTDL source evaluated by a [`crate::session::Session`] (the standard library
+/// first unless `--no-stdlib`), or a Traffic IR written as JSON (`.json`).
+pub fn load_traffic(path: &Path, common: &Common) -> Result<Traffic, CliError> {
     if path.extension().is_some_and(|e| e == "json") {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", path.display())))?;
         return serde_json::from_str(&text).map_err(|e| {
             CliError::Input(format!(
                 "`{}` is not a Traffic document: {e}",
@@ -57,18 +57,17 @@ pub fn load_traffic(path: &Path) -> Result<Traffic, CliError> {
             ))
         });
     }
-    Err(CliError::Input(format!(
-        "`{}`: evaluating TTDL source is not available in this build; pass the program's traffic \
-         as JSON (`.json`)",
-        path.display()
-    )))
+    let (printed, traffic) = super::check::evaluate(path, common)?;
+    // What the script printed goes to standard error, keeping standard output for the report.
+    eprint!("{printed}");
+    Ok(traffic)
 }
 
 /// The program, its network (`--network`, else the script's `target`, else its logical network,
 /// else the smallest square mesh that holds its tasks) and placement.
 pub fn load_program(file: Option<&Path>, common: &Common) -> Result<Program, CliError> {
     let path = file.ok_or_else(|| CliError::Usage("a program file is required".into()))?;
-    let traffic = load_traffic(path)?;
+    let traffic = load_traffic(path, common)?;
     let spec: NetworkSpec = match &common.network {
         Some(s) => s
             .parse()

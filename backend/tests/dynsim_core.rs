@@ -189,3 +189,67 @@ fn waiting_forever_is_an_error_naming_the_tasks() {
     .unwrap_err();
     expect!["the program cannot finish on model `wormhole vc=1 buf=2`: t0 (waiting for message 1), t1 (waiting for message 0) never complete"].assert_eq(&err.to_string());
 }
+
+#[test]
+fn scheduled_plan_runs_the_program() {
+    let traffic = program();
+    let r = run("scheduled", "mesh:4x2", &traffic, None);
+    assert!(r.model.starts_with("scheduled"));
+    for m in &r.messages {
+        assert!(m.delivered >= m.sent + m.size, "{m:?}");
+    }
+    // A collision-free plan is never slower than store-and-forward on this program.
+    let sf = run("store-forward", "mesh:4x2", &traffic, None);
+    assert!(
+        r.completion <= sf.completion,
+        "{} > {}",
+        r.completion,
+        sf.completion
+    );
+}
+
+#[test]
+fn bad_models_and_options_are_errors() {
+    let net = Network::build(&"mesh:4x4".parse().unwrap()).unwrap();
+    let ctx = ModelContext {
+        network: &net,
+        traffic: None,
+        placement: None,
+        seed: 1,
+    };
+    let err = |spec: &str| registry::build(spec, &ctx).err().map(|e| e.to_string());
+    assert!(err("warp-drive")
+        .is_some_and(|e| e.starts_with("unknown model `warp-drive`; known models: ")));
+    expect![[r#"
+        [
+            Some(
+                "model `wormhole` has no option `vcs`; its options are: vc=1 (2 on tori) buf=2 delay=0 overhead=0 arb=oldest|fifo|biased|rr routing=dor|west-first|odd-even",
+            ),
+            Some(
+                "option `vc=0`: must be between 1 and 64",
+            ),
+            Some(
+                "option `arb=random`: expected one of oldest, fifo, biased, rr",
+            ),
+            Some(
+                "option `setup=x`: expected a non-negative integer",
+            ),
+            Some(
+                "the scheduled model plans a whole program; it cannot run synthetic traffic",
+            ),
+        ]
+    "#]].assert_debug_eq(&[
+        err("wormhole vcs=2"),
+        err("wormhole vc=0"),
+        err("wormhole arb=random"),
+        err("circuit setup=x"),
+        err("scheduled"),
+    ]);
+    let torus = Network::build(&"torus:4x4".parse().unwrap()).unwrap();
+    let ctx = ModelContext {
+        network: &torus,
+        ..ctx
+    };
+    assert!(registry::build("wormhole vc=1", &ctx).is_err());
+    assert!(registry::build("wormhole routing=odd-even", &ctx).is_err());
+}

@@ -33,11 +33,11 @@ fn program() -> Traffic {
     let n = 8;
     let mut ops: Vec<Vec<Op>> = (0..=n).map(|_| Vec::new()).collect();
     let mut messages = Vec::new();
-    for i in 0..n {
-        ops[i].push(Op::Sync(0));
-        ops[i].push(Op::Compute(5 * i as u64));
+    for (i, o) in ops.iter_mut().enumerate().take(n) {
+        o.push(Op::Sync(0));
+        o.push(Op::Compute(5 * i as u64));
         messages.push(msg(i, i, &[(i + 3) % n], 24));
-        ops[i].push(Op::Send(i));
+        o.push(Op::Send(i));
     }
     for i in 0..n {
         ops[(i + 3) % n].push(Op::Recv(i));

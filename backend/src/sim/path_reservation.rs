@@ -581,6 +581,11 @@ impl PathReservation {
         self.admit(now, r.src);
     }
 
+    /// True when no channel of any link is locked or busy (e.g. once every request has finished).
+    pub fn all_channels_free(&self) -> bool {
+        self.locked.iter().chain(&self.busy).all(|&m| m == 0)
+    }
+
     /// Requests not yet finished.
     pub fn in_flight(&self) -> usize {
         self.reqs.iter().filter(|r| r.is_some()).count()

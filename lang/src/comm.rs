@@ -7,7 +7,7 @@
 //! INTERFACE STUB: signatures are the contract with the evaluator; bodies are to be written.
 
 use ttdl_backend::topology::NetworkSpec;
-use ttdl_backend::traffic::{Target, TaskId, Traffic};
+use ttdl_backend::traffic::{TaskId, Target, Traffic};
 
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
@@ -168,9 +168,6 @@ impl Comm {
     /// tasks may wait on each other forever. Builds the DAG, assigns release and deadline times
     /// (Minsky Fig 4-3) and the period bound.
     pub fn finish(&self) -> Result<Traffic, Vec<Diagnostic>> {
-        Err(vec![Diagnostic::new(
-            "todo",
-            "stream matching is not built yet",
-        )])
+        Err(vec![Diagnostic::new("todo", "stream matching is not built yet")])
     }
 }

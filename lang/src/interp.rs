@@ -48,19 +48,13 @@ impl Interpreter {
     /// returns the printed value of the last form.
     pub fn eval_source(&mut self, name: &str, text: &str) -> Result<String, Vec<Diagnostic>> {
         let _ = (name, text);
-        Err(vec![Diagnostic::new(
-            "todo",
-            "the evaluator is not built yet",
-        )])
+        Err(vec![Diagnostic::new("todo", "the evaluator is not built yet")])
     }
 
     /// The communication built so far, matched and timed. `mapping` overrides `target :mapping`.
     pub fn traffic(&self, mapping: Option<&str>) -> Result<Traffic, Vec<Diagnostic>> {
         let _ = mapping;
-        Err(vec![Diagnostic::new(
-            "todo",
-            "the evaluator is not built yet",
-        )])
+        Err(vec![Diagnostic::new("todo", "the evaluator is not built yet")])
     }
 
     /// Names bound in the global environment, sorted (for completion).

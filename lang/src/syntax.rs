@@ -10,8 +10,5 @@ use crate::span::FileId;
 /// Reads every top-level datum of `text`. Returns what could be read and every syntax error.
 pub fn read(file: FileId, text: &str) -> (Vec<Sexpr>, Vec<Diagnostic>) {
     let _ = (file, text);
-    (
-        Vec::new(),
-        vec![Diagnostic::new("todo", "the reader is not built yet")],
-    )
+    (Vec::new(), vec![Diagnostic::new("todo", "the reader is not built yet")])
 }

@@ -14,7 +14,5 @@ pub struct SimulateArgs {
 
 pub fn run(args: &SimulateArgs) -> CliResult {
     let _ = args;
-    Err(CliError::Internal(
-        "`ttdl simulate` is not built yet".into(),
-    ))
+    Err(CliError::Internal("`ttdl simulate` is not built yet".into()))
 }

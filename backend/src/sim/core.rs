@@ -1,1 +1,422 @@
-//! (to be written)
+//! The execution-driven core: every task runs its program from the IR against a network model.
+//!
+//! A task is a chain of ops (Minsky Fig 4-3): `Compute(c)` takes `c` cycles; `Send` is
+//! non-blocking and takes no time — the packet is handed to the model at that cycle and the
+//! network's injection port serializes it; `Recv` blocks until the message has fully arrived;
+//! `Sync(p)` is a barrier across every task whose program synchronizes on `p` (the k-th `Sync(p)`
+//! of each task joins the k-th barrier of `p`, so phases inside `iterate` work).
+//!
+//! Multicasts are split into one unicast packet per destination task. A message between two tasks
+//! on the same node never enters the network: it is copied through memory at one word per cycle,
+//! so it arrives `size` cycles after the send — the ideal timing of SPEC §2.
+//!
+//! Time advances event by event: the core runs every task due at cycle `t`, steps the model if it
+//! has work at `t`, then jumps to the earliest of the next task wake-up and the model's
+//! [`NetworkModel::next_event`], so cycle-level models are stepped only while they hold packets.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+use serde::{Deserialize, Serialize};
+
+use crate::topology::{Network, NodeId};
+use crate::traffic::{MsgId, Op, Placement, TaskId, Traffic};
+
+use super::options::ModelError;
+use super::stats::LatencySummary;
+use super::{Delivery, NetworkModel, Packet};
+
+/// Limits of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimOptions {
+    /// Stop with an error when the program has not finished by this cycle.
+    pub max_cycles: u64,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            max_cycles: 1 << 32,
+        }
+    }
+}
+
+/// When a task finished its program.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskResult {
+    pub task: TaskId,
+    pub name: String,
+    pub node: NodeId,
+    pub finish: u64,
+}
+
+/// A message's timing: sent at `sent`, fully delivered to its last destination at `delivered`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageResult {
+    pub msg: MsgId,
+    pub src: TaskId,
+    pub dst: Vec<TaskId>,
+    pub size: u64,
+    pub sent: u64,
+    pub delivered: u64,
+    /// `delivered − sent`.
+    pub latency: u64,
+    /// Every destination shares the sender's node (delivered through memory).
+    pub local: bool,
+}
+
+/// Words a directed link carried, and that as a fraction of the completion time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinkUse {
+    pub from: NodeId,
+    pub to: NodeId,
+    pub busy: u64,
+    pub utilization: f64,
+}
+
+/// Everything one run of a program on one model measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SimReport {
+    pub model: String,
+    /// Cycle at which the last task finished.
+    pub completion: u64,
+    pub tasks: Vec<TaskResult>,
+    pub messages: Vec<MessageResult>,
+    /// Latency over all messages (send to full delivery at the last destination).
+    pub latency: LatencySummary,
+    /// Words delivered (each destination of a multicast counted).
+    pub words: u64,
+    /// Words delivered per cycle of the completion time.
+    pub throughput: f64,
+    /// Per directed link, when the model tracks it (sorted by link id).
+    pub links: Vec<LinkUse>,
+    pub peak_utilization: f64,
+}
+
+/// Where tasks run until a placer is asked: a task's mapped coordinates if a canned mapping gave
+/// them and they name a node, otherwise task `i` on node `i mod N`.
+pub fn default_placement(traffic: &Traffic, network: &Network) -> Placement {
+    let n = network.nodes().max(1);
+    let node_of = traffic
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            t.mapped
+                .as_deref()
+                .and_then(|c| network.node_at(c))
+                .unwrap_or(i % n)
+        })
+        .collect();
+    Placement { node_of }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Ready,
+    Busy,
+    Done(u64),
+}
+
+/// Runs `traffic` placed by `placement` on `model` and measures it.
+pub fn simulate(
+    traffic: &Traffic,
+    placement: &Placement,
+    network: &Network,
+    model: &mut dyn NetworkModel,
+    opts: &SimOptions,
+) -> Result<SimReport, ModelError> {
+    let ntasks = traffic.tasks.len();
+    let node_of = |t: TaskId| -> Result<NodeId, ModelError> {
+        placement
+            .node_of
+            .get(t)
+            .copied()
+            .filter(|&n| n < network.nodes())
+            .ok_or_else(|| ModelError(format!("task {t} has no node in the placement")))
+    };
+    for (i, m) in traffic.messages.iter().enumerate() {
+        if m.id != i || m.src >= ntasks || m.dst.iter().any(|&d| d >= ntasks) || m.dst.is_empty() {
+            return Err(ModelError(format!(
+                "message {i} is malformed (bad id, source or destination)"
+            )));
+        }
+    }
+    // Barrier sizes: how many tasks reach their k-th Sync(p).
+    let mut barrier_size: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    for t in &traffic.tasks {
+        let mut seen: BTreeMap<usize, usize> = BTreeMap::new();
+        for op in &t.ops {
+            if let Op::Sync(p) = *op {
+                let k = seen.entry(p).or_insert(0);
+                *barrier_size.entry((p, *k)).or_insert(0) += 1;
+                *k += 1;
+            }
+        }
+    }
+    let mut barrier_waiting: BTreeMap<(usize, usize), Vec<TaskId>> = BTreeMap::new();
+    let mut sync_count: Vec<BTreeMap<usize, usize>> = vec![BTreeMap::new(); ntasks];
+
+    let nmsg = traffic.messages.len();
+    let mut arrival: Vec<Vec<Option<u64>>> = traffic
+        .messages
+        .iter()
+        .map(|m| vec![None; m.dst.len()])
+        .collect();
+    let mut waiting: Vec<Vec<Option<TaskId>>> =
+        arrival.iter().map(|v| vec![None; v.len()]).collect();
+    let mut sent: Vec<Option<u64>> = vec![None; nmsg];
+    let mut packets: Vec<(MsgId, usize)> = Vec::new();
+
+    let mut pc = vec![0usize; ntasks];
+    let mut state = vec![State::Ready; ntasks];
+    let mut wake: BinaryHeap<Reverse<(u64, TaskId)>> =
+        (0..ntasks).map(|t| Reverse((0, t))).collect();
+    let mut delivered: Vec<Delivery> = Vec::new();
+    let mut t: u64 = 0;
+    let mut steps: u64 = 0;
+
+    loop {
+        // 1. Run every task due now, to a fixpoint (a barrier may release others at `t`).
+        while let Some(&Reverse((at, task))) = wake.peek() {
+            if at > t {
+                break;
+            }
+            wake.pop();
+            if state[task] != State::Ready {
+                continue;
+            }
+            let ops = &traffic.tasks[task].ops;
+            loop {
+                let Some(op) = ops.get(pc[task]).copied() else {
+                    state[task] = State::Done(t);
+                    break;
+                };
+                match op {
+                    Op::Compute(c) => {
+                        pc[task] += 1;
+                        if c > 0 {
+                            wake.push(Reverse((t + c, task)));
+                            break;
+                        }
+                    }
+                    Op::Send(m) => {
+                        let msg = traffic.messages.get(m).ok_or_else(|| {
+                            ModelError(format!("task {task} sends unknown message {m}"))
+                        })?;
+                        if msg.src != task {
+                            return Err(ModelError(format!(
+                                "task {task} sends message {m}, whose sender is task {}",
+                                msg.src
+                            )));
+                        }
+                        sent[m] = Some(t);
+                        let src = node_of(task)?;
+                        for (k, &d) in msg.dst.iter().enumerate() {
+                            let dst = node_of(d)?;
+                            if dst == src {
+                                arrival[m][k] = Some(t + msg.size);
+                                if let Some(w) = waiting[m][k].take() {
+                                    state[w] = State::Ready;
+                                    wake.push(Reverse((t + msg.size, w)));
+                                }
+                            } else {
+                                let id = packets.len() as u64;
+                                packets.push((m, k));
+                                let p = Packet {
+                                    id,
+                                    src,
+                                    dst,
+                                    size: msg.size,
+                                    created: t,
+                                };
+                                model.inject_for(t, p, m, d);
+                            }
+                        }
+                        pc[task] += 1;
+                    }
+                    Op::Recv(m) => {
+                        let k = traffic
+                            .messages
+                            .get(m)
+                            .and_then(|msg| msg.dst.iter().position(|&d| d == task))
+                            .ok_or_else(|| {
+                                ModelError(format!(
+                                    "task {task} receives message {m}, which is not addressed to it"
+                                ))
+                            })?;
+                        match arrival[m][k] {
+                            Some(a) if a <= t => pc[task] += 1,
+                            Some(a) => {
+                                wake.push(Reverse((a, task)));
+                                break;
+                            }
+                            None => {
+                                waiting[m][k] = Some(task);
+                                state[task] = State::Busy;
+                                break;
+                            }
+                        }
+                    }
+                    Op::Sync(p) => {
+                        let k = sync_count[task].entry(p).or_insert(0);
+                        let key = (p, *k);
+                        *k += 1;
+                        pc[task] += 1;
+                        let w = barrier_waiting.entry(key).or_default();
+                        w.push(task);
+                        if w.len() < barrier_size.get(&key).copied().unwrap_or(1) {
+                            state[task] = State::Busy;
+                            break;
+                        }
+                        let mut all = barrier_waiting.remove(&key).unwrap_or_default();
+                        all.sort_unstable();
+                        for other in all {
+                            if other != task {
+                                state[other] = State::Ready;
+                                wake.push(Reverse((t, other)));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        // 2. Step the network through cycle `t` if it has work now.
+        if model.next_event(t).is_some_and(|e| e <= t) {
+            delivered.clear();
+            model.step(t, &mut delivered);
+            for d in &delivered {
+                let Some(&(m, k)) = packets.get(d.packet as usize) else {
+                    return Err(ModelError(format!(
+                        "model `{}` delivered unknown packet {}",
+                        model.name(),
+                        d.packet
+                    )));
+                };
+                let at = d.at.max(t + 1);
+                arrival[m][k] = Some(at);
+                if let Some(w) = waiting[m][k].take() {
+                    state[w] = State::Ready;
+                    wake.push(Reverse((at, w)));
+                }
+            }
+            steps += 1;
+            if steps.is_multiple_of(4096) {
+                if let Some(why) = model.stalled(t) {
+                    return Err(ModelError(format!(
+                        "model `{}` stopped making progress at cycle {t}: {why}",
+                        model.name()
+                    )));
+                }
+            }
+        }
+
+        // 3. Jump to the next thing that happens.
+        let next_task = wake.peek().map(|Reverse((a, _))| (*a).max(t + 1));
+        let next_net = model.next_event(t + 1);
+        let next = match (next_task, next_net) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => match a.or(b) {
+                Some(x) => x,
+                None => break,
+            },
+        };
+        if next > opts.max_cycles {
+            return Err(ModelError(format!(
+                "the program did not finish within {} cycles on model `{}`",
+                opts.max_cycles,
+                model.name()
+            )));
+        }
+        t = next.max(t + 1);
+    }
+
+    // Every task must have finished; otherwise some wait forever.
+    let mut stuck = Vec::new();
+    for (task, s) in state.iter().enumerate() {
+        if !matches!(s, State::Done(_)) {
+            let what = match traffic.tasks[task].ops.get(pc[task].saturating_sub(1)) {
+                Some(Op::Sync(p)) => format!("at barrier of phase {p}"),
+                _ => match traffic.tasks[task].ops.get(pc[task]) {
+                    Some(Op::Recv(m)) => format!("waiting for message {m}"),
+                    _ => "blocked".to_string(),
+                },
+            };
+            stuck.push(format!("{} ({what})", traffic.tasks[task].name));
+        }
+    }
+    if !stuck.is_empty() {
+        return Err(ModelError(format!(
+            "the program cannot finish on model `{}`: {} never complete",
+            model.name(),
+            stuck.join(", ")
+        )));
+    }
+
+    let mut tasks = Vec::with_capacity(ntasks);
+    for (i, task) in traffic.tasks.iter().enumerate() {
+        let finish = match state[i] {
+            State::Done(f) => f,
+            _ => 0,
+        };
+        tasks.push(TaskResult {
+            task: i,
+            name: task.name.clone(),
+            node: node_of(i)?,
+            finish,
+        });
+    }
+    let completion = tasks.iter().map(|t| t.finish).max().unwrap_or(0);
+    let mut messages = Vec::with_capacity(nmsg);
+    let mut words = 0u64;
+    for (i, m) in traffic.messages.iter().enumerate() {
+        let s = sent[i].unwrap_or(0);
+        let d = arrival[i].iter().map(|a| a.unwrap_or(s)).max().unwrap_or(s);
+        words += m.size * m.dst.len() as u64;
+        let src = node_of(m.src)?;
+        let local = m.dst.iter().all(|&d| node_of(d).ok() == Some(src));
+        messages.push(MessageResult {
+            msg: i,
+            src: m.src,
+            dst: m.dst.clone(),
+            size: m.size,
+            sent: s,
+            delivered: d,
+            latency: d.saturating_sub(s),
+            local,
+        });
+    }
+    let latency = LatencySummary::of(&messages.iter().map(|m| m.latency).collect::<Vec<_>>());
+    let busy = model.link_busy();
+    let links: Vec<LinkUse> = busy
+        .iter()
+        .zip(&network.links)
+        .map(|(&b, l)| LinkUse {
+            from: l.from,
+            to: l.to,
+            busy: b,
+            utilization: if completion > 0 {
+                b as f64 / completion as f64
+            } else {
+                0.0
+            },
+        })
+        .collect();
+    let peak_utilization = links.iter().map(|l| l.utilization).fold(0.0, f64::max);
+    Ok(SimReport {
+        model: model.name(),
+        completion,
+        tasks,
+        messages,
+        latency,
+        words,
+        throughput: if completion > 0 {
+            words as f64 / completion as f64
+        } else {
+            0.0
+        },
+        links,
+        peak_utilization,
+    })
+}

@@ -12,11 +12,16 @@ pub mod analytic;
 pub mod circuit;
 pub mod compiled;
 pub mod core;
+pub mod geometry;
 pub mod multihop;
+pub mod options;
 pub mod path_reservation;
+pub mod plot;
 pub mod pms;
 pub mod registry;
 pub mod scheduled;
+pub mod scheduled_plan;
+pub mod stats;
 pub mod store_forward;
 pub mod synthetic;
 pub mod wormhole;
@@ -25,6 +30,9 @@ pub mod yuan_rca;
 pub mod yuan_torus;
 
 use crate::topology::NodeId;
+use crate::traffic::{MsgId, TaskId};
+
+pub use options::{ModelError, ModelOptions};
 
 /// A unit of traffic handed to a model.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,5 +67,18 @@ pub trait NetworkModel {
     /// Word-cycles each directed link carried so far (by link id of the network), if tracked.
     fn link_busy(&self) -> Vec<u64> {
         Vec::new()
+    }
+    /// Like [`NetworkModel::inject`], also naming the program message and destination task the
+    /// packet carries (the execution-driven core calls this; models that follow a precomputed
+    /// plan, like the scheduled replay, override it to find their plan entry).
+    fn inject_for(&mut self, now: u64, packet: Packet, msg: MsgId, dst_task: TaskId) {
+        let _ = (msg, dst_task);
+        self.inject(now, packet)
+    }
+    /// Why the model can make no more progress although it holds packets (a deadlock), if it can
+    /// tell; the core then stops with this message instead of running to its cycle limit.
+    fn stalled(&self, now: u64) -> Option<String> {
+        let _ = now;
+        None
     }
 }

@@ -1,1 +1,717 @@
-//! (to be written)
+//! Predictive multiplexed switching (Ding et al.): a passive crossbar whose configuration
+//! register is loaded, slot by slot, from K slot tables; a central scheduler fills the tables from
+//! the NICs' request vectors (reactive, "dynamic TDM"), a compiler may preload whole
+//! configurations (proactive, "preload TDM"), and a predictor decides when an idle connection is
+//! evicted (§3.2). Every node of the network is one crossbar port: the paper's fabric is a single
+//! N×N crossbar (§5); the network's links are not used.
+//!
+//! Units: one cycle is 10 ns, one word 8 bytes (the paper's flit, 10 ns at 6.4 Gb/s), so the
+//! defaults are the paper's: a 100 ns slot carries 80 bytes = 10 words, the scheduler takes 80 ns
+//! (8 cycles, §5), request and grant cables 80 ns each (8 cycles: first use of a connection costs
+//! the 240 ns circuit set-up of §5), and the data pipe P/S + 2 cables + S/P is 100 ns (10 cycles).
+//!
+//! Time line: the TDM counter moves to the next non-empty slot table at every slot boundary
+//! (skipping empty tables, so the effective degree shrinks, §4); during the slot every input whose
+//! connection is granted sends up to a slot's worth of words from its virtual output queue. The
+//! scheduler runs every scheduler latency on one slot (the SL counter, round robin) and applies
+//! Tables 1 and 2 with a priority rotated from a seeded generator.
+
+#[path = "pms_logic.rs"]
+pub mod logic;
+#[path = "pms_workload.rs"]
+pub mod workload;
+
+use std::collections::{BTreeMap, VecDeque};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::compiled::sched::{self, Connection};
+use super::options::{ModelError, ModelOptions};
+use super::registry::ModelContext;
+use super::{Delivery, NetworkModel, Packet};
+use crate::topology::NodeId;
+use logic::SlotTable;
+
+/// An invalid parameter, with a message for the user.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("pms model: {0}")]
+pub struct PmsError(pub String);
+
+/// When an established connection whose request has dropped is evicted (§3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Predictor {
+    /// Release as soon as the request drops (Table 1 alone).
+    None,
+    /// Keep an idle connection until it has not been used for this many cycles (the "simple
+    /// time-out predictor" of the experiments; the paper does not give the time-out).
+    Timeout(u64),
+    /// Keep it until this many uses of *other* connections of the same input since its last use
+    /// (the counter predictor of §3.2, described there but not evaluated).
+    Counter(u32),
+}
+
+/// Parameters (defaults from Ding et al. §4–§5; see the module doc for units).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PmsParams {
+    /// K: slot tables, the largest multiplexing degree (4 in Fig 4).
+    pub slots: usize,
+    /// Words per slot (80 bytes).
+    pub slot_words: u64,
+    /// Guard band in cycles at the start of each slot (not given for the simulations; 0).
+    pub guard: u64,
+    /// Scheduler (SL clock) latency in cycles.
+    pub sched_latency: u64,
+    /// Request cable latency, NIC → scheduler.
+    pub request_latency: u64,
+    /// Grant cable latency, scheduler → NIC.
+    pub grant_latency: u64,
+    /// Data pipe latency, NIC to NIC through the crossbar.
+    pub pipe_latency: u64,
+    /// Slot tables holding preloaded configurations (0 = reactive, K = all preloaded; in
+    /// between is the hybrid of Fig 5).
+    pub preload: usize,
+    pub predictor: Predictor,
+    /// Seed of the priority rotation.
+    pub seed: u64,
+}
+
+impl Default for PmsParams {
+    fn default() -> Self {
+        PmsParams {
+            slots: 4,
+            slot_words: 10,
+            guard: 0,
+            sched_latency: 8,
+            request_latency: 8,
+            grant_latency: 8,
+            pipe_latency: 10,
+            preload: 0,
+            // 5 µs; the paper leaves the time-out open.
+            predictor: Predictor::Timeout(500),
+            seed: 1,
+        }
+    }
+}
+
+impl PmsParams {
+    /// Sets one option by name (`slots=3`, `predictor=counter`, `threshold=8`, `timeout=200`, …).
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), PmsError> {
+        let num = || {
+            value.parse::<u64>().map_err(|_| {
+                PmsError(format!(
+                    "`{key}` must be a non-negative integer, not `{value}`"
+                ))
+            })
+        };
+        match key {
+            "slots" | "k" => self.slots = num()? as usize,
+            "slot-words" => self.slot_words = num()?,
+            "guard" => self.guard = num()?,
+            "sched" => self.sched_latency = num()?,
+            "request" => self.request_latency = num()?,
+            "grant" => self.grant_latency = num()?,
+            "pipe" => self.pipe_latency = num()?,
+            "preload" => self.preload = num()? as usize,
+            "seed" => self.seed = num()?,
+            "timeout" => self.predictor = Predictor::Timeout(num()?),
+            "threshold" => {
+                self.predictor = Predictor::Counter(u32::try_from(num()?).map_err(|_| {
+                    PmsError(format!("threshold {value} is too large"))
+                })?)
+            }
+            "predictor" => {
+                self.predictor = match value {
+                    "none" => Predictor::None,
+                    "timeout" => Predictor::Timeout(500),
+                    "counter" => Predictor::Counter(8),
+                    other => {
+                        return Err(PmsError(format!(
+                            "unknown predictor `{other}`: expected none, timeout or counter"
+                        )))
+                    }
+                }
+            }
+            other => {
+                return Err(PmsError(format!(
+                    "unknown option `{other}`: expected slots, slot-words, guard, sched, request, grant, pipe, preload, predictor, timeout, threshold or seed"
+                )))
+            }
+        }
+        self.validate()
+    }
+
+    pub fn validate(&self) -> Result<(), PmsError> {
+        if self.slots == 0 {
+            return Err(PmsError("slots (K) must be at least 1".into()));
+        }
+        if self.slots > 1024 {
+            return Err(PmsError("slots (K) above 1024".into()));
+        }
+        if self.slot_words == 0 {
+            return Err(PmsError("a slot must carry at least one word".into()));
+        }
+        if self.sched_latency == 0 {
+            return Err(PmsError(
+                "the scheduler latency must be at least 1 cycle".into(),
+            ));
+        }
+        if self.preload > self.slots {
+            return Err(PmsError(format!(
+                "preload ({}) cannot exceed the number of slots ({})",
+                self.preload, self.slots
+            )));
+        }
+        if self.predictor == Predictor::Counter(0) {
+            return Err(PmsError("the counter threshold must be at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Options for the model registry, with their defaults.
+pub const OPTIONS: &str = "slots=4 slot-words=10 guard=0 sched=8 request=8 grant=8 pipe=10 preload=0 predictor=timeout|none|counter timeout=500 threshold=8 seed=run seed";
+
+/// Builds the model for `simulate`/`compare`: one crossbar port per network node. With
+/// `preload=P > 0` and a program, the program's (source, destination) pairs are split into
+/// crossbar configurations and preloaded P slot tables at a time (proactive set-up); without a
+/// program there is nothing to preload and the slots are scheduled reactively.
+pub fn build(
+    ctx: &ModelContext<'_>,
+    opts: &mut ModelOptions,
+) -> Result<Box<dyn NetworkModel>, ModelError> {
+    let d = PmsParams::default();
+    let slots = opts.u64_in("slots", d.slots as u64, 1, 1024)? as usize;
+    let preload = opts.u64_in("preload", 0, 0, slots as u64)? as usize;
+    let predictor = match opts
+        .choice("predictor", "timeout", &["timeout", "none", "counter"])?
+        .as_str()
+    {
+        "none" => Predictor::None,
+        "counter" => Predictor::Counter(opts.u64_in("threshold", 8, 1, u32::MAX as u64)? as u32),
+        _ => Predictor::Timeout(opts.u64("timeout", 500)?),
+    };
+    let params = PmsParams {
+        slots,
+        slot_words: opts.u64_in("slot-words", d.slot_words, 1, 1 << 32)?,
+        guard: opts.u64_in("guard", d.guard, 0, 1 << 32)?,
+        sched_latency: opts.u64_in("sched", d.sched_latency, 1, 1 << 32)?,
+        request_latency: opts.u64_in("request", d.request_latency, 0, 1 << 32)?,
+        grant_latency: opts.u64_in("grant", d.grant_latency, 0, 1 << 32)?,
+        pipe_latency: opts.u64_in("pipe", d.pipe_latency, 0, 1 << 32)?,
+        preload,
+        predictor,
+        seed: opts.u64("seed", ctx.seed)?,
+    };
+    let ports = ctx.network.nodes();
+    let configs = match (ctx.traffic, ctx.placement, preload) {
+        (Some(t), Some(p), 1..) => {
+            let mut pairs = Vec::new();
+            for m in &t.messages {
+                let Some(&src) = p.node_of.get(m.src) else {
+                    continue;
+                };
+                pairs.extend(
+                    m.dst
+                        .iter()
+                        .filter_map(|&d| p.node_of.get(d))
+                        .map(|&dst| (src, dst)),
+                );
+            }
+            crossbar_configurations(&pairs)
+        }
+        _ => Vec::new(),
+    };
+    let model = if configs.is_empty() {
+        // Nothing to preload: every slot is scheduled on demand.
+        PmsModel::new(
+            ports,
+            PmsParams {
+                preload: 0,
+                ..params
+            },
+        )
+    } else {
+        PmsModel::with_preload(ports, params, configs)
+    };
+    Ok(Box::new(model.map_err(|e| ModelError(e.to_string()))?))
+}
+
+/// Splits a set of (input, output) pairs into crossbar configurations (partial permutations),
+/// with Yuan's coloring scheduler (the crossbar has no internal links to share).
+pub fn crossbar_configurations(pairs: &[(NodeId, NodeId)]) -> Vec<Vec<(NodeId, NodeId)>> {
+    let mut uniq: Vec<(NodeId, NodeId)> = pairs.iter().copied().filter(|(u, v)| u != v).collect();
+    uniq.sort_unstable();
+    uniq.dedup();
+    let conns: Vec<Connection> = uniq
+        .iter()
+        .map(|&(src, dst)| Connection {
+            src,
+            dst,
+            links: Vec::new(),
+        })
+        .collect();
+    sched::coloring(&conns)
+        .configs
+        .into_iter()
+        .map(|cfg| {
+            let mut c: Vec<(NodeId, NodeId)> = cfg.into_iter().map(|i| uniq[i]).collect();
+            c.sort_unstable();
+            c
+        })
+        .collect()
+}
+
+/// An established connection.
+#[derive(Clone, Copy, Debug)]
+struct Established {
+    slot: usize,
+    /// First cycle the NIC holds the grant.
+    usable_from: u64,
+    last_used: u64,
+    counter: u32,
+    preloaded: bool,
+}
+
+/// A NIC's virtual output queue for one destination.
+#[derive(Clone, Debug, Default)]
+struct Voq {
+    packets: VecDeque<(u64, u64)>, // (id, words left)
+    /// Cycle from which the scheduler sees the request.
+    raised: u64,
+    /// Cycle from which the scheduler sees it dropped.
+    dropped: Option<u64>,
+}
+
+impl Voq {
+    fn requested(&self, t: u64) -> bool {
+        t >= self.raised && self.dropped.is_none_or(|d| t < d)
+    }
+}
+
+/// The PMS crossbar (`NetworkModel`).
+#[derive(Clone, Debug)]
+pub struct PmsModel {
+    params: PmsParams,
+    n: usize,
+    tables: Vec<SlotTable>,
+    conns: BTreeMap<(NodeId, NodeId), Established>,
+    voqs: BTreeMap<(NodeId, NodeId), Voq>,
+    /// Preloaded configurations, in groups of `preload` slots.
+    groups: Vec<Vec<Vec<(NodeId, NodeId)>>>,
+    group: usize,
+    /// Slot the fabric is in (the TDM counter).
+    current: Option<usize>,
+    sl_counter: usize,
+    rng: ChaCha8Rng,
+    outbox: Vec<(u64, u64)>,
+    /// Connections established by the scheduler (compulsory and capacity misses).
+    pub setups: u64,
+    /// Slots in which at least one connection carried data.
+    pub busy_slots: u64,
+    /// Slots the fabric ran (non-empty tables).
+    pub slots_run: u64,
+}
+
+impl PmsModel {
+    /// A reactive crossbar with `ports` ports (no preloaded configurations).
+    pub fn new(ports: usize, params: PmsParams) -> Result<PmsModel, PmsError> {
+        PmsModel::with_preload(ports, params, Vec::new())
+    }
+
+    /// A crossbar with `configs` (partial permutations) to preload, `params.preload` slot tables
+    /// at a time (the compiler's working set, §3.1 and extension 5).
+    pub fn with_preload(
+        ports: usize,
+        params: PmsParams,
+        configs: Vec<Vec<(NodeId, NodeId)>>,
+    ) -> Result<PmsModel, PmsError> {
+        params.validate()?;
+        if ports == 0 {
+            return Err(PmsError("the crossbar needs at least one port".into()));
+        }
+        for cfg in &configs {
+            let mut ins = vec![false; ports];
+            let mut outs = vec![false; ports];
+            for &(u, v) in cfg {
+                if u >= ports || v >= ports {
+                    return Err(PmsError(format!(
+                        "preloaded connection {u} → {v} names a port outside 0..{ports}"
+                    )));
+                }
+                if std::mem::replace(&mut ins[u], true) || std::mem::replace(&mut outs[v], true) {
+                    return Err(PmsError(format!(
+                        "a preloaded configuration uses input {u} or output {v} twice"
+                    )));
+                }
+            }
+        }
+        if !configs.is_empty() && params.preload == 0 {
+            return Err(PmsError(
+                "configurations to preload need at least one preload slot (preload=…)".into(),
+            ));
+        }
+        let groups: Vec<Vec<Vec<(NodeId, NodeId)>>> = configs
+            .chunks(params.preload.max(1))
+            .map(|c| c.to_vec())
+            .collect();
+        let mut model = PmsModel {
+            rng: ChaCha8Rng::seed_from_u64(params.seed),
+            tables: vec![SlotTable::new(ports); params.slots],
+            n: ports,
+            params,
+            conns: BTreeMap::new(),
+            voqs: BTreeMap::new(),
+            groups,
+            group: 0,
+            current: None,
+            sl_counter: 0,
+            outbox: Vec::new(),
+            setups: 0,
+            busy_slots: 0,
+            slots_run: 0,
+        };
+        model.load_group(0, 0);
+        Ok(model)
+    }
+
+    fn slot_len(&self) -> u64 {
+        self.params.guard + self.params.slot_words
+    }
+
+    /// Loads preload group `g` into the preload slot tables, usable from `at`.
+    fn load_group(&mut self, g: usize, at: u64) {
+        let Some(group) = self.groups.get(g).cloned() else {
+            return;
+        };
+        for s in 0..self.params.preload {
+            let old: Vec<(NodeId, NodeId)> = self.tables[s]
+                .out_of
+                .iter()
+                .enumerate()
+                .filter_map(|(u, v)| v.map(|v| (u, v)))
+                .collect();
+            for (u, v) in old {
+                self.tables[s].clear(u, v);
+                self.conns.remove(&(u, v));
+            }
+        }
+        for (s, cfg) in group.into_iter().enumerate() {
+            for (u, v) in cfg {
+                if self.conns.contains_key(&(u, v)) {
+                    continue; // already realized in a dynamic slot
+                }
+                self.tables[s].set(u, v);
+                self.conns.insert(
+                    (u, v),
+                    Established {
+                        slot: s,
+                        usable_from: at,
+                        last_used: at,
+                        counter: 0,
+                        preloaded: true,
+                    },
+                );
+            }
+        }
+        self.group = g;
+    }
+
+    /// Whether the predictor keeps (u, v) although its request has dropped.
+    fn keep(&self, e: &Established, t: u64) -> bool {
+        e.preloaded
+            || match self.params.predictor {
+                Predictor::None => false,
+                Predictor::Timeout(limit) => t < e.last_used.max(e.usable_from) + limit,
+                Predictor::Counter(th) => e.counter < th,
+            }
+    }
+
+    /// The preload group to switch to: when no visible request is for the loaded group but one
+    /// is for another group, the first such group after the current one.
+    fn wanted_group(&self, t: u64) -> Option<usize> {
+        if self.groups.len() < 2 {
+            return None;
+        }
+        let requested: Vec<(NodeId, NodeId)> = self
+            .voqs
+            .iter()
+            .filter(|(_, q)| !q.packets.is_empty() && q.requested(t))
+            .map(|(&k, _)| k)
+            .collect();
+        let holds = |g: usize, p: &(NodeId, NodeId)| self.groups[g].iter().any(|c| c.contains(p));
+        if requested.iter().any(|p| holds(self.group, p)) {
+            return None;
+        }
+        let n = self.groups.len();
+        (1..n)
+            .map(|o| (self.group + o) % n)
+            .find(|&g| requested.iter().any(|p| holds(g, p)))
+    }
+
+    /// One SL clock: schedule slot `s` (Tables 1 and 2).
+    fn schedule(&mut self, t: u64) {
+        if let Some(g) = self.wanted_group(t) {
+            self.load_group(g, t + self.params.grant_latency);
+        }
+        let k = self.params.slots;
+        let dynamic = self.params.preload < k;
+        let s = if dynamic {
+            self.params.preload + self.sl_counter % (k - self.params.preload)
+        } else {
+            self.sl_counter % k
+        };
+        self.sl_counter = self.sl_counter.wrapping_add(1);
+        // Table 1 over the pairs that can have L = 1: those realized in slot s and those requested.
+        let mut cells = Vec::new();
+        for (u, v) in self.tables[s].out_of.iter().enumerate() {
+            let Some(v) = *v else { continue };
+            let requested = self.voqs.get(&(u, v)).is_some_and(|q| q.requested(t));
+            let keep = self.conns.get(&(u, v)).is_some_and(|e| self.keep(e, t));
+            if logic::prescheduling(requested || keep, true, true) {
+                cells.push((u, v));
+            }
+        }
+        for (&(u, v), q) in &self.voqs {
+            let requested = !q.packets.is_empty() && q.requested(t);
+            let b_star = self.conns.contains_key(&(u, v));
+            if logic::prescheduling(requested, b_star, false) {
+                cells.push((u, v));
+            }
+        }
+        if cells.is_empty() {
+            return;
+        }
+        let a0 = self.rng.random_range(0..self.n);
+        let b0 = self.rng.random_range(0..self.n);
+        for (u, v, established) in logic::sl_pass(&mut self.tables[s], &cells, a0, b0) {
+            if established {
+                self.setups += 1;
+                let from = t + self.params.sched_latency + self.params.grant_latency;
+                self.conns.insert(
+                    (u, v),
+                    Established {
+                        slot: s,
+                        usable_from: from,
+                        last_used: from,
+                        counter: 0,
+                        preloaded: false,
+                    },
+                );
+            } else {
+                self.conns.remove(&(u, v));
+            }
+        }
+    }
+
+    /// A slot boundary: advance the TDM counter past empty tables and move data.
+    fn run_slot(&mut self, t: u64) {
+        let k = self.params.slots;
+        let start = self.current.map_or(0, |c| c + 1);
+        let Some(s) = (0..k)
+            .map(|o| (start + o) % k)
+            .find(|&s| !self.tables[s].is_empty())
+        else {
+            self.current = None;
+            return;
+        };
+        self.current = Some(s);
+        self.slots_run += 1;
+        let first = t + self.params.guard;
+        let mut any = false;
+        let mut used_inputs = Vec::new();
+        for u in 0..self.n {
+            let Some(v) = self.tables[s].out_of[u] else {
+                continue;
+            };
+            let Some(e) = self.conns.get(&(u, v)).copied() else {
+                continue;
+            };
+            if e.usable_from > t {
+                continue;
+            }
+            let Some(q) = self.voqs.get_mut(&(u, v)) else {
+                continue;
+            };
+            if q.packets.is_empty() {
+                continue;
+            }
+            let mut budget = self.params.slot_words;
+            let mut sent = 0u64;
+            while budget > 0 {
+                let Some(head) = q.packets.front_mut() else {
+                    break;
+                };
+                let w = head.1.min(budget);
+                head.1 -= w;
+                budget -= w;
+                sent += w;
+                if head.1 == 0 {
+                    let id = head.0;
+                    q.packets.pop_front();
+                    // Last word leaves in cycle first + sent − 1, arrives through the pipe.
+                    self.outbox
+                        .push((first + sent + self.params.pipe_latency, id));
+                }
+            }
+            if q.packets.is_empty() {
+                q.dropped = Some(first + sent + self.params.request_latency);
+            }
+            any = true;
+            used_inputs.push((u, v));
+        }
+        for (u, v) in used_inputs {
+            if let Some(e) = self.conns.get_mut(&(u, v)) {
+                e.last_used = t;
+                e.counter = 0;
+            }
+            // The counter predictor: every other connection of input u ages by one use.
+            for (&(uu, vv), e) in self.conns.range_mut((u, 0)..(u + 1, 0)) {
+                if uu == u && vv != v {
+                    e.counter = e.counter.saturating_add(1);
+                }
+            }
+        }
+        if any {
+            self.busy_slots += 1;
+        }
+    }
+
+    /// Checks the invariants the hardware guarantees: every slot table is a partial permutation
+    /// and every established connection sits in exactly the table it was given.
+    pub fn check(&self) -> Result<(), String> {
+        for (s, t) in self.tables.iter().enumerate() {
+            for (u, v) in t.out_of.iter().enumerate() {
+                if let Some(v) = *v {
+                    if t.in_of.get(v).copied().flatten() != Some(u) {
+                        return Err(format!("slot {s}: input {u} → output {v} is not mirrored"));
+                    }
+                    match self.conns.get(&(u, v)) {
+                        Some(e) if e.slot == s => {}
+                        _ => return Err(format!("slot {s}: {u} → {v} has no record")),
+                    }
+                }
+            }
+            let ins = t.out_of.iter().flatten().count();
+            let outs = t.in_of.iter().flatten().count();
+            if ins != outs {
+                return Err(format!(
+                    "slot {s}: {ins} inputs but {outs} outputs connected"
+                ));
+            }
+        }
+        for (&(u, v), e) in &self.conns {
+            if !self.tables.get(e.slot).is_some_and(|t| t.has(u, v)) {
+                return Err(format!(
+                    "{u} → {v} is recorded in slot {} but not there",
+                    e.slot
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Slot tables currently holding at least one connection (the effective degree).
+    pub fn effective_degree(&self) -> usize {
+        self.tables.iter().filter(|t| !t.is_empty()).count()
+    }
+
+    /// Earliest cycle at which an idle, non-preloaded connection may be released.
+    fn next_eviction(&self) -> Option<u64> {
+        self.conns
+            .iter()
+            .filter(|(_, e)| !e.preloaded)
+            .filter_map(|(k, e)| {
+                let dropped = self.voqs.get(k).and_then(|q| q.dropped).unwrap_or(0);
+                match self.params.predictor {
+                    Predictor::None => Some(dropped),
+                    Predictor::Timeout(l) => Some(dropped.max(e.last_used.max(e.usable_from) + l)),
+                    Predictor::Counter(th) => (e.counter >= th).then_some(dropped),
+                }
+            })
+            .min()
+    }
+
+    fn has_work(&self) -> bool {
+        self.voqs.values().any(|q| !q.packets.is_empty()) || self.next_eviction().is_some()
+    }
+}
+
+impl NetworkModel for PmsModel {
+    fn name(&self) -> String {
+        let mode = match self.params.preload {
+            0 => "dynamic".to_string(),
+            p if p == self.params.slots => "preload".to_string(),
+            p => format!("hybrid preload={p}"),
+        };
+        let pred = match self.params.predictor {
+            Predictor::None => "none".to_string(),
+            Predictor::Timeout(t) => format!("timeout={t}"),
+            Predictor::Counter(c) => format!("counter={c}"),
+        };
+        format!("pms K={} {mode} predictor={pred}", self.params.slots)
+    }
+
+    fn inject(&mut self, now: u64, packet: Packet) {
+        if packet.src == packet.dst || packet.src >= self.n || packet.dst >= self.n {
+            // Stays in the node (or names no port): delivered through the NIC alone.
+            self.outbox.push((now + packet.size, packet.id));
+            return;
+        }
+        let rl = self.params.request_latency;
+        let q = self.voqs.entry((packet.src, packet.dst)).or_default();
+        if q.packets.is_empty() {
+            // A request still seen (dropping not yet visible) or still on its way stays as it
+            // is; otherwise the NIC raises a new one, seen after the request cable.
+            let seen = q.raised <= now && q.dropped.is_some_and(|d| now < d);
+            let on_its_way = q.raised > now;
+            if !seen && !on_its_way {
+                q.raised = now + rl;
+            }
+        }
+        q.dropped = None;
+        q.packets.push_back((packet.id, packet.size.max(1)));
+    }
+
+    // `u64::is_multiple_of` is newer than the workspace's minimum Rust version.
+    #[allow(clippy::manual_is_multiple_of)]
+    fn step(&mut self, now: u64, delivered: &mut Vec<Delivery>) {
+        if now % self.params.sched_latency == 0 && self.has_work() {
+            self.schedule(now);
+        }
+        if now % self.slot_len() == 0 {
+            self.run_slot(now);
+        }
+        if !self.outbox.is_empty() {
+            self.outbox.sort_unstable();
+            let due = self.outbox.partition_point(|&(at, _)| at <= now + 1);
+            for (at, id) in self.outbox.drain(..due) {
+                delivered.push(Delivery { packet: id, at });
+            }
+        }
+    }
+
+    fn next_event(&self, now: u64) -> Option<u64> {
+        let out = self
+            .outbox
+            .iter()
+            .map(|&(at, _)| at.saturating_sub(1).max(now))
+            .min();
+        let next_multiple = |m: u64| now.div_ceil(m) * m;
+        let queued = self.voqs.values().any(|q| !q.packets.is_empty());
+        let work = if queued {
+            Some(next_multiple(self.params.sched_latency).min(next_multiple(self.slot_len())))
+        } else {
+            // Nothing to send: the only thing left is evicting idle connections, from the
+            // moment the predictor lets go of the first one.
+            self.next_eviction().map(|t| {
+                next_multiple(self.params.sched_latency)
+                    .max(t.div_ceil(self.params.sched_latency) * self.params.sched_latency)
+            })
+        };
+        match (out, work) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}

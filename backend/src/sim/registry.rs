@@ -1,1 +1,124 @@
-//! (to be written)
+//! Hardware models by name, each with `key=value` options: `wormhole vc=2 buf=4 arb=oldest`.
+//! Adding a model is one line in [`MODELS`]; `simulate`, `compare` and `sweep` find it here.
+
+use crate::topology::Network;
+use crate::traffic::{Placement, Traffic};
+
+use super::options::{ModelError, ModelOptions};
+use super::NetworkModel;
+
+/// What a model may look at when it is built: the physical network always; the program and its
+/// placement when one is being run (a model that plans ahead, like the scheduled replay, needs
+/// them; synthetic traffic has none).
+#[derive(Clone, Copy, Debug)]
+pub struct ModelContext<'a> {
+    pub network: &'a Network,
+    pub traffic: Option<&'a Traffic>,
+    pub placement: Option<&'a Placement>,
+    pub seed: u64,
+}
+
+/// Builds a model from its options (read them with [`ModelOptions`], then call `finish`).
+pub type BuildFn =
+    fn(&ModelContext<'_>, &mut ModelOptions) -> Result<Box<dyn NetworkModel>, ModelError>;
+
+/// One registered model.
+#[derive(Clone, Copy, Debug)]
+pub struct ModelEntry {
+    pub name: &'static str,
+    /// One line for `--help`.
+    pub summary: &'static str,
+    /// Its options with defaults, e.g. `vc=1 buf=2 delay=0 arb=oldest|fifo|biased|rr`.
+    pub options: &'static str,
+    /// Option sets `ttdl compare` runs by default (`""` = defaults), e.g. `["d=1", "d=4"]`.
+    pub compare: &'static [&'static str],
+    pub build: BuildFn,
+}
+
+const fn entry(
+    name: &'static str,
+    summary: &'static str,
+    options: &'static str,
+    compare: &'static [&'static str],
+    build: BuildFn,
+) -> ModelEntry {
+    ModelEntry {
+        name,
+        summary,
+        options,
+        compare,
+        build,
+    }
+}
+
+/// Every model, one line each, in the order tables show them.
+#[rustfmt::skip]
+pub const MODELS: &[ModelEntry] = &[
+    entry("scheduled", "the plan from `ttdl run` (placed, routed, time-scheduled), replayed from its switch programs (Minsky ch.4-5)", super::scheduled_plan::OPTIONS, &[""], super::scheduled_plan::build),
+    entry("wormhole", "flit-level wormhole routing with virtual channels (Chittor ch.5)", super::wormhole::OPTIONS, &[""], super::wormhole::build),
+    entry("circuit", "circuit switching: the header reserves the whole path, then data streams (Chittor eq 1.2)", super::circuit::OPTIONS, &[""], super::circuit::build),
+    entry("store-forward", "store-and-forward packet switching, whole packet per hop (Chittor eq 1.1)", super::store_forward::OPTIONS, &[""], super::store_forward::build),
+    entry("compiled", "compiled communication: connections scheduled off line into TDM configurations, reconfigured per phase (Yuan ch.5)", super::compiled::OPTIONS, &[""], super::compiled::build),
+    entry("pms", "predictive multiplexed switching: TDM crossbar with slot tables, reactive/preloaded set-up, eviction predictor (Ding et al.)", super::pms::OPTIONS, &["", "preload=4"], super::pms::build),
+];
+
+/// Looks a model up by name.
+pub fn find(name: &str) -> Option<&'static ModelEntry> {
+    MODELS.iter().find(|m| m.name == name)
+}
+
+/// Builds a model from a spec: its name followed by options, `wormhole vc=2 buf=4`
+/// (`wormhole:vc=2,buf=4` also works).
+pub fn build(spec: &str, ctx: &ModelContext<'_>) -> Result<Box<dyn NetworkModel>, ModelError> {
+    let spec = spec.trim();
+    let (name, rest) = match spec.find([' ', ':']) {
+        Some(i) => (&spec[..i], &spec[i + 1..]),
+        None => (spec, ""),
+    };
+    build_with(name, rest.split_whitespace(), ctx)
+}
+
+/// Builds model `name` from option words.
+pub fn build_with<'a>(
+    name: &str,
+    words: impl IntoIterator<Item = &'a str>,
+    ctx: &ModelContext<'_>,
+) -> Result<Box<dyn NetworkModel>, ModelError> {
+    let entry = find(name).ok_or_else(|| {
+        ModelError(format!(
+            "unknown model `{name}`; known models: {}",
+            MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", ")
+        ))
+    })?;
+    let mut opts = ModelOptions::parse(words)?;
+    let model = (entry.build)(ctx, &mut opts)?;
+    opts.finish(entry.name, entry.options)?;
+    Ok(model)
+}
+
+/// The model list for `--help`: name, options, summary.
+pub fn help() -> String {
+    let mut s = String::new();
+    for m in MODELS {
+        s.push_str(&format!(
+            "  {:<16} {}\n  {:<16}   options: {}\n",
+            m.name, m.summary, "", m.options
+        ));
+    }
+    s
+}
+
+/// Every spec `compare` runs by default, in table order: `["wormhole", "path-reservation d=4", …]`.
+pub fn compare_specs() -> Vec<String> {
+    let mut out = Vec::new();
+    for m in MODELS {
+        for opts in m.compare {
+            if opts.is_empty() {
+                out.push(m.name.to_string());
+            } else {
+                out.push(format!("{} {}", m.name, opts));
+            }
+        }
+    }
+    out
+}

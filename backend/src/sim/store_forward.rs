@@ -1,1 +1,201 @@
-//! (to be written)
+//! Store-and-forward packet switching (Chittor §1.3.1, eq 1.1): a packet crosses one link at a
+//! time, wholly; each node relays it only after its last word has arrived.
+//!
+//! Conventions (in cycles; one word crosses a link per cycle, `b = 1`): every hop costs the relay
+//! overhead `a` (option `a`, default 0 — the node's software handling, which does not occupy the
+//! link) and then `L` cycles on the link, so an uncontended packet of `L` words over `D` hops
+//! arrives after exactly `t_st = D·(a + L)` cycles. Routing is dimension order; each link serves
+//! one packet at a time, the others queue at the node (unbounded buffers) and are served by
+//! arrival order (`arb=fifo`, default) or oldest packet first (`arb=oldest`). A packet of size 0
+//! is carried as one word.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::topology::LinkId;
+
+use super::geometry::Geometry;
+use super::options::{ModelError, ModelOptions};
+use super::registry::ModelContext;
+use super::{Delivery, NetworkModel, Packet};
+
+pub const OPTIONS: &str = "a=0 (relay cycles per hop) arb=fifo|oldest";
+
+/// Builds the model from registry options.
+pub fn build(
+    ctx: &ModelContext<'_>,
+    opts: &mut ModelOptions,
+) -> Result<Box<dyn NetworkModel>, ModelError> {
+    let a = opts.u64_in("a", 0, 0, 1 << 32)?;
+    let oldest = opts.choice("arb", "fifo", &["fifo", "oldest"])? == "oldest";
+    Ok(Box::new(StoreForward::new(ctx.network, a, oldest)?))
+}
+
+struct Pkt {
+    id: u64,
+    created: u64,
+    size: u64,
+    path: Vec<LinkId>,
+    hop: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    /// The link becomes free at this cycle.
+    Free(LinkId),
+    /// The packet asks for its next link.
+    Request(usize),
+    /// The packet's last word crosses its current link during this cycle.
+    Arrive(usize),
+}
+
+/// The store-and-forward model.
+pub struct StoreForward {
+    geo: Geometry,
+    a: u64,
+    oldest: bool,
+    pkts: Vec<Option<Pkt>>,
+    free_slots: Vec<usize>,
+    busy_until: Vec<u64>,
+    /// Per link: waiting packets as (priority key, packet slot).
+    queue: Vec<Vec<((u64, u64), usize)>>,
+    events: BinaryHeap<Reverse<(u64, Ev)>>,
+    busy: Vec<u64>,
+    touched: Vec<LinkId>,
+}
+
+impl StoreForward {
+    pub fn new(net: &crate::topology::Network, a: u64, oldest: bool) -> Result<Self, ModelError> {
+        let geo = Geometry::new(net)?;
+        let nl = net.links.len();
+        Ok(StoreForward {
+            geo,
+            a,
+            oldest,
+            pkts: Vec::new(),
+            free_slots: Vec::new(),
+            busy_until: vec![0; nl],
+            queue: vec![Vec::new(); nl],
+            events: BinaryHeap::new(),
+            busy: vec![0; nl],
+            touched: Vec::new(),
+        })
+    }
+}
+
+impl NetworkModel for StoreForward {
+    fn name(&self) -> String {
+        let mut s = "store-forward".to_string();
+        if self.a != 0 {
+            s.push_str(&format!(" a={}", self.a));
+        }
+        if self.oldest {
+            s.push_str(" arb=oldest");
+        }
+        s
+    }
+
+    fn inject(&mut self, now: u64, packet: Packet) {
+        let path = self.geo.path(packet.src, packet.dst).unwrap_or_default();
+        let pkt = Pkt {
+            id: packet.id,
+            created: packet.created,
+            size: packet.size.max(1),
+            path,
+            hop: 0,
+        };
+        let slot = match self.free_slots.pop() {
+            Some(s) => {
+                self.pkts[s] = Some(pkt);
+                s
+            }
+            None => {
+                self.pkts.push(Some(pkt));
+                self.pkts.len() - 1
+            }
+        };
+        self.events.push(Reverse((now + self.a, Ev::Request(slot))));
+    }
+
+    fn step(&mut self, now: u64, delivered: &mut Vec<Delivery>) {
+        // Events a grant schedules for this same cycle are handled before returning.
+        loop {
+            self.touched.clear();
+            while let Some(&Reverse((at, ev))) = self.events.peek() {
+                if at > now {
+                    break;
+                }
+                self.events.pop();
+                match ev {
+                    Ev::Free(l) => self.touched.push(l),
+                    Ev::Request(s) => {
+                        let Some(p) = self.pkts[s].as_ref() else {
+                            continue;
+                        };
+                        let Some(&l) = p.path.get(p.hop) else {
+                            // Same node (never sent by the core): deliver at once.
+                            delivered.push(Delivery {
+                                packet: p.id,
+                                at: now + 1,
+                            });
+                            self.pkts[s] = None;
+                            self.free_slots.push(s);
+                            continue;
+                        };
+                        let key = if self.oldest {
+                            (p.created, p.id)
+                        } else {
+                            (now, p.id)
+                        };
+                        self.queue[l].push((key, s));
+                        self.touched.push(l);
+                    }
+                    Ev::Arrive(s) => {
+                        let Some(p) = self.pkts[s].as_mut() else {
+                            continue;
+                        };
+                        p.hop += 1;
+                        if p.hop >= p.path.len() {
+                            delivered.push(Delivery {
+                                packet: p.id,
+                                at: now + 1,
+                            });
+                            self.pkts[s] = None;
+                            self.free_slots.push(s);
+                        } else {
+                            self.events
+                                .push(Reverse((now + 1 + self.a, Ev::Request(s))));
+                        }
+                    }
+                }
+            }
+            self.touched.sort_unstable();
+            self.touched.dedup();
+            for i in 0..self.touched.len() {
+                let l = self.touched[i];
+                if self.busy_until[l] > now || self.queue[l].is_empty() {
+                    continue;
+                }
+                let q = &mut self.queue[l];
+                let best = (0..q.len()).min_by_key(|&j| q[j].0).unwrap_or(0);
+                let (_, s) = q.swap_remove(best);
+                let size = self.pkts[s].as_ref().map_or(1, |p| p.size);
+                self.busy_until[l] = now + size;
+                self.busy[l] += size;
+                self.events.push(Reverse((now + size - 1, Ev::Arrive(s))));
+                self.events.push(Reverse((now + size, Ev::Free(l))));
+            }
+            if self.events.peek().is_none_or(|e| e.0 .0 > now) {
+                break;
+            }
+        }
+    }
+
+    fn next_event(&self, now: u64) -> Option<u64> {
+        self.events.peek().map(|Reverse((at, _))| (*at).max(now))
+    }
+
+    fn link_busy(&self) -> Vec<u64> {
+        self.busy.clone()
+    }
+}

@@ -1,1 +1,454 @@
-//! (to be written)
+//! Synthetic-traffic mode: every node injects packets at a rate (packets per node per cycle,
+//! Bernoulli or Poisson) to destinations drawn from a pattern, through a warm-up, a measurement
+//! window and a drain; reports latency (mean, percentiles) of the packets created in the window
+//! and the accepted throughput over it — the latency-against-load curves of Chittor ch.5 and
+//! Dally & Towles.
+//!
+//! Patterns (N nodes, b = log2 N bits when N is a power of two): `uniform` (any other node),
+//! `transpose` ((x,y)→(y,x) on a square 2-D grid, else swap the halves of the bits; Chittor
+//! §4.2.3), `bit-reversal`, `shuffle` (rotate bits left), `tornado` (each coordinate + ⌈k/2⌉−1
+//! mod k), `neighbour` (each coordinate + 1 mod k), `hotspot` (a fraction `hot` of packets to one
+//! node, the rest uniform). A node whose pattern destination is itself stays idle, as the diagonal
+//! does in Chittor's transpose.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fmt;
+use std::str::FromStr;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::topology::{Kind, Network, NodeId};
+
+use super::options::ModelError;
+use super::stats::LatencySummary;
+use super::{Delivery, NetworkModel, Packet};
+
+/// Where packets go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pattern {
+    Uniform,
+    Transpose,
+    BitReversal,
+    Shuffle,
+    Tornado,
+    Neighbour,
+    Hotspot,
+}
+
+impl Pattern {
+    pub const ALL: [Pattern; 7] = [
+        Pattern::Uniform,
+        Pattern::Transpose,
+        Pattern::BitReversal,
+        Pattern::Shuffle,
+        Pattern::Tornado,
+        Pattern::Neighbour,
+        Pattern::Hotspot,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::Uniform => "uniform",
+            Pattern::Transpose => "transpose",
+            Pattern::BitReversal => "bit-reversal",
+            Pattern::Shuffle => "shuffle",
+            Pattern::Tornado => "tornado",
+            Pattern::Neighbour => "neighbour",
+            Pattern::Hotspot => "hotspot",
+        }
+    }
+}
+
+impl fmt::Display for Pattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Pattern {
+    type Err = ModelError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = match s {
+            "neighbor" => "neighbour",
+            "bitrev" | "bit-reverse" => "bit-reversal",
+            other => other,
+        };
+        Pattern::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| {
+                ModelError(format!(
+                    "unknown traffic pattern `{s}`; expected one of {}",
+                    Pattern::ALL.map(|p| p.name()).join(", ")
+                ))
+            })
+    }
+}
+
+/// How packets are injected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Injection {
+    /// Each cycle, each node injects one packet with probability `rate`.
+    Bernoulli,
+    /// Packets arrive as a Poisson process of `rate` per cycle (several may share a cycle).
+    Poisson,
+}
+
+impl FromStr for Injection {
+    type Err = ModelError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "bernoulli" => Ok(Injection::Bernoulli),
+            "poisson" => Ok(Injection::Poisson),
+            _ => Err(ModelError(format!(
+                "unknown injection process `{s}`; expected bernoulli or poisson"
+            ))),
+        }
+    }
+}
+
+/// One synthetic run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SyntheticConfig {
+    pub pattern: Pattern,
+    pub injection: Injection,
+    /// Packets per node per cycle.
+    pub rate: f64,
+    /// Words (flits) per packet.
+    pub size: u64,
+    pub warmup: u64,
+    pub measure: u64,
+    /// Cycles allowed after the window for the measured packets to arrive.
+    pub drain: u64,
+    /// Hotspot node and the fraction of packets sent to it.
+    pub hot_node: NodeId,
+    pub hot_fraction: f64,
+    pub seed: u64,
+}
+
+impl Default for SyntheticConfig {
+    fn default() -> Self {
+        SyntheticConfig {
+            pattern: Pattern::Uniform,
+            injection: Injection::Bernoulli,
+            rate: 0.01,
+            size: 8,
+            warmup: 1_000,
+            measure: 10_000,
+            drain: 50_000,
+            hot_node: 0,
+            hot_fraction: 0.1,
+            seed: 1,
+        }
+    }
+}
+
+/// What a synthetic run measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SyntheticResult {
+    pub model: String,
+    pub pattern: Pattern,
+    /// Offered load: packets per active node per cycle, and the same in flits.
+    pub offered: f64,
+    pub offered_flits: f64,
+    /// Accepted throughput in the window: flits delivered per active node per cycle.
+    pub accepted_flits: f64,
+    /// The least any active node got delivered, in flits per cycle (Chittor's "worst node").
+    pub worst_node_flits: f64,
+    /// Latency (creation to full delivery, source queueing included) of window packets.
+    pub latency: LatencySummary,
+    /// Nodes that inject (a pattern may leave some idle).
+    pub active_nodes: usize,
+    pub injected: u64,
+    /// Window packets still undelivered when the drain ran out (the network saturated).
+    pub unfinished: u64,
+    /// Cycles simulated.
+    pub cycles: u64,
+}
+
+/// The destination of a packet from `src`, or `None` when the pattern leaves `src` idle.
+pub fn destination(
+    net: &Network,
+    pattern: Pattern,
+    src: NodeId,
+    cfg: &SyntheticConfig,
+    rng: &mut ChaCha8Rng,
+) -> Result<Option<NodeId>, ModelError> {
+    let n = net.nodes();
+    let bits = n.trailing_zeros();
+    let pow2 = n.is_power_of_two();
+    let need_pow2 = |what: &str| {
+        ModelError(format!(
+            "the {what} pattern needs a power-of-two number of nodes, not {n}"
+        ))
+    };
+    let grid = matches!(
+        net.spec.kind,
+        Kind::Mesh | Kind::Torus | Kind::Ring | Kind::Line
+    );
+    let uniform = |rng: &mut ChaCha8Rng| {
+        if n < 2 {
+            return None;
+        }
+        let d = rng.random_range(0..n - 1);
+        Some(if d >= src { d + 1 } else { d })
+    };
+    let dst = match pattern {
+        Pattern::Uniform => uniform(rng),
+        Pattern::Hotspot => {
+            if rng.random::<f64>() < cfg.hot_fraction {
+                Some(cfg.hot_node.min(n.saturating_sub(1)))
+            } else {
+                uniform(rng)
+            }
+        }
+        Pattern::Transpose => {
+            let d = &net.spec.dims;
+            if grid && d.len() == 2 && d[0] == d[1] {
+                let c = &net.coords[src];
+                net.node_at(&[c[1], c[0]])
+            } else if pow2 && bits.is_multiple_of(2) {
+                let h = bits / 2;
+                let lo = src & ((1 << h) - 1);
+                Some((lo << h) | (src >> h))
+            } else {
+                return Err(ModelError(
+                    "the transpose pattern needs a square 2-D grid or 4^k nodes".into(),
+                ));
+            }
+        }
+        Pattern::BitReversal => {
+            if !pow2 {
+                return Err(need_pow2("bit-reversal"));
+            }
+            Some((0..bits).fold(0, |acc, b| acc | (((src >> b) & 1) << (bits - 1 - b))))
+        }
+        Pattern::Shuffle => {
+            if !pow2 {
+                return Err(need_pow2("shuffle"));
+            }
+            if bits == 0 {
+                Some(src)
+            } else {
+                Some(((src << 1) | (src >> (bits - 1))) & (n - 1))
+            }
+        }
+        Pattern::Tornado | Pattern::Neighbour => {
+            if !grid {
+                return Err(ModelError(format!(
+                    "the {pattern} pattern needs a mesh, torus, ring or line"
+                )));
+            }
+            let c: Vec<i64> = net.coords[src]
+                .iter()
+                .zip(&net.spec.dims)
+                .map(|(&x, &k)| {
+                    let k = k as i64;
+                    let shift = if pattern == Pattern::Tornado {
+                        (k + 1) / 2 - 1
+                    } else {
+                        1
+                    };
+                    (x + shift).rem_euclid(k)
+                })
+                .collect();
+            net.node_at(&c)
+        }
+    };
+    Ok(dst.filter(|&d| d != src))
+}
+
+/// Runs synthetic traffic on `model` over `net`.
+pub fn run(
+    net: &Network,
+    model: &mut dyn NetworkModel,
+    cfg: &SyntheticConfig,
+) -> Result<SyntheticResult, ModelError> {
+    if cfg.rate.is_nan() || cfg.rate < 0.0 || !cfg.rate.is_finite() {
+        return Err(ModelError(format!(
+            "injection rate {} is not a rate",
+            cfg.rate
+        )));
+    }
+    if cfg.injection == Injection::Bernoulli && cfg.rate > 1.0 {
+        return Err(ModelError(format!(
+            "a Bernoulli injection rate is a probability per cycle; {} is above 1 (use poisson)",
+            cfg.rate
+        )));
+    }
+    let n = net.nodes();
+    let size = cfg.size.max(1);
+    let mut rngs: Vec<ChaCha8Rng> = (0..n)
+        .map(|i| {
+            let mut r = ChaCha8Rng::seed_from_u64(cfg.seed);
+            r.set_stream(i as u64);
+            r
+        })
+        .collect();
+    // Which nodes inject at all (fixed patterns leave some idle).
+    let mut active = vec![false; n];
+    for (s, a) in active.iter_mut().enumerate() {
+        let mut probe = ChaCha8Rng::seed_from_u64(0);
+        *a = destination(net, cfg.pattern, s, cfg, &mut probe)?.is_some()
+            || n > 1 && { matches!(cfg.pattern, Pattern::Uniform | Pattern::Hotspot) };
+    }
+    let active_nodes = active.iter().filter(|&&a| a).count();
+    let end_inject = cfg.warmup + cfg.measure;
+    let end = end_inject.saturating_add(cfg.drain);
+
+    // Next arrival per node, as a real time (cycle = floor).
+    let gap = |rng: &mut ChaCha8Rng| -> f64 {
+        if cfg.rate <= 0.0 {
+            return f64::INFINITY;
+        }
+        let u: f64 = 1.0 - rng.random::<f64>(); // (0, 1]
+        match cfg.injection {
+            Injection::Poisson => -u.ln() / cfg.rate,
+            Injection::Bernoulli => {
+                if cfg.rate >= 1.0 {
+                    1.0
+                } else {
+                    (u.ln() / (1.0 - cfg.rate).ln()).floor() + 1.0
+                }
+            }
+        }
+    };
+    let mut next: Vec<f64> = vec![f64::INFINITY; n];
+    let mut heap: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+    for s in 0..n {
+        if active[s] {
+            let g = gap(&mut rngs[s]);
+            // Bernoulli: the first success of trials at cycles 0, 1, … is at cycle g − 1.
+            next[s] = if cfg.injection == Injection::Bernoulli {
+                g - 1.0
+            } else {
+                g
+            };
+            if next[s] < end_inject as f64 {
+                heap.push(Reverse((next[s] as u64, s)));
+            }
+        }
+    }
+
+    let mut created: Vec<(u64, NodeId)> = Vec::new();
+    let mut measured_pending: u64 = 0;
+    let mut latencies: Vec<u64> = Vec::new();
+    let mut delivered_by_src = vec![0u64; n];
+    let mut delivered: Vec<Delivery> = Vec::new();
+    let in_window = |c: u64| c >= cfg.warmup && c < end_inject;
+    let mut t = 0u64;
+    loop {
+        while let Some(&Reverse((c, s))) = heap.peek() {
+            if c > t {
+                break;
+            }
+            heap.pop();
+            if let Some(dst) = destination(net, cfg.pattern, s, cfg, &mut rngs[s])? {
+                let id = created.len() as u64;
+                created.push((c, s));
+                if in_window(c) {
+                    measured_pending += 1;
+                }
+                model.inject(
+                    c,
+                    Packet {
+                        id,
+                        src: s,
+                        dst,
+                        size,
+                        created: c,
+                    },
+                );
+            }
+            next[s] += gap(&mut rngs[s]);
+            if next[s] < end_inject as f64 {
+                heap.push(Reverse((next[s] as u64, s)));
+            }
+        }
+        if model.next_event(t).is_some_and(|e| e <= t) {
+            delivered.clear();
+            model.step(t, &mut delivered);
+            for d in &delivered {
+                let Some(&(c, s)) = created.get(d.packet as usize) else {
+                    continue;
+                };
+                if in_window(c) {
+                    measured_pending -= 1;
+                    latencies.push(d.at - c);
+                }
+                // Accepted throughput counts flits that finished arriving inside the window.
+                if d.at > cfg.warmup && d.at <= end_inject {
+                    delivered_by_src[s] += size;
+                }
+            }
+        }
+        if t + 1 >= end_inject && measured_pending == 0 {
+            t += 1;
+            break;
+        }
+        let nh = heap.peek().map(|Reverse((c, _))| *c);
+        let nm = model.next_event(t + 1);
+        let nt = match (nh, nm) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => match a.or(b) {
+                Some(x) => x,
+                None => {
+                    t += 1;
+                    break;
+                }
+            },
+        };
+        if nt >= end {
+            t = end;
+            break;
+        }
+        t = nt.max(t + 1);
+    }
+    let window = cfg.measure.max(1) as f64;
+    let act = active_nodes.max(1) as f64;
+    let total: u64 = delivered_by_src.iter().sum();
+    let worst = (0..n)
+        .filter(|&s| active[s])
+        .map(|s| delivered_by_src[s] as f64 / window)
+        .fold(f64::INFINITY, f64::min);
+    let name = model.name();
+    Ok(SyntheticResult {
+        model: name,
+        pattern: cfg.pattern,
+        offered: cfg.rate,
+        offered_flits: cfg.rate * size as f64,
+        accepted_flits: total as f64 / (act * window),
+        worst_node_flits: if worst.is_finite() { worst } else { 0.0 },
+        latency: LatencySummary::of(&latencies),
+        active_nodes,
+        injected: created.len() as u64,
+        unfinished: measured_pending,
+        cycles: t,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permutations_on_an_8x8_mesh() {
+        let net = Network::build(&"mesh:8x8".parse().unwrap()).unwrap();
+        let cfg = SyntheticConfig::default();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut d = |p, s| destination(&net, p, s, &cfg, &mut rng).unwrap();
+        assert_eq!(d(Pattern::Transpose, 1), Some(8));
+        assert_eq!(d(Pattern::Transpose, 9), None);
+        assert_eq!(d(Pattern::BitReversal, 1), Some(32));
+        assert_eq!(d(Pattern::Shuffle, 33), Some(3));
+        assert_eq!(d(Pattern::Tornado, 0), Some(3 + 3 * 8));
+        assert_eq!(d(Pattern::Neighbour, 7), Some(8));
+        let u = d(Pattern::Uniform, 5).unwrap();
+        assert!(u != 5 && u < 64);
+    }
+}

@@ -1,1 +1,686 @@
-//! (to be written)
+//! Flit-level wormhole routing (Chittor ch.5, with the virtual channels his §5.5 lists as missing).
+//!
+//! Each router has one input port per incoming link plus the injection port, each with `vc`
+//! virtual channels of `buf` flits, and one output port per outgoing link plus the ejection port.
+//! A packet's header, once it has spent `delay` cycles in a router, asks for a free virtual channel
+//! on its output (routing: dimension order; `west-first` or `odd-even` adaptive on 2-D meshes;
+//! e-cube on hypercubes; on tori the virtual channels split into two dateline classes, Dally &
+//! Seitz, so `vc ≥ 2` is required). The header reserves that channel, body flits follow, and the
+//! tail releases each channel as it leaves it; a blocked header holds every channel its worm
+//! occupies. Each input port sends and each output port accepts one flit per cycle; competing
+//! requests are arbitrated oldest-first (Chittor's time-stamp priority, default), `fifo` (longest
+//! waiting header, ties by port), `biased` (Chittor's 9/4 port priorities: injection 9, network 4,
+//! lower wins, a loser's value drops by one, a winner's resets) or `rr` (Chittor's
+//! message-source clock hand: the source after the last one served).
+//!
+//! Conventions (cycles; a flit is one word and crosses a link in one cycle): flow control uses
+//! credits counted at the start of a cycle, so with `buf=1` a worm advances every other cycle
+//! (Chittor §5.2's footnote) and with `buf ≥ 2` every cycle. A channel is owned by one packet from
+//! header allocation until its tail leaves the buffer. An uncontended packet of `L` flits over `D`
+//! hops, with router delay `r` in each of the `D+1` routers it passes (ejection included),
+//! arrives after exactly `t_wh = a + C2·D + b(L−1)` cycles (Chittor eq 1.3) with
+//! `a = 1 + r + overhead`, `C2 = 1 + r`, and `b = 1` (`b = 2` when `buf=1`). Packets of size 0
+//! travel as one flit.
+
+use std::collections::VecDeque;
+
+use crate::topology::{Kind, Network};
+
+use super::geometry::{Geometry, NONE};
+use super::options::{ModelError, ModelOptions};
+use super::registry::ModelContext;
+use super::{Delivery, NetworkModel, Packet};
+
+pub const OPTIONS: &str = "vc=1 (2 on tori) buf=2 delay=0 overhead=0 arb=oldest|fifo|biased|rr \
+                           routing=dor|west-first|odd-even";
+
+/// Arbitration among requests for the same output (Chittor §5.6.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arbitration {
+    Oldest,
+    Fifo,
+    Biased,
+    RoundRobin,
+}
+
+/// How headers choose their output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Routing {
+    DimensionOrder,
+    WestFirst,
+    OddEven,
+}
+
+/// Wormhole parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WormholeConfig {
+    pub vcs: usize,
+    pub buf: u32,
+    pub delay: u64,
+    pub overhead: u64,
+    pub arb: Arbitration,
+    pub routing: Routing,
+}
+
+impl Default for WormholeConfig {
+    fn default() -> Self {
+        WormholeConfig {
+            vcs: 1,
+            buf: 2,
+            delay: 0,
+            overhead: 0,
+            arb: Arbitration::Oldest,
+            routing: Routing::DimensionOrder,
+        }
+    }
+}
+
+/// Builds the model from registry options.
+pub fn build(
+    ctx: &ModelContext<'_>,
+    opts: &mut ModelOptions,
+) -> Result<Box<dyn NetworkModel>, ModelError> {
+    let wraps = matches!(ctx.network.spec.kind, Kind::Torus | Kind::Ring);
+    let cfg = WormholeConfig {
+        vcs: opts.u64_in("vc", if wraps { 2 } else { 1 }, 1, 64)? as usize,
+        buf: opts.u64_in("buf", 2, 1, 1 << 16)? as u32,
+        delay: opts.u64_in("delay", 0, 0, 1 << 16)?,
+        overhead: opts.u64_in("overhead", 0, 0, 1 << 32)?,
+        arb: match opts
+            .choice("arb", "oldest", &["oldest", "fifo", "biased", "rr"])?
+            .as_str()
+        {
+            "fifo" => Arbitration::Fifo,
+            "biased" => Arbitration::Biased,
+            "rr" => Arbitration::RoundRobin,
+            _ => Arbitration::Oldest,
+        },
+        routing: match opts
+            .choice("routing", "dor", &["dor", "west-first", "odd-even"])?
+            .as_str()
+        {
+            "west-first" => Routing::WestFirst,
+            "odd-even" => Routing::OddEven,
+            _ => Routing::DimensionOrder,
+        },
+    };
+    Ok(Box::new(Wormhole::new(ctx.network, cfg)?))
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Vc {
+    owner: u32,
+    received: u32,
+    sent: u32,
+    /// Cycle from which the header may ask for an output.
+    ready: u64,
+    /// Cycle the header arrived (for `fifo`).
+    since: u64,
+    /// Downstream channel: an input VC id, or `eject_base + lane`.
+    out: u32,
+    out_port: u32,
+}
+
+const IDLE: Vc = Vc {
+    owner: NONE,
+    received: 0,
+    sent: 0,
+    ready: 0,
+    since: 0,
+    out: NONE,
+    out_port: NONE,
+};
+
+#[derive(Clone, Copy, Debug)]
+struct Pkt {
+    id: u64,
+    src: u32,
+    dst: u32,
+    size: u32,
+    created: u64,
+    ready: u64,
+    dim: u8,
+    class: u8,
+}
+
+/// The wormhole model.
+pub struct Wormhole {
+    cfg: WormholeConfig,
+    geo: Geometry,
+    nodes: usize,
+    ports: usize,
+    /// Input ports per node: the link ports then injection.
+    nin: usize,
+    vcs: Vec<Vc>,
+    eject: Vec<Vc>,
+    eject_base: u32,
+    pkts: Vec<Pkt>,
+    free_pkts: Vec<u32>,
+    queues: Vec<VecDeque<u32>>,
+    queued: usize,
+    active: Vec<u32>,
+    in_active: Vec<bool>,
+    /// Biased priority per input port (`node · nin + port`).
+    bias: Vec<u32>,
+    /// Source clock hand per output port (`node · (ports+1) + port`).
+    hand: Vec<u32>,
+    busy: Vec<u64>,
+    last_move: u64,
+    // Scratch buffers reused every cycle.
+    reqs: Vec<(u64, u64, u32, u32)>,
+    moves: Vec<(u32, u32)>,
+    used_in: Vec<u64>,
+    used_out: Vec<u64>,
+    stamp: u64,
+    router_cycles: u64,
+}
+
+impl Wormhole {
+    pub fn new(net: &Network, cfg: WormholeConfig) -> Result<Self, ModelError> {
+        let geo = Geometry::new(net)?;
+        if geo.wrap.iter().any(|&w| w) && cfg.vcs < 2 {
+            return Err(ModelError(
+                "wormhole on a torus or ring needs vc ≥ 2 (two dateline classes avoid deadlock \
+                 around the wrap-around links)"
+                    .into(),
+            ));
+        }
+        if cfg.routing != Routing::DimensionOrder
+            && (net.spec.kind != Kind::Mesh || geo.ndim() != 2)
+        {
+            return Err(ModelError(
+                "west-first and odd-even routing are defined on 2-D meshes only".into(),
+            ));
+        }
+        let nodes = net.nodes();
+        let ports = geo.ports;
+        let nin = ports + 1;
+        let nvc = nodes * nin * cfg.vcs;
+        let mut bias = vec![4u32; nodes * nin];
+        for n in 0..nodes {
+            bias[n * nin + ports] = 9;
+        }
+        Ok(Wormhole {
+            cfg,
+            nodes,
+            ports,
+            nin,
+            vcs: vec![IDLE; nvc],
+            eject: vec![IDLE; nodes * cfg.vcs],
+            eject_base: nvc as u32,
+            pkts: Vec::new(),
+            free_pkts: Vec::new(),
+            queues: vec![VecDeque::new(); nodes],
+            queued: 0,
+            active: Vec::new(),
+            in_active: vec![false; nvc],
+            bias,
+            hand: vec![0; nodes * (ports + 1)],
+            busy: vec![0; net.links.len()],
+            last_move: 0,
+            reqs: Vec::new(),
+            moves: Vec::new(),
+            used_in: vec![0; nodes * nin],
+            used_out: vec![0; nodes * (ports + 1)],
+            stamp: 0,
+            router_cycles: 0,
+            geo,
+        })
+    }
+
+    /// Router-cycles simulated so far (routers × cycles stepped), for throughput benchmarks.
+    pub fn router_cycles(&self) -> u64 {
+        self.router_cycles
+    }
+
+    #[inline]
+    fn node_of_vc(&self, v: u32) -> usize {
+        v as usize / (self.nin * self.cfg.vcs)
+    }
+
+    #[inline]
+    fn port_of_vc(&self, v: u32) -> usize {
+        (v as usize / self.cfg.vcs) % self.nin
+    }
+
+    /// Candidate output ports for a header at `cur` (the ejection port `ports` at the
+    /// destination), best first.
+    fn route(&self, p: &Pkt, cur: usize, out: &mut [u32; 2]) -> usize {
+        let dst = p.dst as usize;
+        if cur == dst {
+            out[0] = self.ports as u32;
+            return 1;
+        }
+        let g = &self.geo;
+        match self.cfg.routing {
+            Routing::DimensionOrder => {
+                out[0] = g.dor_port(cur, dst).map_or(NONE, |x| x as u32);
+                1
+            }
+            Routing::WestFirst => {
+                let dx = g.coord(dst, 0) - g.coord(cur, 0);
+                let xp = g.port_in_dim(cur, dst, 0);
+                let yp = g.port_in_dim(cur, dst, 1);
+                let mut k = 0;
+                if dx < 0 {
+                    out[0] = xp.map_or(NONE, |x| x as u32);
+                    return 1;
+                }
+                for p in [xp, yp].into_iter().flatten() {
+                    out[k] = p as u32;
+                    k += 1;
+                }
+                k
+            }
+            Routing::OddEven => {
+                // Chiu's odd-even turn model: no east→north/south turn in even columns, no
+                // north/south→west turn in odd columns.
+                let (cx, dx0) = (g.coord(cur, 0), g.coord(dst, 0));
+                let sx = g.coord(p.src as usize, 0);
+                let e0 = dx0 - cx;
+                let xp = g.port_in_dim(cur, dst, 0);
+                let yp = g.port_in_dim(cur, dst, 1);
+                let mut k = 0;
+                let mut push = |o: Option<usize>, out: &mut [u32; 2]| {
+                    if let Some(o) = o {
+                        if k < 2 {
+                            out[k] = o as u32;
+                            k += 1;
+                        }
+                    }
+                };
+                if e0 == 0 {
+                    push(yp, out);
+                } else if e0 > 0 {
+                    if yp.is_none() {
+                        push(xp, out);
+                    } else {
+                        if dx0 % 2 == 1 || e0 != 1 {
+                            push(xp, out);
+                        }
+                        if cx % 2 == 1 || cx == sx {
+                            push(yp, out);
+                        }
+                    }
+                } else {
+                    push(xp, out);
+                    if cx % 2 == 0 {
+                        push(yp, out);
+                    }
+                }
+                k
+            }
+        }
+    }
+
+    /// The VC range a packet may use on `port` leaving `cur`, and its class after the hop.
+    #[inline]
+    fn vc_range(&self, p: &Pkt, cur: usize, port: usize) -> (usize, usize, u8) {
+        let v = self.cfg.vcs;
+        if port == self.ports || !self.geo.wrap.iter().any(|&w| w) {
+            return (0, v, 0);
+        }
+        let dim = (port / 2) as u8;
+        let mut class = if dim != p.dim { 0 } else { p.class };
+        if self.geo.crosses_dateline(cur, port) {
+            class = 1;
+        }
+        let half = v / 2;
+        if class == 0 {
+            (0, half, 0)
+        } else {
+            (half, v, 1)
+        }
+    }
+
+    /// Downstream channel id for lane `v` of output `port` at node `cur`, or NONE.
+    #[inline]
+    fn downstream(&self, cur: usize, port: usize, v: usize) -> u32 {
+        if port == self.ports {
+            return self.eject_base + (cur * self.cfg.vcs + v) as u32;
+        }
+        let n = self.geo.nbr[cur * self.ports + port];
+        if n == NONE {
+            return NONE;
+        }
+        ((n as usize * self.nin + port) * self.cfg.vcs + v) as u32
+    }
+
+    #[inline]
+    fn chan(&self, id: u32) -> &Vc {
+        if id >= self.eject_base {
+            &self.eject[(id - self.eject_base) as usize]
+        } else {
+            &self.vcs[id as usize]
+        }
+    }
+
+    #[inline]
+    fn key(&self, vc: u32, v: &Vc, out_index: usize) -> (u64, u64) {
+        let p = &self.pkts[v.owner as usize];
+        match self.cfg.arb {
+            Arbitration::Oldest => (p.created, p.id),
+            Arbitration::Fifo => (v.since, vc as u64),
+            Arbitration::Biased => {
+                let node = self.node_of_vc(vc);
+                let port = self.port_of_vc(vc);
+                (self.bias[node * self.nin + port] as u64, vc as u64)
+            }
+            Arbitration::RoundRobin => {
+                let n = self.nodes as u64;
+                let hand = self.hand[out_index] as u64;
+                ((p.src as u64 + n - hand - 1) % n, p.id)
+            }
+        }
+    }
+
+    fn inject_queued(&mut self, now: u64) {
+        if self.queued == 0 {
+            return;
+        }
+        let v = self.cfg.vcs;
+        for n in 0..self.nodes {
+            while let Some(&pi) = self.queues[n].front() {
+                if self.pkts[pi as usize].ready > now {
+                    break;
+                }
+                let base = (n * self.nin + self.ports) * v;
+                let Some(lane) = (base..base + v).find(|&i| self.vcs[i].owner == NONE) else {
+                    break;
+                };
+                self.queues[n].pop_front();
+                self.queued -= 1;
+                let size = self.pkts[pi as usize].size;
+                self.vcs[lane] = Vc {
+                    owner: pi,
+                    received: size,
+                    sent: 0,
+                    ready: now + self.cfg.delay,
+                    since: now,
+                    out: NONE,
+                    out_port: NONE,
+                };
+                if !self.in_active[lane] {
+                    self.in_active[lane] = true;
+                    self.active.push(lane as u32);
+                }
+            }
+        }
+    }
+
+    fn allocate_vcs(&mut self, now: u64) {
+        self.reqs.clear();
+        for i in 0..self.active.len() {
+            let id = self.active[i];
+            let v = self.vcs[id as usize];
+            if v.out != NONE || v.sent != 0 || v.received == 0 || v.ready > now {
+                continue;
+            }
+            let cur = self.node_of_vc(id);
+            let p = self.pkts[v.owner as usize];
+            let mut cand = [NONE; 2];
+            let k = self.route(&p, cur, &mut cand);
+            let mut port = cand[0];
+            if k > 1 {
+                // Adaptive: the first candidate with a free channel.
+                for &c in &cand[..k] {
+                    let (lo, hi, _) = self.vc_range(&p, cur, c as usize);
+                    if (lo..hi).any(|l| {
+                        let d = self.downstream(cur, c as usize, l);
+                        d != NONE && self.chan(d).owner == NONE
+                    }) {
+                        port = c;
+                        break;
+                    }
+                }
+            }
+            if port == NONE {
+                continue;
+            }
+            let out_index = cur * (self.ports + 1) + port as usize;
+            let (a, b) = self.key(id, &v, out_index);
+            self.reqs.push((a, b, id, port));
+        }
+        self.reqs.sort_unstable();
+        for r in 0..self.reqs.len() {
+            let (_, _, id, port) = self.reqs[r];
+            let cur = self.node_of_vc(id);
+            let owner = self.vcs[id as usize].owner;
+            let p = self.pkts[owner as usize];
+            let (lo, hi, class) = self.vc_range(&p, cur, port as usize);
+            let mut granted = NONE;
+            for l in lo..hi {
+                let d = self.downstream(cur, port as usize, l);
+                if d != NONE && self.chan(d).owner == NONE {
+                    granted = d;
+                    break;
+                }
+            }
+            if granted == NONE {
+                continue;
+            }
+            if granted >= self.eject_base {
+                let e = &mut self.eject[(granted - self.eject_base) as usize];
+                e.owner = owner;
+                e.received = 0;
+            } else {
+                let d = &mut self.vcs[granted as usize];
+                d.owner = owner;
+                d.received = 0;
+                d.sent = 0;
+            }
+            let v = &mut self.vcs[id as usize];
+            v.out = granted;
+            v.out_port = port;
+            if port as usize != self.ports {
+                let pk = &mut self.pkts[owner as usize];
+                pk.dim = (port / 2) as u8;
+                pk.class = class;
+            }
+        }
+    }
+
+    fn allocate_switch(&mut self, now: u64) {
+        let _ = now;
+        self.reqs.clear();
+        let buf = self.cfg.buf;
+        for i in 0..self.active.len() {
+            let id = self.active[i];
+            let v = self.vcs[id as usize];
+            if v.out == NONE || v.received <= v.sent {
+                continue;
+            }
+            if v.out < self.eject_base {
+                let d = &self.vcs[v.out as usize];
+                if d.received - d.sent >= buf {
+                    continue;
+                }
+            }
+            let cur = self.node_of_vc(id);
+            let out_index = cur * (self.ports + 1) + v.out_port as usize;
+            let (a, b) = self.key(id, &v, out_index);
+            self.reqs.push((a, b, id, v.out_port));
+        }
+        self.reqs.sort_unstable();
+        self.stamp += 1;
+        let stamp = self.stamp;
+        self.moves.clear();
+        for r in 0..self.reqs.len() {
+            let (_, _, id, port) = self.reqs[r];
+            let cur = self.node_of_vc(id);
+            let inp = cur * self.nin + self.port_of_vc(id);
+            let outp = cur * (self.ports + 1) + port as usize;
+            if self.used_in[inp] == stamp || self.used_out[outp] == stamp {
+                if self.cfg.arb == Arbitration::Biased && self.used_in[inp] != stamp {
+                    self.bias[inp] = self.bias[inp].saturating_sub(1);
+                }
+                continue;
+            }
+            self.used_in[inp] = stamp;
+            self.used_out[outp] = stamp;
+            self.moves.push((id, self.vcs[id as usize].out));
+            match self.cfg.arb {
+                Arbitration::Biased => {
+                    self.bias[inp] = if inp % self.nin == self.ports { 9 } else { 4 };
+                }
+                Arbitration::RoundRobin => {
+                    let owner = self.vcs[id as usize].owner;
+                    self.hand[outp] = self.pkts[owner as usize].src;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn apply_moves(&mut self, now: u64, delivered: &mut Vec<Delivery>) {
+        if !self.moves.is_empty() {
+            self.last_move = now;
+        }
+        for m in 0..self.moves.len() {
+            let (u, d) = self.moves[m];
+            let cur = self.node_of_vc(u);
+            let (owner, size, port) = {
+                let v = &mut self.vcs[u as usize];
+                v.sent += 1;
+                let owner = v.owner;
+                (owner, self.pkts[owner as usize].size, v.out_port)
+            };
+            if self.vcs[u as usize].sent >= size {
+                self.vcs[u as usize] = IDLE;
+            }
+            if d >= self.eject_base {
+                let e = &mut self.eject[(d - self.eject_base) as usize];
+                e.received += 1;
+                if e.received >= size {
+                    *e = IDLE;
+                    delivered.push(Delivery {
+                        packet: self.pkts[owner as usize].id,
+                        at: now + 1,
+                    });
+                    self.free_pkts.push(owner);
+                }
+            } else {
+                let l = self.geo.link[cur * self.ports + port as usize];
+                if l != NONE {
+                    self.busy[l as usize] += 1;
+                }
+                let dv = &mut self.vcs[d as usize];
+                dv.received += 1;
+                if dv.received == 1 {
+                    dv.ready = now + 1 + self.cfg.delay;
+                    dv.since = now + 1;
+                }
+                if !self.in_active[d as usize] {
+                    self.in_active[d as usize] = true;
+                    self.active.push(d);
+                }
+            }
+        }
+    }
+}
+
+impl NetworkModel for Wormhole {
+    fn name(&self) -> String {
+        let c = &self.cfg;
+        let mut s = format!("wormhole vc={} buf={}", c.vcs, c.buf);
+        if c.delay != 0 {
+            s.push_str(&format!(" delay={}", c.delay));
+        }
+        if c.overhead != 0 {
+            s.push_str(&format!(" overhead={}", c.overhead));
+        }
+        match c.arb {
+            Arbitration::Oldest => {}
+            Arbitration::Fifo => s.push_str(" arb=fifo"),
+            Arbitration::Biased => s.push_str(" arb=biased"),
+            Arbitration::RoundRobin => s.push_str(" arb=rr"),
+        }
+        match c.routing {
+            Routing::DimensionOrder => {}
+            Routing::WestFirst => s.push_str(" routing=west-first"),
+            Routing::OddEven => s.push_str(" routing=odd-even"),
+        }
+        s
+    }
+
+    fn inject(&mut self, now: u64, packet: Packet) {
+        let src = packet.src.min(self.nodes.saturating_sub(1));
+        let pkt = Pkt {
+            id: packet.id,
+            src: src as u32,
+            dst: packet.dst.min(self.nodes.saturating_sub(1)) as u32,
+            size: packet.size.clamp(1, u32::MAX as u64) as u32,
+            created: packet.created,
+            ready: now + self.cfg.overhead,
+            dim: u8::MAX,
+            class: 0,
+        };
+        let slot = match self.free_pkts.pop() {
+            Some(s) => {
+                self.pkts[s as usize] = pkt;
+                s
+            }
+            None => {
+                self.pkts.push(pkt);
+                (self.pkts.len() - 1) as u32
+            }
+        };
+        self.queues[src].push_back(slot);
+        self.queued += 1;
+    }
+
+    fn step(&mut self, now: u64, delivered: &mut Vec<Delivery>) {
+        self.router_cycles += self.nodes as u64;
+        self.inject_queued(now);
+        // Drop channels that went idle since the last cycle.
+        let vcs = &self.vcs;
+        let in_active = &mut self.in_active;
+        self.active.retain(|&id| {
+            let keep = vcs[id as usize].owner != NONE;
+            if !keep {
+                in_active[id as usize] = false;
+            }
+            keep
+        });
+        if self.active.is_empty() {
+            self.last_move = now;
+            return;
+        }
+        self.allocate_vcs(now);
+        self.allocate_switch(now);
+        self.apply_moves(now, delivered);
+    }
+
+    fn next_event(&self, now: u64) -> Option<u64> {
+        if self
+            .active
+            .iter()
+            .any(|&id| self.vcs[id as usize].owner != NONE)
+        {
+            return Some(now);
+        }
+        if self.queued == 0 {
+            return None;
+        }
+        self.queues
+            .iter()
+            .filter_map(|q| q.front().map(|&p| self.pkts[p as usize].ready))
+            .min()
+            .map(|r| r.max(now))
+    }
+
+    fn link_busy(&self) -> Vec<u64> {
+        self.busy.clone()
+    }
+
+    fn stalled(&self, now: u64) -> Option<String> {
+        if now > self.last_move + 100_000 && !self.active.is_empty() {
+            Some(format!(
+                "no flit has moved since cycle {}: worms hold channels in a cycle (deadlock)",
+                self.last_move
+            ))
+        } else {
+            None
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! All-to-all personalized communication (AAPC) phases on rings and tori, for the ordered-AAPC
+//! connection scheduler (Yuan §5.4, Fig 5.14).
+//!
+//! Yuan takes the AAPC phases from Hinrichs et al. (SPAA'94), which the thesis does not reproduce.
+//! This is a minimal construction with the same properties: every phase is a set of connections
+//! that share no directed link, no source and no destination, routed the way the scheduler routes
+//! (shortest path, the half-way tie broken clockwise from even and counter-clockwise from odd
+//! coordinates, Yuan §4.1.1 / Ch.6), and the phases together hold every ordered pair once.
+//!
+//! A ring of `n` nodes is decomposed by a bounded depth-first search into
+//! `max(n, ⌈n·Σdist / 2n⌉)` phases (the node bound and the link-load bound; 8 phases for n = 8),
+//! each phase a partial permutation that includes the self pairs. A torus phase is then a product of
+//! one ring phase per dimension: with dimension-order routing, the x-part of a product phase uses
+//! each row's links as its ring phase does, and because the x-part is a permutation exactly one
+//! row's traffic turns into any column, which then uses that column's links as its ring phase does.
+//! On an 8×8 torus this gives 8·8 = 64 phases, Yuan's N³/8 and the link-load lower bound; on larger
+//! tori the product has (N²/8)² phases, more than Hinrichs' N³/8.
+
+use super::super::yuan_aapc;
+use super::super::yuan_torus::Torus;
+use crate::topology::{Kind, Network, NodeId};
+
+/// The phases of AAPC on one ring: `phase_of[src][dst]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RingAapc {
+    pub n: usize,
+    pub phases: usize,
+    pub phase_of: Vec<Vec<usize>>,
+}
+
+/// Whether the shortest route from `s` to `d` on a ring of `n` goes in the positive direction:
+/// the shorter way, and for the half-way pair clockwise from an even `s` (Yuan Ch.6 routing).
+pub fn ring_positive(n: usize, s: usize, d: usize) -> bool {
+    let delta = (d + n - s % n) % n;
+    2 * delta < n || (2 * delta == n && s & 1 == 0)
+}
+
+/// Hops from `s` to `d` on a ring of `n` along [`ring_positive`].
+pub fn ring_distance(n: usize, s: usize, d: usize) -> usize {
+    let delta = (d + n - s % n) % n;
+    if ring_positive(n, s, d) {
+        delta
+    } else {
+        n - delta
+    }
+}
+
+/// Directed ring links a pair uses: `i` is `i → i+1`, `n + i` is `i → i−1`.
+fn ring_links(n: usize, s: usize, d: usize) -> Vec<usize> {
+    let hops = ring_distance(n, s, d);
+    let pos = ring_positive(n, s, d);
+    (0..hops)
+        .map(|h| {
+            if pos {
+                (s + h) % n
+            } else {
+                n + (s + n - h) % n
+            }
+        })
+        .collect()
+}
+
+/// Search budget per phase count before one more phase is allowed.
+const BUDGET: u64 = 400_000;
+
+impl RingAapc {
+    /// Decomposes AAPC on a ring of `n ≥ 1` nodes.
+    pub fn new(n: usize) -> RingAapc {
+        if n <= 1 {
+            return RingAapc {
+                n,
+                phases: 1,
+                phase_of: vec![vec![0; n]; n],
+            };
+        }
+        let load: usize = (0..n).map(|d| ring_distance(n, 0, d)).sum::<usize>() * n;
+        let mut phases = n.max(load.div_ceil(2 * n));
+        loop {
+            if let Some(phase_of) = search(n, phases) {
+                return RingAapc {
+                    n,
+                    phases,
+                    phase_of,
+                };
+            }
+            phases += 1;
+        }
+    }
+}
+
+struct Item {
+    s: usize,
+    d: usize,
+    links: Vec<usize>,
+}
+
+/// Depth-first assignment of every pair to one of `phases` phases, longest pairs first; `None`
+/// when the budget runs out.
+fn search(n: usize, phases: usize) -> Option<Vec<Vec<usize>>> {
+    let mut items: Vec<Item> = (0..n)
+        .flat_map(|s| {
+            (0..n).map(move |d| Item {
+                s,
+                d,
+                links: ring_links(n, s, d),
+            })
+        })
+        .collect();
+    items.sort_by_key(|it| (std::cmp::Reverse(it.links.len()), it.s, it.d));
+    let mut st = State {
+        link_used: vec![vec![false; 2 * n]; phases],
+        src_used: vec![vec![false; n]; phases],
+        dst_used: vec![vec![false; n]; phases],
+        size: vec![0; phases],
+        assign: vec![0; items.len()],
+        budget: BUDGET,
+    };
+    if !dfs(&items, 0, &mut st) {
+        return None;
+    }
+    let mut phase_of = vec![vec![0; n]; n];
+    for (it, &p) in items.iter().zip(&st.assign) {
+        phase_of[it.s][it.d] = p;
+    }
+    Some(phase_of)
+}
+
+struct State {
+    link_used: Vec<Vec<bool>>,
+    src_used: Vec<Vec<bool>>,
+    dst_used: Vec<Vec<bool>>,
+    size: Vec<usize>,
+    assign: Vec<usize>,
+    budget: u64,
+}
+
+fn dfs(items: &[Item], k: usize, st: &mut State) -> bool {
+    let Some(it) = items.get(k) else {
+        return true;
+    };
+    if st.budget == 0 {
+        return false;
+    }
+    st.budget -= 1;
+    for p in 0..st.size.len() {
+        let fits = !st.src_used[p][it.s]
+            && !st.dst_used[p][it.d]
+            && it.links.iter().all(|&l| !st.link_used[p][l]);
+        if fits {
+            st.src_used[p][it.s] = true;
+            st.dst_used[p][it.d] = true;
+            for &l in &it.links {
+                st.link_used[p][l] = true;
+            }
+            st.size[p] += 1;
+            st.assign[k] = p;
+            if dfs(items, k + 1, st) {
+                return true;
+            }
+            st.size[p] -= 1;
+            st.src_used[p][it.s] = false;
+            st.dst_used[p][it.d] = false;
+            for &l in &it.links {
+                st.link_used[p][l] = false;
+            }
+        }
+        // Empty phases are interchangeable: trying one is enough.
+        if st.size[p] == 0 {
+            break;
+        }
+        if st.budget == 0 {
+            return false;
+        }
+    }
+    false
+}
+
+/// AAPC phases of a torus (or ring) with the given extents, as products of ring phases.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TorusAapc {
+    pub dims: Vec<usize>,
+    pub rings: Vec<RingAapc>,
+}
+
+impl TorusAapc {
+    pub fn new(dims: &[usize]) -> TorusAapc {
+        let mut rings: Vec<RingAapc> = Vec::new();
+        for &n in dims {
+            let ring = match rings.iter().find(|r| r.n == n) {
+                Some(r) => r.clone(),
+                None => RingAapc::new(n),
+            };
+            rings.push(ring);
+        }
+        TorusAapc {
+            dims: dims.to_vec(),
+            rings,
+        }
+    }
+
+    /// Number of phases: the product of the ring phase counts.
+    pub fn phases(&self) -> usize {
+        self.rings.iter().map(|r| r.phases).product()
+    }
+
+    /// The phase holding the pair `src → dst` (row-major node ids, x fastest).
+    pub fn phase_of(&self, src: usize, dst: usize) -> usize {
+        let (mut s, mut d) = (src, dst);
+        let mut coords = Vec::with_capacity(self.dims.len());
+        for &n in &self.dims {
+            coords.push((s % n, d % n));
+            s /= n;
+            d /= n;
+        }
+        // Mixed radix, x most significant, so phases group by the x ring first.
+        let mut phase = 0;
+        for (ring, (cs, cd)) in self.rings.iter().zip(coords) {
+            phase = phase * ring.phases + ring.phase_of[cs][cd];
+        }
+        phase
+    }
+}
+
+/// The AAPC phase of every ordered pair, as the ordered-AAPC scheduler looks it up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AapcPhases {
+    nodes: usize,
+    /// `phase[src * nodes + dst]`.
+    phase: Vec<usize>,
+    phases: usize,
+}
+
+impl AapcPhases {
+    /// The phases for a ring or torus network, `None` for other kinds. Square 2-D tori with a
+    /// side of 8 or 16 use the N³/8 decomposition of [`crate::sim::yuan_aapc`] (64 and 512 phases,
+    /// Yuan's bound); every other ring or torus uses the product of ring phases above.
+    pub fn for_network(net: &Network) -> Option<AapcPhases> {
+        let dims = &net.spec.dims;
+        match net.spec.kind {
+            Kind::Torus | Kind::Ring => {}
+            _ => return None,
+        }
+        if let [x, y] = dims.as_slice() {
+            if x == y && (*x == 8 || *x == 16) {
+                let phases = yuan_aapc::aapc_phases(&Torus::new(*x, *y));
+                return Some(AapcPhases::from_phases(
+                    x * y,
+                    phases.iter().map(|p| p.iter().map(|c| (c.src, c.dst))),
+                ));
+            }
+        }
+        Some(AapcPhases::from_product(&TorusAapc::new(dims)))
+    }
+
+    /// From explicit phases, each a list of (src, dst); pairs in no phase go to phase 0.
+    pub fn from_phases<P, I>(nodes: usize, phases: P) -> AapcPhases
+    where
+        P: IntoIterator<Item = I>,
+        I: IntoIterator<Item = (NodeId, NodeId)>,
+    {
+        let mut phase = vec![0; nodes * nodes];
+        let mut count = 0;
+        for (k, pairs) in phases.into_iter().enumerate() {
+            count = k + 1;
+            for (s, d) in pairs {
+                if s < nodes && d < nodes {
+                    phase[s * nodes + d] = k;
+                }
+            }
+        }
+        AapcPhases {
+            nodes,
+            phase,
+            phases: count.max(1),
+        }
+    }
+
+    /// From the ring-product construction.
+    pub fn from_product(t: &TorusAapc) -> AapcPhases {
+        let nodes: usize = t.dims.iter().product();
+        let phase = (0..nodes * nodes)
+            .map(|i| t.phase_of(i / nodes.max(1), i % nodes.max(1)))
+            .collect();
+        AapcPhases {
+            nodes,
+            phase,
+            phases: t.phases(),
+        }
+    }
+
+    pub fn phases(&self) -> usize {
+        self.phases
+    }
+
+    /// The phase holding `src → dst` (0 for nodes outside the network).
+    pub fn phase_of(&self, src: NodeId, dst: NodeId) -> usize {
+        if src < self.nodes && dst < self.nodes {
+            self.phase[src * self.nodes + dst]
+        } else {
+            0
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! Routes and standard connection patterns for compiled communication (Yuan §5.4, Table 5.6).
+//!
+//! Routing is the one Yuan's schedulers assume (Ch.6): dimension order (x, then y, …), the shorter
+//! way round each ring, and for the half-way pair of an even ring clockwise (positive) from an even
+//! coordinate and counter-clockwise from an odd one. Networks that are not grids get a
+//! breadth-first shortest path, lowest link id first.
+
+use std::collections::VecDeque;
+
+use rand::Rng;
+
+use super::aapc::ring_positive;
+use super::sched::Connection;
+use crate::topology::{Kind, LinkId, Network, NodeId, Port};
+
+/// The directed links of the route from `src` to `dst`.
+pub fn route(net: &Network, src: NodeId, dst: NodeId) -> Result<Vec<LinkId>, String> {
+    let n = net.nodes();
+    if src >= n || dst >= n {
+        return Err(format!(
+            "node {} is outside the network {} ({n} nodes)",
+            src.max(dst),
+            net.spec
+        ));
+    }
+    match net.spec.kind {
+        Kind::Torus | Kind::Ring | Kind::Mesh | Kind::Line => grid_route(net, src, dst),
+        _ => bfs_route(net, src, dst),
+    }
+}
+
+fn grid_route(net: &Network, src: NodeId, dst: NodeId) -> Result<Vec<LinkId>, String> {
+    let wrap = matches!(net.spec.kind, Kind::Torus | Kind::Ring);
+    let dims = &net.spec.dims;
+    let target = net
+        .coords
+        .get(dst)
+        .ok_or_else(|| format!("node {dst} does not exist"))?
+        .clone();
+    let mut at = src;
+    let mut links = Vec::new();
+    for (dim, &size) in dims.iter().enumerate() {
+        let here = net.coords[at][dim];
+        let goal = target[dim];
+        if here == goal {
+            continue;
+        }
+        let (positive, hops) = if wrap {
+            let (h, g) = (here as usize, goal as usize);
+            let pos = ring_positive(size, h, g);
+            let delta = (g + size - h) % size;
+            (pos, if pos { delta } else { size - delta })
+        } else {
+            (goal > here, (goal - here).unsigned_abs() as usize)
+        };
+        let port = Port::Dir {
+            dim: dim as u8,
+            positive,
+        };
+        for _ in 0..hops {
+            let next = net
+                .neighbor(at, port)
+                .ok_or_else(|| format!("no link leaves node {at} by {}", port.name()))?;
+            let link = net
+                .link_between(at, next)
+                .ok_or_else(|| format!("no link from node {at} to node {next}"))?;
+            links.push(link);
+            at = next;
+        }
+    }
+    if at != dst {
+        return Err(format!("routing from {src} ended at {at}, not at {dst}"));
+    }
+    Ok(links)
+}
+
+fn bfs_route(net: &Network, src: NodeId, dst: NodeId) -> Result<Vec<LinkId>, String> {
+    let mut via: Vec<Option<LinkId>> = vec![None; net.nodes()];
+    let mut seen = vec![false; net.nodes()];
+    seen[src] = true;
+    let mut queue = VecDeque::from([src]);
+    while let Some(n) = queue.pop_front() {
+        if n == dst {
+            break;
+        }
+        for &l in &net.out[n] {
+            let to = net.links[l].to;
+            if !seen[to] {
+                seen[to] = true;
+                via[to] = Some(l);
+                queue.push_back(to);
+            }
+        }
+    }
+    if !seen[dst] {
+        return Err(format!(
+            "node {dst} cannot be reached from node {src} in {}",
+            net.spec
+        ));
+    }
+    let mut links = Vec::new();
+    let mut at = dst;
+    while at != src {
+        let l = via[at].ok_or_else(|| format!("broken route to node {dst}"))?;
+        links.push(l);
+        at = net.links[l].from;
+    }
+    links.reverse();
+    Ok(links)
+}
+
+/// Connections for a list of (src, dst) pairs, routed; pairs with `src == dst` are left out
+/// (they never enter the network).
+pub fn connections(net: &Network, pairs: &[(NodeId, NodeId)]) -> Result<Vec<Connection>, String> {
+    pairs
+        .iter()
+        .filter(|(s, d)| s != d)
+        .map(|&(src, dst)| {
+            Ok(Connection {
+                src,
+                dst,
+                links: route(net, src, dst)?,
+            })
+        })
+        .collect()
+}
+
+/// Logical ring over all `p` nodes: i → i+1 and i → i−1 (mod p), by source (Yuan Table 5.6).
+pub fn ring(p: usize) -> Vec<(NodeId, NodeId)> {
+    let mut pairs = Vec::new();
+    for i in 0..p {
+        pairs.push((i, (i + 1) % p));
+        pairs.push((i, (i + p - 1) % p));
+    }
+    pairs
+}
+
+/// Every node to its four torus neighbours (+x, −x, +y, −y) on an `nx × ny` torus.
+pub fn nearest_neighbor(nx: usize, ny: usize) -> Vec<(NodeId, NodeId)> {
+    let mut pairs = Vec::new();
+    for i in 0..nx * ny {
+        let (x, y) = (i % nx, i / nx);
+        pairs.push((i, y * nx + (x + 1) % nx));
+        pairs.push((i, y * nx + (x + nx - 1) % nx));
+        pairs.push((i, ((y + 1) % ny) * nx + x));
+        pairs.push((i, ((y + ny - 1) % ny) * nx + x));
+    }
+    pairs
+}
+
+/// Hypercube on `2^r` nodes: i → i XOR 2^l for every l < r.
+pub fn hypercube(r: u32) -> Vec<(NodeId, NodeId)> {
+    let p = 1usize << r;
+    (0..p)
+        .flat_map(|i| (0..r).map(move |l| (i, i ^ (1 << l))))
+        .collect()
+}
+
+/// Shuffle-exchange on `2^r` nodes: shuffle i → rotl(i) (the fixed points are no connection)
+/// and exchange i → i XOR 1; 62 + 64 = 126 connections for r = 6 (Yuan Table 5.6).
+pub fn shuffle_exchange(r: u32) -> Vec<(NodeId, NodeId)> {
+    let p = 1usize << r;
+    let mask = p - 1;
+    let mut pairs = Vec::new();
+    for i in 0..p {
+        let rot = ((i << 1) | (i >> (r.saturating_sub(1)))) & mask;
+        if rot != i {
+            pairs.push((i, rot));
+        }
+        pairs.push((i, i ^ 1));
+    }
+    pairs
+}
+
+/// All-to-all: every ordered pair of distinct nodes, by source then destination.
+pub fn all_to_all(p: usize) -> Vec<(NodeId, NodeId)> {
+    (0..p)
+        .flat_map(|i| (0..p).filter(move |&j| j != i).map(move |j| (i, j)))
+        .collect()
+}
+
+/// `k` distinct connections with uniformly random distinct endpoints (Yuan Table 5.4; the thesis
+/// does not say whether repeats were allowed — here they are not, so `k ≤ p(p−1)`).
+pub fn random<R: Rng>(p: usize, k: usize, rng: &mut R) -> Vec<(NodeId, NodeId)> {
+    let k = k.min(p * p.saturating_sub(1));
+    let mut taken = vec![false; p * p];
+    let mut pairs = Vec::with_capacity(k);
+    while pairs.len() < k {
+        let s = rng.random_range(0..p);
+        let d = rng.random_range(0..p);
+        if s != d && !std::mem::replace(&mut taken[s * p + d], true) {
+            pairs.push((s, d));
+        }
+    }
+    pairs
+}

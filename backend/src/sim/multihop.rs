@@ -19,6 +19,8 @@ use std::collections::BinaryHeap;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::options::{ModelError, ModelOptions};
+use super::registry::ModelContext;
 use super::yuan_aapc::Phase;
 use super::yuan_rca::{realize, Logical};
 use super::yuan_torus::Torus;
@@ -35,6 +37,33 @@ pub struct MultiHopConfig {
     pub logical: Logical,
     /// Packet routing time in slots (Yuan's γ).
     pub gamma: f64,
+}
+
+/// Registry options (defaults after `=`).
+pub const OPTIONS: &str = "logical=torus|hypercube|allxy|all-to-all gamma=1 (slots) packet-words=1";
+
+/// Builds the model for `simulate`/`compare` on a torus (or ring) network.
+pub fn build(
+    ctx: &ModelContext<'_>,
+    opts: &mut ModelOptions,
+) -> Result<Box<dyn NetworkModel>, ModelError> {
+    let torus = Torus::from_spec(&ctx.network.spec).map_err(ModelError)?;
+    let logical = opts.choice(
+        "logical",
+        "torus",
+        &["torus", "hypercube", "allxy", "all-to-all"],
+    )?;
+    let logical = Logical::parse(&logical).map_err(ModelError)?;
+    let gamma = opts.f64("gamma", 1.0)?;
+    let packet_words = opts.u64_in("packet-words", 1, 1, 1 << 20)?;
+    let mut net = MultiHop::new(MultiHopConfig {
+        torus,
+        logical,
+        gamma,
+    })
+    .map_err(ModelError)?;
+    net.packet_words = packet_words;
+    Ok(Box::new(net))
 }
 
 /// The multi-hop model (see the module docs).
@@ -55,6 +84,8 @@ pub struct MultiHop {
     free_msgs: Vec<usize>,
     ready_now: Vec<Delivery>,
     pub stats: MultiHopStats,
+    /// Words of a program message carried by one optical packet (one slot).
+    pub packet_words: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -114,6 +145,7 @@ impl MultiHop {
             free_msgs: Vec::new(),
             ready_now: Vec::new(),
             stats: MultiHopStats::default(),
+            packet_words: 1,
             cfg,
         }
     }
@@ -271,7 +303,7 @@ impl NetworkModel for MultiHop {
             });
             return;
         }
-        let size = packet.size.max(1);
+        let size = packet.size.div_ceil(self.packet_words.max(1)).max(1);
         let entry = Some((size, packet.id, now));
         let msg = match self.free_msgs.pop() {
             Some(i) => {

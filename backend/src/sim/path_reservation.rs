@@ -35,6 +35,8 @@ use std::collections::{BinaryHeap, VecDeque};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::options::{ModelError, ModelOptions};
+use super::registry::ModelContext;
 use super::yuan_aapc::link_head;
 use super::yuan_torus::Torus;
 use super::{Delivery, NetworkModel, Packet};
@@ -67,6 +69,9 @@ pub struct ReservationConfig {
     /// At most this many messages of one source in reservation or transmission at once (a node has
     /// `d` transmitter channels, so more could never be used); the rest wait in its queue.
     pub max_outstanding: usize,
+    /// Words of a program message carried by one optical packet (one slot); a message of `size`
+    /// words is `⌈size / packet_words⌉` packets.
+    pub packet_words: u64,
     pub seed: u64,
 }
 
@@ -89,6 +94,7 @@ impl ReservationConfig {
             ctrl_proc: 1,
             ctrl_prop: 1,
             max_outstanding: d,
+            packet_words: 1,
             seed: 1,
         }
     }
@@ -129,11 +135,43 @@ impl ReservationConfig {
         if self.ctrl_proc + self.ctrl_prop == 0 {
             return Err("control packets need a positive processing or propagation time".into());
         }
+        if self.packet_words == 0 {
+            return Err("packet-words must be at least 1".into());
+        }
         if self.max_outstanding == 0 {
             return Err("max_outstanding must be at least 1".into());
         }
         Ok(())
     }
+}
+
+/// Registry options (defaults after `=`).
+pub const OPTIONS: &str = "d=4 dir=backward|forward s=1 hold=0 mrt=5 (60 for forward with s=d) proc=1 prop=1 outstanding=d packet-words=1 seed=run seed";
+
+/// Builds the model for `simulate`/`compare` on a torus (or ring) network.
+pub fn build(
+    ctx: &ModelContext<'_>,
+    opts: &mut ModelOptions,
+) -> Result<Box<dyn NetworkModel>, ModelError> {
+    let torus = Torus::from_spec(&ctx.network.spec).map_err(ModelError)?;
+    let d = opts.u64_in("d", 4, 1, 64)? as usize;
+    let direction = match opts
+        .choice("dir", "backward", &["backward", "forward"])?
+        .as_str()
+    {
+        "forward" => Direction::Forward,
+        _ => Direction::Backward,
+    };
+    let s = opts.u64_in("s", 1, 1, 64)? as usize;
+    let mut cfg = ReservationConfig::new(torus, d, direction, s.min(d));
+    cfg.hold = opts.u64_in("hold", 0, 0, 1 << 20)?;
+    cfg.mrt = opts.u64_in("mrt", cfg.mrt, 1, 1 << 20)?;
+    cfg.ctrl_proc = opts.u64_in("proc", 1, 0, 1 << 20)?;
+    cfg.ctrl_prop = opts.u64_in("prop", 1, 0, 1 << 20)?;
+    cfg.max_outstanding = opts.u64_in("outstanding", d as u64, 1, 1 << 20)? as usize;
+    cfg.packet_words = opts.u64_in("packet-words", 1, 1, 1 << 20)?;
+    cfg.seed = opts.u64("seed", ctx.seed)?;
+    Ok(Box::new(PathReservation::new(cfg).map_err(ModelError)?))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -626,7 +664,7 @@ impl NetworkModel for PathReservation {
         let r = Request {
             packet: packet.id,
             src: packet.src,
-            size: packet.size.max(1),
+            size: packet.size.div_ceil(self.cfg.packet_words).max(1),
             ready: now,
             nodes,
             handled,

@@ -63,6 +63,7 @@ pub fn build(
     })
     .map_err(ModelError)?;
     net.packet_words = packet_words;
+    net.count_links(ctx.network);
     Ok(Box::new(net))
 }
 
@@ -86,6 +87,11 @@ pub struct MultiHop {
     pub stats: MultiHopStats,
     /// Words of a program message carried by one optical packet (one slot).
     pub packet_words: u64,
+    /// Physical links of each lightpath, parallel to `neighbours`.
+    paths: Vec<Vec<Vec<usize>>>,
+    /// Network link id of each internal link, and the slots each carried.
+    link_ids: Vec<Option<usize>>,
+    link_busy: Vec<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -131,7 +137,25 @@ impl MultiHop {
     /// A network over an already realized (and checked) set of channels.
     pub fn from_phases(cfg: MultiHopConfig, phases: &[Phase]) -> MultiHop {
         let n = cfg.torus.nodes();
-        let neighbours = super::yuan_rca::channel_of(phases, n);
+        let mut lightpaths: Vec<Vec<(NodeId, usize, Vec<usize>)>> = vec![Vec::new(); n];
+        for (slot, p) in phases.iter().enumerate() {
+            for c in p {
+                if let Some(v) = lightpaths.get_mut(c.src) {
+                    v.push((c.dst, slot, c.links.clone()));
+                }
+            }
+        }
+        for v in &mut lightpaths {
+            v.sort();
+        }
+        let neighbours: Vec<Vec<(NodeId, usize)>> = lightpaths
+            .iter()
+            .map(|v| v.iter().map(|(d, c, _)| (*d, *c)).collect())
+            .collect();
+        let paths = lightpaths
+            .into_iter()
+            .map(|v| v.into_iter().map(|(_, _, l)| l).collect())
+            .collect();
         let path_free = neighbours.iter().map(|v| vec![0; v.len()]).collect();
         MultiHop {
             gamma_ticks: (cfg.gamma * TICKS_PER_SLOT as f64).round() as u64,
@@ -146,8 +170,20 @@ impl MultiHop {
             ready_now: Vec::new(),
             stats: MultiHopStats::default(),
             packet_words: 1,
+            paths,
+            link_ids: Vec::new(),
+            link_busy: Vec::new(),
             cfg,
         }
+    }
+
+    /// Counts link use by the link ids of `network` (the same torus, numbered as `topology::grid`).
+    pub fn count_links(&mut self, network: &crate::topology::Network) {
+        let t = self.cfg.torus;
+        self.link_ids = (0..t.link_slots())
+            .map(|l| network.link_between(l / 4, super::yuan_aapc::link_head(&t, l)))
+            .collect();
+        self.link_busy = vec![0; network.links.len()];
     }
 
     /// Multiplexing degree of the realization.
@@ -242,6 +278,15 @@ impl MultiHop {
                 let slot = earliest + (c + d - earliest % d) % d;
                 self.path_free[node][i] = slot + 1;
                 self.stats.hops += 1;
+                if let Some(links) = self.paths.get(node).and_then(|p| p.get(i)) {
+                    for &l in links {
+                        if let Some(Some(id)) = self.link_ids.get(l) {
+                            if let Some(b) = self.link_busy.get_mut(*id) {
+                                *b += 1;
+                            }
+                        }
+                    }
+                }
                 self.push(
                     (slot + 1) * TICKS_PER_SLOT,
                     Ev::AtRouter {
@@ -348,6 +393,10 @@ impl NetworkModel for MultiHop {
         self.queue
             .peek()
             .map(|Reverse((t, _, _))| (t / TICKS_PER_SLOT).max(now))
+    }
+
+    fn link_busy(&self) -> Vec<u64> {
+        self.link_busy.clone()
     }
 }
 

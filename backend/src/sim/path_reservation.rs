@@ -171,7 +171,8 @@ pub fn build(
     cfg.max_outstanding = opts.u64_in("outstanding", d as u64, 1, 1 << 20)? as usize;
     cfg.packet_words = opts.u64_in("packet-words", 1, 1, 1 << 20)?;
     cfg.seed = opts.u64("seed", ctx.seed)?;
-    Ok(Box::new(PathReservation::new(cfg).map_err(ModelError)?))
+    let net = PathReservation::new(cfg).map_err(ModelError)?;
+    Ok(Box::new(net.with_network_links(ctx.network)))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -243,6 +244,9 @@ pub struct PathReservation {
     outstanding: Vec<usize>,
     ready_now: Vec<Delivery>,
     pub stats: ReservationStats,
+    /// Network link id of each internal link (`4·node + dir`), for [`NetworkModel::link_busy`].
+    link_ids: Vec<Option<usize>>,
+    link_busy: Vec<u64>,
     /// Only messages whose first packet leaves at or after this time count in `stats.started`.
     pub measure_from: u64,
 }
@@ -266,9 +270,21 @@ impl PathReservation {
             outstanding: vec![0; n],
             ready_now: Vec::new(),
             stats: ReservationStats::default(),
+            link_ids: Vec::new(),
+            link_busy: Vec::new(),
             measure_from: 0,
             cfg,
         })
+    }
+
+    /// Counts link use by the link ids of `network` (the same torus, numbered as `topology::grid`).
+    pub fn with_network_links(mut self, network: &crate::topology::Network) -> PathReservation {
+        let t = self.cfg.torus;
+        self.link_ids = (0..t.link_slots())
+            .map(|l| network.link_between(l / 4, link_head(&t, l)))
+            .collect();
+        self.link_busy = vec![0; network.links.len()];
+        self
     }
 
     pub fn config(&self) -> &ReservationConfig {
@@ -603,6 +619,15 @@ impl PathReservation {
         let first = now + (c + d - now % d) % d;
         let last = first + (r.size.max(1) - 1) * d;
         let ready = r.ready;
+        let packets = r.size.max(1);
+        let used: Vec<usize> = r.handled.iter().flatten().copied().collect();
+        for l in used {
+            if let Some(Some(id)) = self.link_ids.get(l) {
+                if let Some(b) = self.link_busy.get_mut(*id) {
+                    *b += packets;
+                }
+            }
+        }
         if first >= self.measure_from {
             self.stats.started += 1;
             self.stats.latency_sum += first - ready;
@@ -703,6 +728,10 @@ impl NetworkModel for PathReservation {
             return Some(now);
         }
         self.queue.peek().map(|Reverse((t, _, _))| (*t).max(now))
+    }
+
+    fn link_busy(&self) -> Vec<u64> {
+        self.link_busy.clone()
     }
 }
 

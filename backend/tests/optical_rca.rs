@@ -105,12 +105,12 @@ fn logical_topologies_on_tori_are_conflict_free() {
         4x4 hypercube :   4 channels,    64 connections
         4x4 torus     :   4 channels,    64 connections
         8x8 all-to-all:  64 channels,  4032 connections
-        8x8 allxy     :  15 channels,   896 connections
-        8x8 hypercube :   7 channels,   384 connections
+        8x8 allxy     :  14 channels,   896 connections
+        8x8 hypercube :   6 channels,   384 connections
         8x8 torus     :   4 channels,   256 connections
         16x16 all-to-all: 512 channels, 65280 connections
         16x16 allxy     :  32 channels,  7680 connections
-        16x16 hypercube :  12 channels,  2048 connections
+        16x16 hypercube :  11 channels,  2048 connections
         16x16 torus     :   4 channels,  1024 connections
     "#]]
     .assert_eq(&out);

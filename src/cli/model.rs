@@ -67,6 +67,12 @@ struct Row {
 }
 
 pub fn run(args: &ModelArgs) -> CliResult {
+    print!("{}", render(args)?);
+    Ok(())
+}
+
+/// The output of `ttdl model` as text or JSON.
+pub fn render(args: &ModelArgs) -> Result<String, CliError> {
     let spec: NetworkSpec = args
         .common
         .network
@@ -126,12 +132,10 @@ pub fn run(args: &ModelArgs) -> CliResult {
         Some(slots) => simulate(&torus, &rows, args, slots)?,
         None => Vec::new(),
     };
-    let text = match args.common.format {
+    Ok(match args.common.format {
         Format::Text => text(n, &rows, args, conv, &sims),
         Format::Json => json_out(n, &rows, args, conv, &sims),
-    };
-    print!("{text}");
-    Ok(())
+    })
 }
 
 /// (topology, γ, λ, throughput, delay) measured by the simulator.
@@ -175,14 +179,14 @@ fn text(n: usize, rows: &[Row], args: &ModelArgs, conv: Convention, sims: &[Sim]
     );
     let _ = writeln!(
         s,
-        "d from {}; router bound λs^max = {}/(γ(h+2))",
+        "d from {}; router bound λs^max = {}",
         match args.degree {
             DegreeArg::Yuan => "Yuan's Table 4.1",
             DegreeArg::Realized => "TTDL's conflict-free realization",
         },
         match conv {
-            Convention::Queueing => "1",
-            Convention::Table42 => "2 (as printed in Yuan's Table 4.2)",
+            Convention::Queueing => "1/(γ(h+2))",
+            Convention::Table42 => "2/(γ(h+2)) (as printed in Yuan's Table 4.2)",
         }
     );
     let _ = writeln!(s, "\nTable 4.1");
@@ -332,4 +336,109 @@ fn json_out(n: usize, rows: &[Row], args: &ModelArgs, conv: Convention, sims: &[
     let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use expect_test::expect;
+
+    #[derive(Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        args: ModelArgs,
+    }
+
+    fn out(argv: &[&str]) -> Result<String, CliError> {
+        let cmd = Cmd::try_parse_from(std::iter::once("model").chain(argv.iter().copied()))
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+        render(&cmd.args)
+    }
+
+    #[test]
+    fn table_4_2_layout_on_32x32() {
+        let s = out(&["--network", "torus:32x32", "--convention", "table"]).unwrap();
+        expect![[r#"
+            Multi-hop TDM on a 32x32 torus (Yuan §4.2–4.3; times in slots)
+            d from Yuan's Table 4.1; router bound λs^max = 2/(γ(h+2)) (as printed in Yuan's Table 4.2)
+
+            Table 4.1
+            topology           h        d          P realized d
+            all-to-all    0.0000     4096    1047552          -
+            allxy         0.9394      128      63488          -
+            hypercube     4.0000       20      10240          -
+            torus        15.0000        4       4096          -
+
+            Light-load delay (h+2)γ + (h+1)(d+1)/2
+            topology        γ=0.5      γ=1      γ=2      γ=4
+            all-to-all    2049.50  2050.50  2052.50  2056.50
+            allxy          126.56   128.03   130.97   136.85
+            hypercube       55.50    58.50    64.50    76.50
+            torus           48.50    57.00    74.00   108.00
+
+            Maximum throughput (packets/node/slot), Table 4.2 layout
+            topology    bound      γ=0.5      γ=1      γ=2      γ=4
+            all-to-all  λs^max    2.0000   1.0000   0.5000   0.2500
+            all-to-all  λp^max    0.2498   0.2498   0.2498   0.2498
+            all-to-all  λ^max     0.2498   0.2498   0.2498   0.2498
+            allxy       λs^max    1.3608   0.6804   0.3402   0.1701
+            allxy       λp^max    0.2498   0.2498   0.2498   0.2498
+            allxy       λ^max     0.2498   0.2498   0.2498   0.1701
+            hypercube   λs^max    0.6667   0.3333   0.1667   0.0833
+            hypercube   λp^max    0.1000   0.1000   0.1000   0.1000
+            hypercube   λ^max     0.1000   0.1000   0.1000   0.0833
+            torus       λs^max    0.2353   0.1176   0.0588   0.0294
+            torus       λp^max    0.0625   0.0625   0.0625   0.0625
+            torus       λ^max     0.0625   0.0625   0.0588   0.0294
+
+            Best topology at light load by γ (Fig 4.12)
+              from γ = 0.000     torus
+              from γ = 1.136     hypercube
+              from γ = 23.718    allxy
+              from γ = 2047.500  all-to-all
+        "#]].assert_eq(&s);
+    }
+
+    #[test]
+    fn simulated_beside_the_model() {
+        let s = out(&[
+            "--network",
+            "torus:8x8",
+            "--logical",
+            "torus,allxy",
+            "--gamma",
+            "1",
+            "--lambda",
+            "0.01",
+            "--simulate",
+            "2000",
+        ])
+        .unwrap();
+        let sim = s.split("Simulated").nth(1).unwrap_or_default();
+        expect![[r#"
+             (packet level, realized channels)
+            topology         γ        λ  throughput      delay      model
+            torus            1     0.01      0.0095      16.20      15.46
+            allxy            1     0.01      0.0095      16.43      16.38
+        "#]]
+        .assert_eq(sim);
+    }
+
+    #[test]
+    fn bad_input_is_a_usage_error() {
+        assert!(matches!(
+            out(&["--network", "mesh:4x4"]),
+            Err(CliError::Usage(_))
+        ));
+        assert!(matches!(
+            out(&["--logical", "ring"]),
+            Err(CliError::Usage(_))
+        ));
+        assert!(matches!(
+            out(&["--network", "torus:12x12", "--logical", "hypercube"]),
+            Err(CliError::Usage(_))
+        ));
+        assert!(matches!(out(&["--gamma", "0"]), Err(CliError::Usage(_))));
+    }
 }

@@ -46,8 +46,8 @@ fn light_load_delay_matches_the_model_on_8x8() {
     }
     expect![[r#"
         all-to-all d= 64 delay sim   33.56 model   34.50
-        allxy      d= 16 delay sim   17.68 model   17.89
-        hypercube  d=  7 delay sim   17.51 model   16.00
+        allxy      d= 14 delay sim   16.57 model   16.11
+        hypercube  d=  6 delay sim   15.38 model   14.50
         torus      d=  4 delay sim   16.29 model   15.00
     "#]]
     .assert_eq(&out);

@@ -116,7 +116,13 @@ pub fn render(args: &ModelArgs) -> Result<String, CliError> {
     };
     let mut rows = Vec::new();
     for &l in &logicals {
-        let params = TopologyParams::yuan(l, n).map_err(CliError::Usage)?;
+        let params = match TopologyParams::yuan(l, n) {
+            Ok(p) => p,
+            // Unasked-for topologies that do not exist on this size (a hypercube needs a power of
+            // two) are left out.
+            Err(_) if args.logical.is_empty() => continue,
+            Err(e) => return Err(CliError::Usage(e)),
+        };
         let realized = if args.degree == DegreeArg::Realized || args.simulate.is_some() {
             Some(realize(&torus, l).map_err(CliError::Input)?.len())
         } else {

@@ -163,7 +163,7 @@ fn shortest_path_topologies_follow_the_formulas() {
     assert_eq!(latency("circuit", &xbar, 0, 5, 20), 2 + 20);
     let diamond = Network::build(&"diamond:4x4".parse().unwrap()).unwrap();
     let sf = latency("store-forward", &diamond, 0, 15, 10);
-    assert!(sf % 10 == 0 && sf >= 10, "{sf}");
+    assert!(sf.is_multiple_of(10) && sf >= 10, "{sf}");
     let d = sf / 10;
     assert_eq!(latency("circuit", &diamond, 0, 15, 10), 2 * d + 10);
 }

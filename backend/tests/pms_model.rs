@@ -87,8 +87,16 @@ fn predictors_keep_or_release() {
     )
     .unwrap();
     let a = run(&mut none, &sends);
-    let mut timeout = PmsModel::new(8, PmsParams::default()).unwrap();
+    let long = PmsParams {
+        predictor: Predictor::Timeout(500),
+        ..PmsParams::default()
+    };
+    let mut timeout = PmsModel::new(8, long).unwrap();
     let b = run(&mut timeout, &sends);
+    // The default time-out (80 cycles) has let go of it by cycle 200.
+    let mut short = PmsModel::new(8, PmsParams::default()).unwrap();
+    run(&mut short, &sends);
+    assert_eq!(short.setups, 2);
     assert_eq!(none.setups, 2);
     assert_eq!(timeout.setups, 1);
     assert_eq!(a[1].1 - 200, 50);
@@ -120,7 +128,7 @@ fn preloaded_connection() {
         preload: 4,
         ..PmsParams::default()
     };
-    let cfgs = crossbar_configurations(&[(0, 1), (0, 2), (3, 1)]);
+    let cfgs = crossbar_configurations(&[(0, 1), (0, 2), (3, 1)], 4);
     assert_eq!(cfgs.len(), 2);
     let mut m = PmsModel::with_preload(8, params, cfgs).unwrap();
     assert_eq!(run(&mut m, &[(0, 0, 1, 10)]), vec![(0, 20)]);

@@ -261,17 +261,12 @@ pub fn crossbar_configurations(
             links: Vec::new(),
         })
         .collect();
+    let optimal = bipartite_edge_coloring(&uniq);
+    if optimal.len() <= slots {
+        return optimal;
+    }
     let order: Vec<usize> = (0..conns.len()).collect();
-    let fewest = [sched::coloring(&conns), sched::coloring_dynamic(&conns)]
-        .into_iter()
-        .min_by_key(|c| c.degree())
-        .unwrap_or_default();
-    let chosen = if fewest.degree() <= slots {
-        fewest
-    } else {
-        sched::greedy(&conns, &order)
-    };
-    chosen
+    sched::greedy(&conns, &order)
         .configs
         .into_iter()
         .map(|cfg| {
@@ -280,6 +275,69 @@ pub fn crossbar_configurations(
             c
         })
         .collect()
+}
+
+/// Optimal crossbar configurations: a proper edge colouring of the bipartite (input, output)
+/// graph with as many colours as the largest port degree (König's theorem), by alternating-path
+/// recolouring. `pairs` must be distinct.
+pub fn bipartite_edge_coloring(pairs: &[(NodeId, NodeId)]) -> Vec<Vec<(NodeId, NodeId)>> {
+    let n = pairs.iter().map(|&(u, v)| u.max(v) + 1).max().unwrap_or(0);
+    let mut deg_in = vec![0usize; n];
+    let mut deg_out = vec![0usize; n];
+    for &(u, v) in pairs {
+        deg_in[u] += 1;
+        deg_out[v] += 1;
+    }
+    let colours = deg_in.iter().chain(&deg_out).copied().max().unwrap_or(0);
+    // at_in[u][c] = output joined to input u by colour c; at_out[v][c] = the input.
+    let mut at_in = vec![vec![None::<usize>; colours]; n];
+    let mut at_out = vec![vec![None::<usize>; colours]; n];
+    for &(u, v) in pairs {
+        let Some(a) = (0..colours).find(|&c| at_in[u][c].is_none()) else {
+            continue;
+        };
+        let Some(b) = (0..colours).find(|&c| at_out[v][c].is_none()) else {
+            continue;
+        };
+        if at_out[v][a].is_some() {
+            // Swap colours a and b along the alternating path from v (output side, colour a
+            // first); it cannot reach u, so afterwards a is free at both ends.
+            let mut path = Vec::new(); // (input, output, colour)
+            // Outputs are left by colour a, inputs by colour b.
+            let mut out = v;
+            while let Some(inp) = at_out[out][a] {
+                path.push((inp, out, a));
+                match at_in[inp][b] {
+                    Some(next) => {
+                        path.push((inp, next, b));
+                        out = next;
+                    }
+                    None => break,
+                }
+            }
+            for &(i, o, c) in &path {
+                at_in[i][c] = None;
+                at_out[o][c] = None;
+            }
+            for &(i, o, c) in &path {
+                let swapped = if c == a { b } else { a };
+                at_in[i][swapped] = Some(o);
+                at_out[o][swapped] = Some(i);
+            }
+        }
+        at_in[u][a] = Some(v);
+        at_out[v][a] = Some(u);
+    }
+    let mut configs = vec![Vec::new(); colours];
+    for (u, row) in at_in.iter().enumerate() {
+        for (c, v) in row.iter().enumerate() {
+            if let Some(v) = *v {
+                configs[c].push((u, v));
+            }
+        }
+    }
+    configs.retain(|c| !c.is_empty());
+    configs
 }
 
 /// An established connection.

@@ -4,13 +4,25 @@
 //! queues. `finish` checks what is left unmatched, builds the subtask DAG, times it and returns the
 //! backend's `Traffic`.
 //!
-//! INTERFACE STUB: signatures are the contract with the evaluator; bodies are to be written.
+//! A stream is the ordered pair (writer, reader) (thesis §4.1: "a stream is specified completely by
+//! a source task and a destination task"). Each stream keeps one queue: of writes not yet read, or
+//! of reads not yet written (never both). A write (read) first looks for a pending read (write) at
+//! the head of its stream's queue and is matched with it, otherwise it joins the queue. So the k-th
+//! write on a stream is matched with the k-th read, whichever is evaluated first. A `broadcast` is
+//! one write placed on several streams at once; it becomes a message when every reader has read it.
+//! Message ids follow the order in which messages became complete.
+//!
+//! Interface: the signatures of the hooks are the contract with the evaluator.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use ttdl_backend::topology::NetworkSpec;
-use ttdl_backend::traffic::{Target, TaskId, Traffic};
+use ttdl_backend::traffic::{Message, MsgId, Op, Phase, PhaseId, Target, Task, TaskId, Traffic};
 
+use crate::dag::{Dependence, SubtaskGraph, SubtaskKind};
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
+use crate::timing::{self, IterationLoad};
 
 /// Limits that stop runaway scripts (an embedder's budget).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,18 +40,98 @@ impl Default for CommLimits {
     }
 }
 
+type WriteId = u32;
+type ReadId = u32;
+
+/// One step of a task's program as evaluated, before matching is final.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    Compute { cycles: u64, iteration: Option<u64> },
+    Write(WriteId),
+    Read(ReadId),
+    Sync { phase: PhaseId, span: Span },
+}
+
+#[derive(Clone, Debug, Default)]
+struct TaskRec {
+    name: String,
+    span: Span,
+    coords: Option<Vec<i64>>,
+    mapped: Option<Vec<i64>>,
+    steps: Vec<Step>,
+    /// Nesting depth of `iterate` forms this task is inside.
+    depth: u32,
+    /// Index of the current iteration of the outermost `iterate`, if inside one.
+    iteration: Option<u64>,
+    /// The phase this task is in (its last `synchronize`).
+    phase: PhaseId,
+}
+
+#[derive(Clone, Debug)]
+struct WriteRec {
+    task: TaskId,
+    size: u64,
+    label: Option<u32>,
+    span: Span,
+    iteration: Option<u64>,
+    phase: PhaseId,
+    /// Range of this write's destinations in `Comm::dsts`.
+    first_dst: u32,
+    ndst: u32,
+    /// Destinations still to read it.
+    unread: u32,
+    msg: Option<MsgId>,
+}
+
+#[derive(Clone, Debug)]
+struct ReadRec {
+    task: TaskId,
+    size: u64,
+    span: Span,
+    iteration: Option<u64>,
+    write: Option<WriteId>,
+}
+
+/// The pending-write or pending-read queue of one stream.
+#[derive(Clone, Debug, Default)]
+struct Stream {
+    /// Writes not yet read: (write, index of this stream's reader among the write's destinations).
+    writes: VecDeque<(WriteId, u32)>,
+    reads: VecDeque<ReadId>,
+}
+
 /// Everything the communication forms have built so far. Cheap enough to clone for REPL snapshots.
 #[derive(Clone, Debug, Default)]
 pub struct Comm {
     limits: CommLimits,
-    names: Vec<String>,
+    tasks: Vec<TaskRec>,
+    by_name: HashMap<String, TaskId>,
+    writes: Vec<WriteRec>,
+    reads: Vec<ReadRec>,
+    /// Destinations of every write: (reader task, the read that matched it).
+    dsts: Vec<(TaskId, Option<ReadId>)>,
+    streams: HashMap<(TaskId, TaskId), Stream>,
+    /// Complete messages, in completion order (index = `MsgId`).
+    complete: Vec<WriteId>,
+    /// First size mismatch per stream.
+    mismatches: Vec<(WriteId, ReadId)>,
+    mismatch_streams: HashMap<(TaskId, TaskId), usize>,
+    labels: Vec<String>,
+    label_ids: HashMap<String, u32>,
+    phases: Vec<String>,
+    phase_ids: HashMap<String, PhaseId>,
+    /// Largest count of an outermost `iterate` (0 when the program does not repeat).
+    iterations: u64,
+    repeats: bool,
+    target: Option<Target>,
+    logical: Option<NetworkSpec>,
 }
 
 impl Comm {
     pub fn new(limits: CommLimits) -> Self {
         Comm {
             limits,
-            names: Vec::new(),
+            ..Comm::default()
         }
     }
 
@@ -49,50 +141,131 @@ impl Comm {
 
     /// A fresh task (`deftask`), even if the name was used before.
     pub fn fresh_task(&mut self, name: &str, span: Span) -> Result<TaskId, Diagnostic> {
-        let _ = span;
-        self.names.push(name.to_string());
-        Ok(self.names.len() - 1)
+        if self.tasks.len() >= self.limits.max_tasks {
+            return Err(Diagnostic::new(
+                "limit",
+                format!("too many tasks: the limit is {}", self.limits.max_tasks),
+            )
+            .with_label(span, "this would create one more")
+            .with_help("create fewer tasks, or raise the task limit of the session"));
+        }
+        let id = self.tasks.len();
+        self.tasks.push(TaskRec {
+            name: name.to_string(),
+            span,
+            ..TaskRec::default()
+        });
+        self.by_name.insert(name.to_string(), id);
+        Ok(id)
     }
 
     /// `(task NAME)`: the task with that name, created on first use.
     pub fn task_named(&mut self, name: &str, span: Span) -> Result<TaskId, Diagnostic> {
-        match self.names.iter().position(|n| n == name) {
-            Some(t) => Ok(t),
+        match self.by_name.get(name) {
+            Some(&t) => Ok(t),
             None => self.fresh_task(name, span),
         }
     }
 
-    /// `(task 3)`: the task with that integer id, created on first use.
+    /// `(task 3)`: the task with that integer id, created on first use. Tasks with smaller ids that
+    /// do not exist yet are created too (named by their number), so ids stay dense.
     pub fn task_numbered(&mut self, id: i64, span: Span) -> Result<TaskId, Diagnostic> {
-        let _ = (id, span);
-        Err(Diagnostic::new("todo", "not yet"))
+        let Ok(want) = usize::try_from(id) else {
+            return Err(Diagnostic::new("type", format!("no task has the id {id}"))
+                .with_label(span, "task ids are 0, 1, 2, …")
+                .with_help("use a task id that is zero or more"));
+        };
+        if want >= self.limits.max_tasks {
+            return Err(Diagnostic::new(
+                "limit",
+                format!(
+                    "task id {id} is beyond the task limit of {}",
+                    self.limits.max_tasks
+                ),
+            )
+            .with_label(span, "this task id")
+            .with_help("number tasks from 0, without large gaps"));
+        }
+        while self.tasks.len() <= want {
+            let n = self.tasks.len().to_string();
+            self.fresh_task(&n, span)?;
+        }
+        Ok(want)
     }
 
     pub fn task_count(&self) -> usize {
-        self.names.len()
+        self.tasks.len()
     }
 
     pub fn task_name(&self, task: TaskId) -> &str {
-        self.names.get(task).map(String::as_str).unwrap_or("?")
+        self.tasks.get(task).map(|t| t.name.as_str()).unwrap_or("?")
     }
 
     /// Logical coordinates of a task made by `network-tasks`.
     pub fn set_coords(&mut self, task: TaskId, coords: Vec<i64>) {
-        let _ = (task, coords);
+        if let Some(t) = self.tasks.get_mut(task) {
+            t.coords = Some(coords);
+        }
     }
 
     pub fn coords(&self, task: TaskId) -> Option<&[i64]> {
-        let _ = task;
-        None
+        self.tasks.get(task)?.coords.as_deref()
     }
 
     /// Physical coordinates chosen by a canned mapping.
     pub fn set_mapped(&mut self, task: TaskId, coords: Vec<i64>) {
-        let _ = (task, coords);
+        if let Some(t) = self.tasks.get_mut(task) {
+            t.mapped = Some(coords);
+        }
+    }
+
+    /// Physical coordinates chosen by a canned mapping, if any.
+    pub fn mapped(&self, task: TaskId) -> Option<&[i64]> {
+        self.tasks.get(task)?.mapped.as_deref()
+    }
+
+    fn task_mut(&mut self, task: TaskId, span: Span) -> Result<&mut TaskRec, Diagnostic> {
+        self.tasks.get_mut(task).ok_or_else(|| no_task(task, span))
+    }
+
+    fn check_peer(&self, peer: TaskId, span: Span) -> Result<(), Diagnostic> {
+        if peer < self.tasks.len() {
+            Ok(())
+        } else {
+            Err(no_task(peer, span))
+        }
+    }
+
+    fn check_room(&self, span: Span) -> Result<(), Diagnostic> {
+        if self.writes.len() + self.reads.len() >= self.limits.max_messages {
+            return Err(Diagnostic::new(
+                "limit",
+                format!(
+                    "too many stream operations: the limit is {}",
+                    self.limits.max_messages
+                ),
+            )
+            .with_label(span, "this would be one more")
+            .with_help("check the counts of `iterate` and `dotimes`, or raise the message limit"));
+        }
+        Ok(())
+    }
+
+    fn label_id(&mut self, label: Option<&str>) -> Option<u32> {
+        let l = label?;
+        if let Some(&id) = self.label_ids.get(l) {
+            return Some(id);
+        }
+        let id = self.labels.len() as u32;
+        self.labels.push(l.to_string());
+        self.label_ids.insert(l.to_string(), id);
+        Some(id)
     }
 
     pub fn compute(&mut self, task: TaskId, cycles: u64, span: Span) -> Result<(), Diagnostic> {
-        let _ = (task, cycles, span);
+        let t = self.task_mut(task, span)?;
+        let iteration = t.iteration;
+        t.steps.push(Step::Compute { cycles, iteration });
         Ok(())
     }
 
@@ -105,8 +278,7 @@ impl Comm {
         label: Option<&str>,
         span: Span,
     ) -> Result<(), Diagnostic> {
-        let _ = (task, peer, size, label, span);
-        Ok(())
+        self.broadcast(task, &[peer], size, label, span)
     }
 
     /// `(read-stream M PEER)` by `task`.
@@ -118,7 +290,26 @@ impl Comm {
         label: Option<&str>,
         span: Span,
     ) -> Result<(), Diagnostic> {
-        let _ = (task, peer, size, label, span);
+        let _ = label;
+        self.check_peer(peer, span)?;
+        self.check_room(span)?;
+        check_size(size, span)?;
+        let rid = self.reads.len() as ReadId;
+        let t = self.task_mut(task, span)?;
+        let iteration = t.iteration;
+        t.steps.push(Step::Read(rid));
+        self.reads.push(ReadRec {
+            task,
+            size,
+            span,
+            iteration,
+            write: None,
+        });
+        let stream = self.streams.entry((peer, task)).or_default();
+        match stream.writes.pop_front() {
+            Some((w, slot)) => self.matched(w, slot, rid),
+            None => stream.reads.push_back(rid),
+        }
         Ok(())
     }
 
@@ -131,46 +322,571 @@ impl Comm {
         label: Option<&str>,
         span: Span,
     ) -> Result<(), Diagnostic> {
-        let _ = (task, peers, size, label, span);
+        if peers.is_empty() {
+            return Err(
+                Diagnostic::new("arity", "a broadcast needs at least one reader")
+                    .with_label(span, "no tasks to send to")
+                    .with_help("name the reading tasks after the message: (broadcast m t1 t2 …)"),
+            );
+        }
+        for (i, &p) in peers.iter().enumerate() {
+            self.check_peer(p, span)?;
+            if peers[..i].contains(&p) {
+                return Err(Diagnostic::new(
+                    "type",
+                    format!(
+                        "task `{}` appears twice among the readers of this broadcast",
+                        self.task_name(p)
+                    ),
+                )
+                .with_label(span, "one message reaches each reader once")
+                .with_help("list every reading task once"));
+            }
+        }
+        self.check_room(span)?;
+        check_size(size, span)?;
+        let label = self.label_id(label);
+        let wid = self.writes.len() as WriteId;
+        let t = self.task_mut(task, span)?;
+        let (iteration, phase) = (t.iteration, t.phase);
+        t.steps.push(Step::Write(wid));
+        let first_dst = self.dsts.len() as u32;
+        self.dsts.extend(peers.iter().map(|&p| (p, None)));
+        self.writes.push(WriteRec {
+            task,
+            size,
+            label,
+            span,
+            iteration,
+            phase,
+            first_dst,
+            ndst: peers.len() as u32,
+            unread: peers.len() as u32,
+            msg: None,
+        });
+        for (slot, &p) in peers.iter().enumerate() {
+            let stream = self.streams.entry((task, p)).or_default();
+            match stream.reads.pop_front() {
+                Some(r) => self.matched(wid, slot as u32, r),
+                None => stream.writes.push_back((wid, slot as u32)),
+            }
+        }
         Ok(())
+    }
+
+    /// Records a write/read pair; the write becomes a message once all its readers have read it.
+    fn matched(&mut self, w: WriteId, slot: u32, r: ReadId) {
+        let (wi, ri) = (w as usize, r as usize);
+        let (first, size, writer) = {
+            let wr = &self.writes[wi];
+            (wr.first_dst, wr.size, wr.task)
+        };
+        self.dsts[(first + slot) as usize].1 = Some(r);
+        self.reads[ri].write = Some(w);
+        if self.reads[ri].size != size {
+            let key = (writer, self.reads[ri].task);
+            let n = self.mismatch_streams.entry(key).or_insert(0);
+            if *n == 0 {
+                self.mismatches.push((w, r));
+            }
+            *n += 1;
+        }
+        let wr = &mut self.writes[wi];
+        wr.unread -= 1;
+        if wr.unread == 0 {
+            wr.msg = Some(self.complete.len());
+            self.complete.push(w);
+        }
     }
 
     /// `(synchronize PHASE)` by `task`; integer phases are passed as their decimal text.
     pub fn synchronize(&mut self, task: TaskId, phase: &str, span: Span) -> Result<(), Diagnostic> {
-        let _ = (task, phase, span);
+        self.task_mut(task, span)?;
+        self.ensure_phase0();
+        let id = match self.phase_ids.get(phase) {
+            Some(&id) => id,
+            None => {
+                let id = self.phases.len();
+                self.phases.push(phase.to_string());
+                self.phase_ids.insert(phase.to_string(), id);
+                id
+            }
+        };
+        let t = self.task_mut(task, span)?;
+        t.steps.push(Step::Sync { phase: id, span });
+        t.phase = id;
         Ok(())
+    }
+
+    /// Phase 0 is the implicit phase every task starts in; it is named `0`, so `(synchronize 0)`
+    /// (thesis Fig 5-2) makes the tasks start it together.
+    fn ensure_phase0(&mut self) {
+        if self.phases.is_empty() {
+            self.phases.push("0".to_string());
+            self.phase_ids.insert("0".to_string(), 0);
+        }
     }
 
     /// `task` enters an `(iterate … N)` form.
     pub fn iterate_begin(&mut self, task: TaskId, count: u64, span: Span) {
-        let _ = (task, count, span);
+        let _ = span;
+        if let Some(t) = self.tasks.get_mut(task) {
+            if t.depth == 0 {
+                self.iterations = self.iterations.max(count);
+                self.repeats = true;
+            }
+            t.depth += 1;
+        }
     }
 
     /// `task` starts iteration `index` (0-based) of its innermost `iterate`.
     pub fn iterate_next(&mut self, task: TaskId, index: u64) {
-        let _ = (task, index);
+        if let Some(t) = self.tasks.get_mut(task) {
+            if t.depth == 1 {
+                t.iteration = Some(index);
+            }
+        }
     }
 
     /// `task` leaves its innermost `iterate`.
     pub fn iterate_end(&mut self, task: TaskId) {
-        let _ = task;
+        if let Some(t) = self.tasks.get_mut(task) {
+            t.depth = t.depth.saturating_sub(1);
+            if t.depth == 0 {
+                t.iteration = None;
+            }
+        }
     }
 
     pub fn set_target(&mut self, target: Target) {
-        let _ = target;
+        self.target = Some(target);
+    }
+
+    pub fn target(&self) -> Option<&Target> {
+        self.target.as_ref()
     }
 
     pub fn set_logical(&mut self, spec: NetworkSpec) {
-        let _ = spec;
+        self.logical = Some(spec);
+    }
+
+    pub fn logical(&self) -> Option<&NetworkSpec> {
+        self.logical.as_ref()
+    }
+
+    /// Number of write and read forms evaluated so far.
+    pub fn stream_ops(&self) -> usize {
+        self.writes.len() + self.reads.len()
     }
 
     /// End of evaluation: every write and read must be matched, sizes must agree, and no set of
     /// tasks may wait on each other forever. Builds the DAG, assigns release and deadline times
     /// (Minsky Fig 4-3) and the period bound.
     pub fn finish(&self) -> Result<Traffic, Vec<Diagnostic>> {
-        Err(vec![Diagnostic::new(
-            "todo",
-            "stream matching is not built yet",
-        )])
+        self.finish_with_dag().map(|(t, _)| t)
     }
+
+    /// As [`Comm::finish`], also returning the subtask graph (for `ttdl dag`).
+    pub fn finish_with_dag(&self) -> Result<(Traffic, SubtaskGraph), Vec<Diagnostic>> {
+        let mut diags = self.unmatched();
+        diags.extend(self.size_mismatches());
+        if !diags.is_empty() {
+            return Err(diags);
+        }
+        let mut traffic = self.traffic_untimed();
+        let dag = SubtaskGraph::build(&traffic).map_err(|e| {
+            vec![Diagnostic::new(
+                "internal",
+                format!("the task graph is inconsistent: {e}"),
+            )]
+        })?;
+        match timing::solve(&dag) {
+            Ok(timing) => timing::assign(&mut traffic, &dag, &timing),
+            Err(cycle) => return Err(vec![self.deadlock(&traffic, &dag, &cycle)]),
+        }
+        if self.repeats {
+            traffic.period = Some(timing::period_bound(
+                &traffic,
+                self.iterations,
+                &self.iteration_loads(),
+            ));
+        }
+        Ok((traffic, dag))
+    }
+
+    /// The tasks and messages with their programs, before timing.
+    fn traffic_untimed(&self) -> Traffic {
+        let tasks = self
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(id, t)| Task {
+                id,
+                name: t.name.clone(),
+                coords: t.coords.clone(),
+                mapped: t.mapped.clone(),
+                wired: t.mapped.is_some(),
+                ops: t
+                    .steps
+                    .iter()
+                    .filter_map(|s| match *s {
+                        Step::Compute { cycles, .. } => Some(Op::Compute(cycles)),
+                        Step::Write(w) => self.writes[w as usize].msg.map(Op::Send),
+                        Step::Read(r) => self.reads[r as usize]
+                            .write
+                            .and_then(|w| self.writes[w as usize].msg)
+                            .map(Op::Recv),
+                        Step::Sync { phase, .. } => Some(Op::Sync(phase)),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let messages = self
+            .complete
+            .iter()
+            .enumerate()
+            .map(|(id, &w)| {
+                let wr = &self.writes[w as usize];
+                let first = wr.first_dst as usize;
+                Message {
+                    id,
+                    src: wr.task,
+                    dst: self.dsts[first..first + wr.ndst as usize]
+                        .iter()
+                        .map(|d| d.0)
+                        .collect(),
+                    size: wr.size,
+                    release: 0,
+                    deadline: 0,
+                    phase: wr.phase,
+                    iteration: wr.iteration.unwrap_or(0),
+                    label: wr.label.and_then(|l| self.labels.get(l as usize).cloned()),
+                }
+            })
+            .collect();
+        let mut phases: Vec<Phase> = self
+            .phases
+            .iter()
+            .enumerate()
+            .map(|(id, name)| Phase {
+                id,
+                name: name.clone(),
+                start: 0,
+            })
+            .collect();
+        if phases.is_empty() {
+            phases.push(Phase {
+                id: 0,
+                name: "0".into(),
+                start: 0,
+            });
+        }
+        Traffic {
+            tasks,
+            messages,
+            phases,
+            critical_path: 0,
+            period: None,
+            logical: self.logical.clone(),
+            target: self.target.clone(),
+        }
+    }
+
+    /// Per task, phase and iteration of the outermost `iterate`: compute, words sent and words
+    /// received. Iterations are counted per phase: the `iterate`s of different phases (Viterbi,
+    /// Minsky Fig 5-16) do not overlap, so each phase has its own steady state.
+    fn iteration_loads(&self) -> Vec<(TaskId, IterationLoad)> {
+        let mut out = Vec::new();
+        for (t, task) in self.tasks.iter().enumerate() {
+            let mut loads: BTreeMap<(PhaseId, u64), IterationLoad> = BTreeMap::new();
+            let mut phase = 0;
+            for s in &task.steps {
+                let (iteration, add): (Option<u64>, IterationLoad) = match *s {
+                    Step::Compute { cycles, iteration } => (
+                        iteration,
+                        IterationLoad {
+                            compute: cycles,
+                            ..IterationLoad::default()
+                        },
+                    ),
+                    Step::Write(w) => {
+                        let w = &self.writes[w as usize];
+                        (
+                            w.iteration,
+                            IterationLoad {
+                                inject: w.size,
+                                ..IterationLoad::default()
+                            },
+                        )
+                    }
+                    Step::Read(r) => {
+                        let r = &self.reads[r as usize];
+                        (
+                            r.iteration,
+                            IterationLoad {
+                                eject: r.size,
+                                ..IterationLoad::default()
+                            },
+                        )
+                    }
+                    Step::Sync { phase: p, .. } => {
+                        phase = p;
+                        continue;
+                    }
+                };
+                if let Some(k) = iteration {
+                    let l = loads.entry((phase, k)).or_default();
+                    l.compute = l.compute.saturating_add(add.compute);
+                    l.inject = l.inject.saturating_add(add.inject);
+                    l.eject = l.eject.saturating_add(add.eject);
+                }
+            }
+            out.extend(loads.into_values().map(|l| (t, l)));
+        }
+        out
+    }
+
+    /// One diagnostic per stream with writes or reads left over, in stream order.
+    fn unmatched(&self) -> Vec<Diagnostic> {
+        let mut keys: Vec<&(TaskId, TaskId)> = self
+            .streams
+            .iter()
+            .filter(|(_, s)| !s.writes.is_empty() || !s.reads.is_empty())
+            .map(|(k, _)| k)
+            .collect();
+        keys.sort();
+        let mut out = Vec::new();
+        for &(w, r) in keys {
+            let Some(s) = self.streams.get(&(w, r)) else {
+                continue;
+            };
+            let (wn, rn) = (self.task_name(w), self.task_name(r));
+            let matched = self.matched_count(w, r);
+            if !s.writes.is_empty() {
+                let n = s.writes.len();
+                let spans = distinct(
+                    s.writes
+                        .iter()
+                        .map(|&(id, _)| self.writes[id as usize].span),
+                );
+                let mut d = Diagnostic::new(
+                    "unmatched-write",
+                    format!(
+                        "task `{wn}` writes {} to task `{rn}` that `{rn}` never reads",
+                        plural(n, "message", "messages")
+                    ),
+                );
+                for (i, sp) in spans.iter().enumerate() {
+                    let text = if i == 0 {
+                        format!("`{wn}` writes here; `{rn}` has no read left to match it")
+                    } else {
+                        "…and here".to_string()
+                    };
+                    d = d.with_label(*sp, text);
+                }
+                d = d
+                    .with_note(format!(
+                        "the stream `{wn}` → `{rn}` has {} and {}",
+                        plural(matched + n, "write", "writes"),
+                        plural(matched, "read", "reads")
+                    ))
+                    .with_help(format!(
+                        "add a matching (read-stream M {wn}) to `{rn}`'s program, or remove the extra write"
+                    ));
+                out.push(d);
+            }
+            if !s.reads.is_empty() {
+                let n = s.reads.len();
+                let spans = distinct(s.reads.iter().map(|&id| self.reads[id as usize].span));
+                let mut d = Diagnostic::new(
+                    "unmatched-read",
+                    format!(
+                        "task `{rn}` reads {} from task `{wn}` that `{wn}` never writes",
+                        plural(n, "message", "messages")
+                    ),
+                );
+                for (i, sp) in spans.iter().enumerate() {
+                    let text = if i == 0 {
+                        format!("`{rn}` waits here forever: `{wn}` has no write left to match it")
+                    } else {
+                        "…and here".to_string()
+                    };
+                    d = d.with_label(*sp, text);
+                }
+                d = d
+                    .with_note(format!(
+                        "the stream `{wn}` → `{rn}` has {} and {}",
+                        plural(matched, "write", "writes"),
+                        plural(matched + n, "read", "reads")
+                    ))
+                    .with_help(format!(
+                        "add a matching (write-stream M {rn}) to `{wn}`'s program, or remove the extra read"
+                    ));
+                out.push(d);
+            }
+        }
+        out
+    }
+
+    /// Number of matched pairs on a stream.
+    fn matched_count(&self, writer: TaskId, reader: TaskId) -> usize {
+        self.reads
+            .iter()
+            .filter(|r| {
+                r.task == reader
+                    && r.write
+                        .map(|w| self.writes[w as usize].task == writer)
+                        .unwrap_or(false)
+            })
+            .count()
+    }
+
+    fn size_mismatches(&self) -> Vec<Diagnostic> {
+        let mut list = self.mismatches.clone();
+        list.sort_by_key(|&(w, r)| (self.writes[w as usize].task, self.reads[r as usize].task, w));
+        list.into_iter()
+            .map(|(w, r)| {
+                let (wr, rr) = (&self.writes[w as usize], &self.reads[r as usize]);
+                let (wn, rn) = (self.task_name(wr.task), self.task_name(rr.task));
+                let count = self
+                    .mismatch_streams
+                    .get(&(wr.task, rr.task))
+                    .copied()
+                    .unwrap_or(1);
+                let mut d = Diagnostic::new(
+                    "size-mismatch",
+                    format!(
+                        "task `{wn}` writes {} but task `{rn}` reads {}",
+                        plural(wr.size as usize, "word", "words"),
+                        plural(rr.size as usize, "word", "words")
+                    ),
+                )
+                .with_label(wr.span, format!("this write sends {} words", wr.size))
+                .with_label(rr.span, format!("this read, which matches it, expects {} words", rr.size));
+                if count > 1 {
+                    d = d.with_note(format!(
+                        "{count} matched pairs on the stream `{wn}` → `{rn}` disagree; this is the first"
+                    ));
+                }
+                d.with_help("use the same message type (or size) in the write and the read it matches; the k-th write on a stream matches the k-th read")
+            })
+            .collect()
+    }
+
+    /// The span of the form that created a subtask, if it has one.
+    fn span_of(&self, dag: &SubtaskGraph, n: petgraph::graph::NodeIndex) -> Option<Span> {
+        let s = dag.graph.node_weight(n)?;
+        let task = self.tasks.get(s.task?)?;
+        // `op` indexes the task's ops, which are its steps one for one (every step is kept).
+        match task.steps.get(s.op)? {
+            Step::Read(r) => Some(self.reads[*r as usize].span),
+            Step::Write(w) => Some(self.writes[*w as usize].span),
+            Step::Sync { span, .. } => Some(*span),
+            Step::Compute { .. } => Some(task.span),
+        }
+    }
+
+    fn deadlock(&self, traffic: &Traffic, dag: &SubtaskGraph, cycle: &timing::Cycle) -> Diagnostic {
+        // Tasks along the cycle, in waiting order, each once per stretch.
+        let mut order: Vec<TaskId> = Vec::new();
+        let mut labels: Vec<(Span, String)> = Vec::new();
+        let g = &dag.graph;
+        for &(n, dep) in &cycle.waits {
+            let s = g[n];
+            if let Some(t) = s.task {
+                if order.last() != Some(&t) {
+                    order.push(t);
+                }
+            }
+            let Some(span) = self.span_of(dag, n) else {
+                continue;
+            };
+            match (s.task, s.kind, dep) {
+                (Some(t), SubtaskKind::Recv(m), Dependence::Message(_)) => {
+                    let from = traffic.messages.get(m).map(|m| m.src).unwrap_or(t);
+                    labels.push((
+                        span,
+                        format!(
+                            "`{}` waits here for a message from `{}`",
+                            self.task_name(t),
+                            self.task_name(from)
+                        ),
+                    ));
+                }
+                (Some(t), SubtaskKind::Sync(p), _) => {
+                    labels.push((
+                        span,
+                        format!(
+                            "`{}` waits here until every task reaches phase `{}`",
+                            self.task_name(t),
+                            self.phases.get(p).map(String::as_str).unwrap_or("?")
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        if order.len() > 1 && order.first() == order.last() {
+            order.pop();
+        }
+        let mut ring: Vec<String> = order
+            .iter()
+            .map(|&t| format!("`{}`", self.task_name(t)))
+            .collect();
+        if let Some(f) = ring.first().cloned() {
+            ring.push(f);
+        }
+        labels.sort();
+        labels.dedup();
+        let mut d = Diagnostic::new(
+            "deadlock",
+            format!(
+                "tasks wait for each other forever: {}",
+                ring.join(" waits for ")
+            ),
+        );
+        for (sp, text) in labels {
+            d = d.with_label(sp, text);
+        }
+        d.with_note("a read waits until its message has arrived; a write never waits")
+            .with_help("let one of these tasks write before it reads, so that the cycle of reads is broken")
+    }
+}
+
+fn no_task(task: TaskId, span: Span) -> Diagnostic {
+    Diagnostic::new("internal", format!("task {task} does not exist"))
+        .with_label(span, "this refers to it")
+}
+
+fn check_size(size: u64, span: Span) -> Result<(), Diagnostic> {
+    if size == 0 {
+        return Err(
+            Diagnostic::new("type", "a message must be at least one word long")
+                .with_label(span, "this message has 0 words")
+                .with_help("give the message type a positive size, e.g. (defmessage m0 8)"),
+        );
+    }
+    Ok(())
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+/// Spans in order of first appearance, each once (a form in a loop is one place in the source).
+fn distinct(spans: impl Iterator<Item = Span>) -> Vec<Span> {
+    let mut out: Vec<Span> = Vec::new();
+    for s in spans {
+        if !out.contains(&s) {
+            out.push(s);
+            if out.len() == 8 {
+                break;
+            }
+        }
+    }
+    out
 }

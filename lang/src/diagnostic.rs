@@ -1,5 +1,9 @@
 //! Diagnostics: what went wrong, where, and what to do — rendered like `rustc` with ariadne.
 
+use std::fmt::Write as _;
+
+use ariadne::{Cache, Color, Config, IndexType, Report, ReportKind, Source};
+
 use crate::span::{FileId, Span};
 
 /// A labelled span inside a diagnostic. The first label of a diagnostic is the primary one.
@@ -74,5 +78,152 @@ impl SourceMap {
 
     pub fn get(&self, id: FileId) -> Option<&SourceFile> {
         self.files.get(id as usize)
+    }
+}
+
+/// Renders diagnostics like `rustc`: `error[code]: message`, then (with ariadne) each file the
+/// labels point into as `name:line:col` with the source lines underlined and every label's
+/// message, then `= note:` and `= help:` lines. Spans are byte offsets. With `color` off the text
+/// is plain and deterministic (golden tests compare it byte for byte).
+///
+/// Never panics on bad spans: a span past the end of its file is clamped to it, a span inside a
+/// UTF-8 character is widened to the character, and a label in a file the map does not have
+/// becomes a note.
+pub fn render(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> String {
+    let mut out = String::new();
+    for d in diagnostics {
+        render_one(&mut out, sources, d, color);
+    }
+    out
+}
+
+fn render_one(out: &mut String, sources: &SourceMap, d: &Diagnostic, color: bool) {
+    let header = format!("error[{}]", d.code);
+    let mut notes = Vec::new();
+    let mut labels = Vec::new();
+    for l in &d.labels {
+        match sources.get(l.span.file) {
+            Some(file) => labels.push((l.span.file, clamp(&file.text, l.span), &l.message)),
+            None => notes.push(format!(
+                "{} (in a source that is not loaded, file #{} bytes {}..{})",
+                l.message, l.span.file, l.span.start, l.span.end
+            )),
+        }
+    }
+    notes.extend(d.notes.iter().cloned());
+
+    if let Some(&(file, ref range, _)) = labels.first() {
+        let config = Config::default()
+            .with_color(color)
+            .with_index_type(IndexType::Byte);
+        let palette = [
+            Color::Red,
+            Color::Blue,
+            Color::Cyan,
+            Color::Magenta,
+            Color::Yellow,
+        ];
+        let report = Report::build(
+            ReportKind::Custom(&header, Color::Red),
+            (file, range.clone()),
+        )
+        .with_config(config)
+        .with_message(&d.message)
+        .with_labels(labels.iter().enumerate().map(|(i, (f, r, m))| {
+            let label = ariadne::Label::new((*f, r.clone())).with_message(m);
+            if color {
+                label.with_color(palette[i.min(palette.len() - 1)])
+            } else {
+                label
+            }
+        }))
+        .finish();
+        let mut bytes = Vec::new();
+        let cache = MapCache::new(sources);
+        match report.write(cache, &mut bytes) {
+            Ok(()) => {
+                let text = String::from_utf8_lossy(&bytes);
+                if color {
+                    out.push_str(&text);
+                } else {
+                    // ariadne colours a custom report kind even with colour off: write the header
+                    // line ourselves.
+                    let _ = writeln!(out, "{header}: {}", d.message);
+                    let body = text.split_once('\n').map_or("", |(_, rest)| rest);
+                    out.push_str(body);
+                }
+            }
+            // Only reachable if a file vanished between the checks above and here.
+            Err(e) => {
+                let _ = writeln!(out, "{header}: {} (cannot show the source: {e})", d.message);
+            }
+        }
+    } else {
+        let _ = writeln!(out, "{header}: {}", d.message);
+    }
+    for note in &notes {
+        let _ = writeln!(out, "  = note: {note}");
+    }
+    if let Some(help) = &d.help {
+        let _ = writeln!(out, "  = help: {help}");
+    }
+}
+
+/// A byte range inside `text`, on character boundaries, never empty unless `text` is.
+fn clamp(text: &str, span: Span) -> std::ops::Range<usize> {
+    let len = text.len();
+    let mut start = span.start.min(len);
+    let mut end = span.end.min(len).max(start);
+    while start > 0 && !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    while end < len && !text.is_char_boundary(end) {
+        end += 1;
+    }
+    if start == end {
+        // Point at the character there, or at the last one when the span is at the very end.
+        if let Some(c) = text[start..].chars().next() {
+            end = start + c.len_utf8();
+        } else if let Some(c) = text[..start].chars().next_back() {
+            start -= c.len_utf8();
+        }
+    }
+    start..end
+}
+
+/// ariadne's view of a [`SourceMap`]: files by id, shown by name.
+struct MapCache<'a> {
+    map: &'a SourceMap,
+    loaded: std::collections::BTreeMap<FileId, Source<&'a str>>,
+}
+
+impl<'a> MapCache<'a> {
+    fn new(map: &'a SourceMap) -> Self {
+        MapCache {
+            map,
+            loaded: std::collections::BTreeMap::new(),
+        }
+    }
+}
+
+impl<'a> Cache<FileId> for MapCache<'a> {
+    type Storage = &'a str;
+
+    fn fetch(&mut self, id: &FileId) -> Result<&Source<&'a str>, impl std::fmt::Debug> {
+        let map = self.map;
+        match self.loaded.entry(*id) {
+            std::collections::btree_map::Entry::Occupied(e) => Ok(e.into_mut()),
+            std::collections::btree_map::Entry::Vacant(e) => match map.get(*id) {
+                Some(file) => Ok(e.insert(Source::from(file.text.as_str()))),
+                None => Err(format!("no source file #{id}")),
+            },
+        }
+    }
+
+    fn display<'b>(&self, id: &'b FileId) -> Option<impl std::fmt::Display + 'b> {
+        Some(match self.map.get(*id) {
+            Some(file) => file.name.clone(),
+            None => format!("<file #{id}>"),
+        })
     }
 }

@@ -1,16 +1,17 @@
 //! The interpreter an embedder (CLI, REPL, tests) drives: read + evaluate sources, then hand the
 //! communication built so far to the backend as `Traffic`.
-//!
-//! INTERFACE STUB: signatures are the contract; bodies are to be written.
 
 use ttdl_backend::traffic::Traffic;
 
+use crate::comm::Comm;
 use crate::diagnostic::{Diagnostic, SourceMap};
+use crate::eval::{Machine, Value};
+use crate::sexpr::Sexpr;
 
 /// Limits that stop runaway scripts within seconds, with a clear error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
-    /// Evaluation steps in all.
+    /// Evaluation steps in all (per evaluated source: a file or a REPL entry).
     pub steps: u64,
     /// Nested (non-tail) call depth.
     pub depth: usize,
@@ -29,51 +30,211 @@ impl Default for Budget {
     }
 }
 
-#[derive(Clone, Debug, Default)]
+/// An interpreter: its own symbols, globals, communication and sources. Two can live in one
+/// process; cloning one is a cheap snapshot of the evaluator state (values are shared).
+#[derive(Clone, Debug)]
 pub struct Interpreter {
     sources: SourceMap,
+    machine: Machine,
+}
+
+impl Default for Interpreter {
+    fn default() -> Self {
+        Interpreter::new(Budget::default())
+    }
 }
 
 impl Interpreter {
     pub fn new(budget: Budget) -> Self {
-        let _ = budget;
-        Interpreter::default()
+        Interpreter {
+            sources: SourceMap::default(),
+            machine: Machine::new(budget),
+        }
     }
 
     pub fn sources(&self) -> &SourceMap {
         &self.sources
     }
 
-    /// Reads and evaluates every form of a source text (a file or a REPL entry). On success,
-    /// returns the printed value of the last form.
-    pub fn eval_source(&mut self, name: &str, text: &str) -> Result<String, Vec<Diagnostic>> {
-        let _ = (name, text);
-        Err(vec![Diagnostic::new(
-            "todo",
-            "the evaluator is not built yet",
-        )])
+    pub fn budget(&self) -> Budget {
+        self.machine.budget
     }
 
-    /// The communication built so far, matched and timed. `mapping` overrides `target :mapping`.
+    /// The communication built so far (tasks, streams), before matching is checked.
+    pub fn comm(&self) -> &Comm {
+        &self.machine.comm
+    }
+
+    /// The evaluator's state, for embedders that need more than this API.
+    pub fn machine(&self) -> &Machine {
+        &self.machine
+    }
+
+    /// Reads and evaluates every form of a source text (a file or a REPL entry). On success,
+    /// returns the printed value of the last form. Syntax errors stop before anything runs.
+    pub fn eval_source(&mut self, name: &str, text: &str) -> Result<String, Vec<Diagnostic>> {
+        let file = self.sources.add(name, text);
+        let (forms, errors) = crate::syntax::read(file, text);
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        self.eval_forms(&forms)
+    }
+
+    /// Evaluates forms already read. The step budget starts afresh for each call.
+    pub fn eval_forms(&mut self, forms: &[Sexpr]) -> Result<String, Vec<Diagnostic>> {
+        self.machine.steps = 0;
+        let mut last = Value::Nil;
+        for f in forms {
+            last = self.machine.eval_top(f).map_err(|d| vec![d])?;
+        }
+        Ok(self.machine.show(&last))
+    }
+
+    /// What `print`, `println` and `(format t …)` have written since the last call.
+    pub fn take_output(&mut self) -> String {
+        std::mem::take(&mut self.machine.output)
+    }
+
+    /// The printed value of a global, if it is bound.
+    pub fn global(&self, name: &str) -> Option<String> {
+        let sym = self.machine.syms.lookup(name)?;
+        self.machine.globals.get(sym).map(|v| self.machine.show(v))
+    }
+
+    /// The communication built so far, matched and timed. `mapping` overrides `target :mapping`:
+    /// the mapping is applied to every task with logical coordinates (from `network-tasks`) and
+    /// its result becomes the task's physical coordinates (`Task::mapped`).
     pub fn traffic(&self, mapping: Option<&str>) -> Result<Traffic, Vec<Diagnostic>> {
-        let _ = mapping;
-        Err(vec![Diagnostic::new(
-            "todo",
-            "the evaluator is not built yet",
-        )])
+        let mut traffic = self.machine.comm.finish()?;
+        let from_target = self.machine.target.as_ref().and_then(|t| t.mapping.clone());
+        let Some(name) = mapping.map(str::to_string).or(from_target) else {
+            return Ok(traffic);
+        };
+        let mapped = self.mapped_coords(&name).map_err(|d| vec![d])?;
+        for (task, coords) in mapped {
+            if let Some(t) = traffic.tasks.get_mut(task) {
+                t.mapped = Some(coords);
+            }
+        }
+        if mapping.is_some() {
+            traffic.target.get_or_insert_with(Default::default).mapping = Some(name);
+        }
+        Ok(traffic)
+    }
+
+    /// Runs mapping `name` on every network task's logical coordinates, on a scratch copy of
+    /// the evaluator (so the communication built so far is untouched).
+    fn mapped_coords(&self, name: &str) -> Result<Vec<(usize, Vec<i64>)>, Diagnostic> {
+        let mut m = self.machine.scratch();
+        let span = self
+            .machine
+            .target_net
+            .as_ref()
+            .map(|n| n.span)
+            .unwrap_or_default();
+        let sym = m.intern(name);
+        let Some(f) = m.globals.get(sym).cloned() else {
+            return Err(m
+                .unbound(sym, &crate::eval::Env::new(), span)
+                .with_note(format!("`{name}` was given as the mapping")));
+        };
+        if !matches!(f, Value::Closure(_) | Value::Builtin(_)) {
+            return Err(Diagnostic::new(
+                "type",
+                format!("the mapping `{name}` is {}, not a procedure", m.show(&f)),
+            )
+            .with_label(span, "used as the target's mapping")
+            .with_help("define it with `(define-mapping NAME (COORDS LOGICAL PHYSICAL) body…)`"));
+        }
+        let mut out = Vec::new();
+        for net in m.nets.clone() {
+            let Some(Some(tasks)) = m.net_tasks.get(net.id).cloned() else {
+                continue;
+            };
+            for (node, &task) in tasks.iter().enumerate() {
+                let coords = net.coords(node);
+                let phys = m.map_coords(&f, &coords, &net, span)?;
+                if let Some(target) = &m.target_net {
+                    if target.node_at(&phys).is_none() {
+                        return Err(Diagnostic::new(
+                            "type",
+                            format!(
+                                "mapping `{name}` sends logical {:?} to {:?}, which is not a node of {}",
+                                coords, phys, target.spec
+                            ),
+                        )
+                        .with_label(span, "the physical network"));
+                    }
+                }
+                out.push((task, phys));
+            }
+        }
+        Ok(out)
     }
 
     /// Names bound in the global environment, sorted (for completion).
     pub fn global_names(&self) -> Vec<String> {
-        Vec::new()
+        let mut names: Vec<String> = self
+            .machine
+            .globals
+            .bound()
+            .map(|s| self.machine.name(s).to_string())
+            .chain(crate::eval::SPECIAL_FORMS.iter().map(|s| s.to_string()))
+            .filter(|n| !n.starts_with("#:"))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
     }
 
-    /// Diagnostics rendered like `rustc` (ariadne), colour optional.
+    /// Diagnostics rendered like `rustc`, colour optional.
     pub fn render(&self, diagnostics: &[Diagnostic], color: bool) -> String {
         let _ = color;
-        diagnostics
-            .iter()
-            .map(|d| format!("error[{}]: {}\n", d.code, d.message))
-            .collect()
+        render_plain(&self.sources, diagnostics)
     }
+}
+
+/// A `rustc`-like rendering without colour: code, message, `--> file:line:col`, the source line
+/// with the labelled range underlined, then notes and help.
+pub fn render_plain(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for d in diagnostics {
+        out.push_str(&format!("error[{}]: {}\n", d.code, d.message));
+        for (i, label) in d.labels.iter().enumerate() {
+            let Some(file) = sources.get(label.span.file) else {
+                continue;
+            };
+            let text = &file.text;
+            let start = label.span.start.min(text.len());
+            let line_start = text[..start].rfind('\n').map(|p| p + 1).unwrap_or(0);
+            let line_end = text[start..]
+                .find('\n')
+                .map(|p| start + p)
+                .unwrap_or(text.len());
+            let line_no = text[..start].matches('\n').count() + 1;
+            let col = text[line_start..start].chars().count() + 1;
+            let gutter = " ".repeat(line_no.to_string().len());
+            let arrow = if i == 0 { "-->" } else { ":::" };
+            out.push_str(&format!("{gutter}{arrow} {}:{line_no}:{col}\n", file.name));
+            out.push_str(&format!("{gutter} |\n"));
+            out.push_str(&format!("{line_no} | {}\n", &text[line_start..line_end]));
+            let end = label.span.end.clamp(start, line_end.max(start));
+            let width = text[start..end].chars().count().max(1);
+            let mark = if i == 0 { "^" } else { "-" };
+            out.push_str(&format!(
+                "{gutter} | {}{} {}\n",
+                " ".repeat(col - 1),
+                mark.repeat(width),
+                label.message
+            ));
+        }
+        for n in &d.notes {
+            out.push_str(&format!("  = note: {n}\n"));
+        }
+        if let Some(h) = &d.help {
+            out.push_str(&format!("  = help: {h}\n"));
+        }
+    }
+    out
 }

@@ -1,10 +1,26 @@
 //! Time scheduling: every message (or fragment) gets the cycles at which it holds each link of its
 //! route (Minsky §4.2.4).
+//!
+//! Two schedulers produce a [`Schedule`]: [`lp`], the thesis's linear-programming formulation
+//! (maximal subsets, message interval allocation, interval scheduling with link-feasible sets), and
+//! [`exact`], a cycle-level list scheduler that pipelines messages hop by hop (the refinement §4.2.4
+//! "Refining the Approach" asks for). Neither is trusted: [`schedule`] runs the [`verify`] checker
+//! on every answer before anyone sees it.
+
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::topology::NodeId;
-use crate::traffic::MsgId;
+use crate::topology::{Network, NodeId};
+use crate::traffic::{MsgId, Placement, Route, Routing, TaskId, Traffic};
+
+pub mod exact;
+pub mod feedback;
+pub mod lp;
+mod occupancy;
+pub mod periodic;
+pub mod program;
+pub mod verify;
 
 /// What a fragment holds: a network link or a processor port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -14,6 +30,16 @@ pub enum Resource {
     Eject(NodeId),
 }
 
+impl fmt::Display for Resource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Resource::Link { from, to } => write!(f, "{from}->{to}"),
+            Resource::Inject(n) => write!(f, "inject@{n}"),
+            Resource::Eject(n) => write!(f, "eject@{n}"),
+        }
+    }
+}
+
 /// A message fragment holding one resource for cycles `start ≤ t < end`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Hold {
@@ -21,4 +47,405 @@ pub struct Hold {
     pub resource: Resource,
     pub start: u64,
     pub end: u64,
+}
+
+/// The hardware parameters the schedule must respect (SPEC §2: one word per link per cycle each
+/// way, one injection and one ejection port per node; models may change the counts).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hardware {
+    /// Processor–network ports per node, each way (NuMesh: 1).
+    pub ports: u32,
+    /// Cycles a word needs to cross one switch before it may enter the next resource. 0 is the
+    /// thesis's circuit model: a message holds every link of its route in the same cycles.
+    pub hop_latency: u64,
+}
+
+impl Default for Hardware {
+    fn default() -> Self {
+        Hardware {
+            ports: 1,
+            hop_latency: 0,
+        }
+    }
+}
+
+impl Hardware {
+    /// How many messages may hold `r` in one cycle.
+    pub fn capacity(&self, r: Resource) -> u32 {
+        match r {
+            Resource::Link { .. } => 1,
+            Resource::Inject(_) | Resource::Eject(_) => self.ports.max(1),
+        }
+    }
+}
+
+/// Which scheduler to run (`--schedule`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Method {
+    /// Minsky §4.2.4: the linear program.
+    Lp,
+    /// The cycle-level list scheduler.
+    Exact,
+    /// Both; the shorter valid schedule wins.
+    Best,
+}
+
+impl std::str::FromStr for Method {
+    type Err = ScheduleError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "lp" => Ok(Method::Lp),
+            "exact" => Ok(Method::Exact),
+            "best" => Ok(Method::Best),
+            other => Err(ScheduleError::Input(format!(
+                "unknown scheduler `{other}`: expected lp, exact or best"
+            ))),
+        }
+    }
+}
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Lp => "lp",
+            Method::Exact => "exact",
+            Method::Best => "best",
+        }
+    }
+}
+
+/// A deadline the scheduler could not meet and moved (Minsky §4.2.4 "Propagation of results").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Relaxation {
+    pub msg: MsgId,
+    /// The deadline the program's ideal timing asked for.
+    pub deadline: u64,
+    /// How far late work upstream had already pushed it (its release's delay): the deadline it
+    /// would have had to meet is `deadline + upstream`.
+    pub upstream: u64,
+    /// The deadline the schedule meets instead (the message's arrival).
+    pub new_deadline: u64,
+    /// Resources on which the message waited, with the messages that held them meanwhile.
+    pub blamed: Vec<Blame>,
+    /// True when the message was late only because it was released late (a relaxed message
+    /// upstream delayed its sender), not because of contention on its own route.
+    pub knock_on: bool,
+}
+
+/// One resource a late message waited for, and who held it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Blame {
+    pub resource: Resource,
+    pub waited: u64,
+    pub holders: Vec<MsgId>,
+}
+
+/// Sizes and times of the linear programs solved (for reports and benchmarks).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LpStats {
+    pub subsets: usize,
+    pub intervals: usize,
+    pub programs: usize,
+    pub variables: usize,
+    pub constraints: usize,
+    pub largest_variables: usize,
+    pub solve_ms: f64,
+    /// Words the allocation could fit in no interval of their window (they are sent late).
+    pub late_words: u64,
+    /// Fragments whose LP time slot had to be moved because rounding made them collide.
+    pub repaired: usize,
+}
+
+/// A verified schedule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Schedule {
+    /// Which scheduler produced it (`lp` or `exact`).
+    pub method: Method,
+    pub hardware: Hardware,
+    /// Every fragment on every resource, sorted by (msg, start, resource).
+    pub holds: Vec<Hold>,
+    /// Per message: the cycle its sender released it against this schedule (≥ the ideal release
+    /// when an upstream message was late; for fixed windows, the release shifted past the
+    /// previous phase).
+    pub released: Vec<u64>,
+    /// Per message: the cycle its first word left the source (first inject).
+    pub sent: Vec<u64>,
+    /// Per message: the cycle after its last word was ejected (at the last destination).
+    pub arrival: Vec<u64>,
+    /// Per message: the deadline the schedule meets: the ideal one moved by as much as the
+    /// message's release was delayed upstream, or its arrival when it had to be relaxed.
+    pub deadline: Vec<u64>,
+    /// Per task: the cycle its program ends when it runs against this schedule.
+    pub task_finish: Vec<u64>,
+    /// Largest task finish or message arrival.
+    pub makespan: u64,
+    /// Deadlines that had to move, sorted by message.
+    pub relaxed: Vec<Relaxation>,
+    /// Present when the LP produced it.
+    pub lp: Option<LpStats>,
+}
+
+impl Schedule {
+    pub fn deadlines_met(&self) -> bool {
+        self.relaxed.is_empty()
+    }
+
+    /// Holds of one message, in schedule order.
+    pub fn holds_of(&self, msg: MsgId) -> impl Iterator<Item = &Hold> {
+        self.holds.iter().filter(move |h| h.msg == msg)
+    }
+}
+
+/// Why no schedule could be given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ScheduleError {
+    /// The input is inconsistent (a route that does not fit the network, a message nobody sends).
+    #[error("{0}")]
+    Input(String),
+    /// The task programs wait on each other forever.
+    #[error("the task programs cannot finish: {0}")]
+    Deadlock(String),
+    /// A scheduler produced something the verifier rejects: a bug, never printed as a schedule.
+    #[error("internal error: the {method} scheduler produced an invalid schedule: {why}")]
+    Invalid { method: &'static str, why: String },
+    /// The LP solver failed.
+    #[error("the linear program could not be solved: {0}")]
+    Lp(String),
+}
+
+/// One step of a message's journey: a resource and the step it follows (None for the first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub resource: Resource,
+    pub parent: Option<usize>,
+}
+
+/// The resources a message holds, parents before children: inject at the source node, the links
+/// of its path (or tree), eject at every destination node. A message between two tasks of one node
+/// still passes the switch (DownFifo → UpFifo), as on the NuMesh.
+pub fn steps_of(
+    traffic: &Traffic,
+    network: &Network,
+    placement: &Placement,
+    routing: &Routing,
+    msg: MsgId,
+) -> Result<Vec<Step>, ScheduleError> {
+    let m = traffic
+        .messages
+        .get(msg)
+        .ok_or_else(|| ScheduleError::Input(format!("message {msg} does not exist")))?;
+    let node = |t: TaskId| -> Result<NodeId, ScheduleError> {
+        placement.node_of.get(t).copied().ok_or_else(|| {
+            ScheduleError::Input(format!("task {t} (of message {msg}) has no placement"))
+        })
+    };
+    let src = node(m.src)?;
+    let mut dsts: Vec<NodeId> = m.dst.iter().map(|&t| node(t)).collect::<Result<_, _>>()?;
+    dsts.sort_unstable();
+    dsts.dedup();
+    if dsts.is_empty() {
+        return Err(ScheduleError::Input(format!(
+            "message {msg} has no destination"
+        )));
+    }
+    let route = routing
+        .routes
+        .get(msg)
+        .ok_or_else(|| ScheduleError::Input(format!("message {msg} has no route")))?;
+    let check_link = |a: NodeId, b: NodeId| -> Result<(), ScheduleError> {
+        network.link_between(a, b).map(|_| ()).ok_or_else(|| {
+            ScheduleError::Input(format!(
+                "the route of message {msg} uses {a}->{b}, which is not a link of {}",
+                network.spec
+            ))
+        })
+    };
+    let mut steps = vec![Step {
+        resource: Resource::Inject(src),
+        parent: None,
+    }];
+    match route {
+        Route::Path(nodes) => {
+            if nodes.first() != Some(&src) || nodes.last() != dsts.last() || dsts.len() != 1 {
+                return Err(ScheduleError::Input(format!(
+                    "the route of message {msg} does not lead from node {src} to node {:?}",
+                    dsts
+                )));
+            }
+            for w in nodes.windows(2) {
+                check_link(w[0], w[1])?;
+                steps.push(Step {
+                    resource: Resource::Link {
+                        from: w[0],
+                        to: w[1],
+                    },
+                    parent: Some(steps.len() - 1),
+                });
+            }
+            steps.push(Step {
+                resource: Resource::Eject(dsts[0]),
+                parent: Some(steps.len() - 1),
+            });
+        }
+        Route::Tree(edges) => {
+            // Breadth-first from the root so parents come first; `into[n]` is the step entering n.
+            let mut into: std::collections::BTreeMap<NodeId, usize> = Default::default();
+            into.insert(src, 0);
+            let mut pending: Vec<(NodeId, NodeId)> = edges.clone();
+            while !pending.is_empty() {
+                let before = pending.len();
+                let mut rest = Vec::new();
+                for (a, b) in pending {
+                    match into.get(&a).copied() {
+                        Some(p) if !into.contains_key(&b) => {
+                            check_link(a, b)?;
+                            steps.push(Step {
+                                resource: Resource::Link { from: a, to: b },
+                                parent: Some(p),
+                            });
+                            into.insert(b, steps.len() - 1);
+                        }
+                        Some(_) => {
+                            return Err(ScheduleError::Input(format!(
+                                "the multicast tree of message {msg} reaches node {b} twice"
+                            )))
+                        }
+                        None => rest.push((a, b)),
+                    }
+                }
+                if rest.len() == before {
+                    return Err(ScheduleError::Input(format!(
+                        "the multicast tree of message {msg} is not connected to its source node {src}"
+                    )));
+                }
+                pending = rest;
+            }
+            for d in &dsts {
+                let p = into.get(d).copied().ok_or_else(|| {
+                    ScheduleError::Input(format!(
+                        "the multicast tree of message {msg} does not reach node {d}"
+                    ))
+                })?;
+                steps.push(Step {
+                    resource: Resource::Eject(*d),
+                    parent: Some(p),
+                });
+            }
+        }
+    }
+    Ok(steps)
+}
+
+/// Everything a scheduler needs, gathered once.
+pub struct Problem<'a> {
+    pub traffic: &'a Traffic,
+    pub network: &'a Network,
+    pub placement: &'a Placement,
+    pub routing: &'a Routing,
+    pub hardware: Hardware,
+    /// `steps[msg]`.
+    pub steps: Vec<Vec<Step>>,
+}
+
+impl<'a> Problem<'a> {
+    pub fn new(
+        traffic: &'a Traffic,
+        network: &'a Network,
+        placement: &'a Placement,
+        routing: &'a Routing,
+        hardware: Hardware,
+    ) -> Result<Self, ScheduleError> {
+        if placement.node_of.len() < traffic.tasks.len() {
+            return Err(ScheduleError::Input(format!(
+                "{} tasks but only {} placed",
+                traffic.tasks.len(),
+                placement.node_of.len()
+            )));
+        }
+        if let Some(&n) = placement.node_of.iter().find(|&&n| n >= network.nodes()) {
+            return Err(ScheduleError::Input(format!(
+                "a task is placed on node {n}, but {} has {} nodes",
+                network.spec,
+                network.nodes()
+            )));
+        }
+        let steps = (0..traffic.messages.len())
+            .map(|m| steps_of(traffic, network, placement, routing, m))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Problem {
+            traffic,
+            network,
+            placement,
+            routing,
+            hardware,
+            steps,
+        })
+    }
+}
+
+/// Schedules, checks and (when deadlines cannot all be met) relaxes: the one entry point.
+///
+/// Every answer goes through [`verify::verify`]; a scheduler bug surfaces as
+/// [`ScheduleError::Invalid`], never as a printed schedule.
+pub fn schedule(
+    traffic: &Traffic,
+    network: &Network,
+    placement: &Placement,
+    routing: &Routing,
+    method: Method,
+    hardware: Hardware,
+) -> Result<Schedule, ScheduleError> {
+    let problem = Problem::new(traffic, network, placement, routing, hardware)?;
+    let checked = |s: Schedule| -> Result<Schedule, ScheduleError> {
+        verify::verify(&problem, &s).map_err(|why| ScheduleError::Invalid {
+            method: s.method.name(),
+            why: why.to_string(),
+        })?;
+        Ok(s)
+    };
+    match method {
+        Method::Exact => checked(exact::schedule(&problem)?),
+        Method::Lp => checked(lp::schedule(&problem, &lp::MicroLp)?),
+        Method::Best => {
+            let e = checked(exact::schedule(&problem)?)?;
+            // An LP that fails to solve is not fatal when the exact answer exists.
+            match lp::schedule(&problem, &lp::MicroLp).and_then(checked) {
+                Ok(l) if better(&l, &e) => Ok(l),
+                _ => Ok(e),
+            }
+        }
+    }
+}
+
+/// Fewer relaxed deadlines first, then the shorter makespan.
+fn better(a: &Schedule, b: &Schedule) -> bool {
+    (a.relaxed.len(), a.makespan) < (b.relaxed.len(), b.makespan)
+}
+
+/// A makespan no schedule can beat, and what sets it: the critical path of the ideal timing,
+/// or the words the busiest link or port must carry (SPEC §4 `lower_bound`).
+pub fn lower_bound(problem: &Problem) -> (u64, String) {
+    let traffic = problem.traffic;
+    let mut best = (
+        traffic.critical_path,
+        format!("critical path ({} cycles)", traffic.critical_path),
+    );
+    let mut words: std::collections::BTreeMap<Resource, u64> = Default::default();
+    let mut first_use: std::collections::BTreeMap<Resource, u64> = Default::default();
+    for (m, msg) in traffic.messages.iter().enumerate() {
+        for st in &problem.steps[m] {
+            *words.entry(st.resource).or_default() += msg.size;
+            let f = first_use.entry(st.resource).or_insert(u64::MAX);
+            *f = (*f).min(msg.release);
+        }
+    }
+    for (r, w) in words {
+        // The resource cannot start before the earliest release among its users.
+        let cap = problem.hardware.capacity(r) as u64;
+        let v = first_use[&r] + w.div_ceil(cap);
+        if v > best.0 {
+            best = (v, format!("{r} ({w} words from cycle {})", first_use[&r]));
+        }
+    }
+    best
 }

@@ -54,6 +54,7 @@ const fn entry(
 /// Every model, one line each, in the order tables show them.
 #[rustfmt::skip]
 pub const MODELS: &[ModelEntry] = &[
+    entry("scheduled", "the plan from `ttdl run` (placed, routed, time-scheduled), replayed from its switch programs (Minsky ch.4-5)", super::scheduled_plan::OPTIONS, &[""], super::scheduled_plan::build),
     entry("wormhole", "flit-level wormhole routing with virtual channels (Chittor ch.5)", super::wormhole::OPTIONS, &[""], super::wormhole::build),
     entry("circuit", "circuit switching: the header reserves the whole path, then data streams (Chittor eq 1.2)", super::circuit::OPTIONS, &[""], super::circuit::build),
     entry("store-forward", "store-and-forward packet switching, whole packet per hop (Chittor eq 1.1)", super::store_forward::OPTIONS, &[""], super::store_forward::build),

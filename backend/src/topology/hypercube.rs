@@ -36,3 +36,28 @@ pub fn index(d: usize, coords: &[i64]) -> Option<usize> {
             .sum(),
     )
 }
+
+/// Hamming distance.
+pub fn distance(a: usize, b: usize) -> usize {
+    (a ^ b).count_ones() as usize
+}
+
+/// E-cube routing: flip differing bits from the lowest up (the hypercube's dimension order).
+pub fn dor_path(a: usize, b: usize) -> Vec<usize> {
+    let mut path = vec![a];
+    let mut cur = a;
+    let diff = a ^ b;
+    for bit in 0..usize::BITS {
+        if diff & (1 << bit) != 0 {
+            cur ^= 1 << bit;
+            path.push(cur);
+        }
+    }
+    path
+}
+
+/// h! shortest paths between nodes at Hamming distance h (the bits can be flipped in any order).
+pub fn shortest_path_count(a: usize, b: usize) -> u128 {
+    let h = distance(a, b) as u128;
+    (1..=h).fold(1u128, |acc, k| acc.saturating_mul(k))
+}

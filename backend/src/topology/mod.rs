@@ -1,13 +1,20 @@
 //! Physical (and logical) networks: nodes with coordinates, directed links, and each node's
-//! injection and ejection ports. A topology kind is one file here; `Network::build` dispatches.
+//! injection and ejection ports. A topology kind is one file here; `Network::build` dispatches:
+//! `grid` (n-dimensional mesh and torus; a line is a 1-D mesh, a ring a 1-D torus), `hypercube`,
+//! `crossbar`, `diamond` (the NuMesh diamond lattice) and `graph` (an explicit edge list).
+//! `paths` gives every kind hop distances, dimension-order routes and shortest-path counts.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-mod grid;
-mod hypercube;
+pub mod crossbar;
+pub mod diamond;
+pub mod graph;
+pub mod grid;
+pub mod hypercube;
+mod paths;
 
 pub type NodeId = usize;
 pub type LinkId = usize;
@@ -128,18 +135,52 @@ impl NetworkSpec {
                 return bad("this kind takes one number");
             }
             Kind::Hypercube if self.dims[0] > 20 => return bad("hypercube dimension above 20"),
+            Kind::Diamond if self.dims.len() > 3 => {
+                return bad("a diamond lattice takes NXxNY or NXxNYxNZ")
+            }
             _ => {}
+        }
+        if !self.edges.is_empty() && self.kind != Kind::Graph {
+            return bad("only a `graph` network takes an edge list");
         }
         let nodes = self.node_count();
         if nodes > 1 << 22 {
             return bad("more than 4,194,304 nodes");
         }
+        if matches!(self.kind, Kind::Graph | Kind::Diamond | Kind::Crossbar)
+            && nodes > paths::MAX_TABLE_NODES
+        {
+            return bad("graph, diamond and crossbar networks are limited to 4,096 nodes");
+        }
         for &(a, b) in &self.edges {
             if a >= nodes || b >= nodes {
-                return bad("an edge names a node that does not exist");
+                return Err(TopologyError::Shape(
+                    self.to_string(),
+                    format!("edge ({a}, {b}) names a node outside 0..{nodes}"),
+                ));
+            }
+            if a == b {
+                return Err(TopologyError::Shape(
+                    self.to_string(),
+                    format!("edge ({a}, {b}) is a self loop"),
+                ));
             }
         }
         Ok(())
+    }
+
+    /// Reads a spec from JSON: `{"kind": "mesh", "dims": [4, 4]}`, or for an explicit graph
+    /// `{"kind": "graph", "dims": [4], "edges": [[0, 1], [1, 2], [2, 3]]}`.
+    pub fn from_json(text: &str) -> Result<NetworkSpec, TopologyError> {
+        let spec: NetworkSpec =
+            serde_json::from_str(text).map_err(|e| TopologyError::Json(e.to_string()))?;
+        spec.validate()?;
+        Ok(spec)
+    }
+
+    /// The spec as JSON (the inverse of `from_json`).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
     }
 
     /// Number of nodes the spec describes.
@@ -207,6 +248,8 @@ pub struct Network {
     pub links: Vec<Link>,
     /// `out[n]`: ids of the links leaving node n, sorted by destination.
     pub out: Vec<Vec<LinkId>>,
+    /// All-pairs hop distances for kinds without a closed form (graph, diamond).
+    hops: paths::HopTable,
 }
 
 impl Network {
@@ -217,7 +260,9 @@ impl Network {
             Kind::Mesh | Kind::Line => grid::build(&spec.dims, false),
             Kind::Torus | Kind::Ring => grid::build(&spec.dims, true),
             Kind::Hypercube => hypercube::build(spec.dims[0]),
-            other => return Err(TopologyError::NotYet(other.name().to_string())),
+            Kind::Crossbar => crossbar::build(spec.dims[0]),
+            Kind::Diamond => diamond::build(&spec.dims),
+            Kind::Graph => graph::build(spec.dims[0], &spec.edges, &spec.to_string())?,
         };
         links.sort_by_key(|l| (l.from, l.to, l.port));
         links.dedup_by_key(|l| (l.from, l.to));
@@ -225,12 +270,23 @@ impl Network {
         for (id, l) in links.iter().enumerate() {
             out[l.from].push(id);
         }
-        Ok(Network {
+        let mut net = Network {
             spec: spec.clone(),
             coords,
             links,
             out,
-        })
+            hops: paths::HopTable::default(),
+        };
+        if matches!(spec.kind, Kind::Graph | Kind::Diamond) {
+            net.hops = paths::HopTable::all_pairs(&net);
+        }
+        if let Some(node) = paths::first_unreachable(&net) {
+            return Err(TopologyError::Shape(
+                spec.to_string(),
+                format!("the network is disconnected: node {node} cannot be reached from node 0"),
+            ));
+        }
+        Ok(net)
     }
 
     pub fn nodes(&self) -> usize {
@@ -246,6 +302,16 @@ impl Network {
             Kind::Hypercube => hypercube::index(self.spec.dims[0], coords),
             _ => self.coords.iter().position(|c| c.as_slice() == coords),
         }
+    }
+
+    /// Every port of a node's switch: the processor's injection and ejection ports, then the port
+    /// of each outgoing link in link order.
+    pub fn ports(&self, node: NodeId) -> Vec<Port> {
+        let mut ports = vec![Port::Inject, Port::Eject];
+        if let Some(out) = self.out.get(node) {
+            ports.extend(out.iter().map(|&l| self.links[l].port));
+        }
+        ports
     }
 
     /// The link from `a` to `b`, if they are adjacent.
@@ -278,6 +344,8 @@ pub enum TopologyError {
     Shape(String, String),
     #[error("topology `{0}` is not supported yet")]
     NotYet(String),
+    #[error("cannot read network JSON: {0}")]
+    Json(String),
 }
 
 #[cfg(test)]
@@ -315,5 +383,96 @@ mod tests {
         assert_eq!(net.nodes(), 8);
         assert_eq!(net.links.len(), 24);
         assert_eq!(net.coords[5], vec![1, 0, 1]);
+    }
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::*;
+
+    fn net(s: &str) -> Network {
+        Network::build(&s.parse().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn distances_routes_and_counts_on_grids() {
+        let m = net("mesh:4x4");
+        assert_eq!(m.distance(0, 15), 6);
+        assert_eq!(m.dor_path(0, 6), vec![0, 1, 2, 6]);
+        assert_eq!(m.shortest_path_count(0, 15), 20); // 6!/(3!3!)
+        let t = net("torus:4x4");
+        assert_eq!(t.distance(0, 3), 1);
+        assert_eq!(t.dor_path(0, 3), vec![0, 3]);
+        assert_eq!(t.shortest_path_count(0, 10), 24); // 4!/(2!2!) × 2 × 2 (both halves tie)
+        let r = net("ring:6");
+        assert_eq!(r.dor_path(1, 5), vec![1, 0, 5]);
+        let l = net("line:5");
+        assert_eq!(l.links.len(), 8);
+        assert_eq!(l.distance(0, 4), 4);
+        let h = net("hypercube:4");
+        assert_eq!(h.dor_path(0, 0b1011), vec![0, 1, 3, 11]);
+        assert_eq!(h.shortest_path_count(0, 0b1011), 6);
+        assert_eq!(m.minimal_next_hops(5, 15), vec![6, 9]);
+    }
+
+    #[test]
+    fn crossbar_and_graph() {
+        let c = net("crossbar:5");
+        assert_eq!(c.links.len(), 20);
+        assert_eq!(c.dor_path(1, 4), vec![1, 4]);
+        let spec = NetworkSpec::from_json(
+            r#"{"kind":"graph","dims":[4],"edges":[[0,1],[1,2],[2,3],[3,0],[0,2]]}"#,
+        )
+        .unwrap();
+        let g = Network::build(&spec).unwrap();
+        assert_eq!(g.links.len(), 10);
+        assert_eq!(g.distance(1, 3), 2);
+        assert_eq!(g.shortest_path_count(1, 3), 2);
+        assert_eq!(g.dor_path(1, 3), vec![1, 0, 3]);
+        assert_eq!(NetworkSpec::from_json(&spec.to_json()).unwrap(), spec);
+    }
+
+    #[test]
+    fn bad_graphs_are_clear_errors() {
+        let mk = |edges: Vec<(usize, usize)>| {
+            let mut s = NetworkSpec::new(Kind::Graph, vec![4]);
+            s.edges = edges;
+            Network::build(&s).map(|_| ()).unwrap_err().to_string()
+        };
+        assert!(
+            mk(vec![(0, 1), (2, 3)]).contains("disconnected"),
+            "{}",
+            mk(vec![(0, 1), (2, 3)])
+        );
+        assert!(mk(vec![(0, 0), (1, 2)]).contains("self loop"));
+        assert!(mk(vec![(0, 9)]).contains("outside 0..4"));
+        assert!(NetworkSpec::from_json("{\"kind\":\"mesh\"}").is_err());
+    }
+
+    #[test]
+    fn diamond_lattice_counts_match_the_thesis_formula() {
+        let d = net("diamond:9x9x9");
+        assert!(d.out.iter().all(|o| o.len() <= 4));
+        let center = d.node_at(&[4, 4, 4]).unwrap();
+        for (x, y, z) in [
+            (5, 4, 4),
+            (6, 5, 4),
+            (5, 5, 5),
+            (6, 6, 5),
+            (3, 5, 6),
+            (2, 4, 6),
+        ] {
+            let other = d.node_at(&[x, y, z]).unwrap();
+            let by_layers = d.shortest_path_count(center, other);
+            let formula = d.diamond_formula_count(center, other).unwrap();
+            assert_eq!(by_layers, formula, "to ({x},{y},{z})");
+            assert_eq!(
+                d.distance(center, other),
+                diamond::lattice_distance(&d.coords[center], &d.coords[other])
+            );
+        }
+        // A layer is the brick-wall cross-section; too thin a box falls apart.
+        assert!(Network::build(&"diamond:4x4".parse().unwrap()).is_ok());
+        assert!(Network::build(&"diamond:1x3".parse().unwrap()).is_err());
     }
 }

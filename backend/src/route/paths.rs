@@ -1,0 +1,99 @@
+//! Single-message path choice: dimension order, random minimal (a coin flip at every junction,
+//! Minsky §4.2.2), shortest path on any topology (petgraph), and multicast trees built from them.
+
+use petgraph::graph::{DiGraph, NodeIndex};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::topology::{LinkId, Network, NodeId};
+use crate::traffic::Route;
+
+/// Random minimal route: at each node one of the neighbours that brings the message closer.
+pub fn random_minimal(net: &Network, a: NodeId, b: NodeId, rng: &mut ChaCha8Rng) -> Vec<NodeId> {
+    let mut path = vec![a];
+    let mut cur = a;
+    while cur != b {
+        let next = net.minimal_next_hops(cur, b);
+        if next.is_empty() {
+            return Vec::new();
+        }
+        cur = next[rng.random_range(0..next.len())];
+        path.push(cur);
+    }
+    path
+}
+
+/// The network as a petgraph graph (node i = network node i, one unit-weight edge per link).
+pub fn to_graph(net: &Network) -> DiGraph<(), u32> {
+    let mut g = DiGraph::with_capacity(net.nodes(), net.links.len());
+    for _ in 0..net.nodes() {
+        g.add_node(());
+    }
+    for l in &net.links {
+        g.add_edge(NodeIndex::new(l.from), NodeIndex::new(l.to), 1);
+    }
+    g
+}
+
+/// A shortest path by A* on the network graph, with the hop distance as the (exact) heuristic.
+pub fn shortest(net: &Network, g: &DiGraph<(), u32>, a: NodeId, b: NodeId) -> Vec<NodeId> {
+    if a == b {
+        return vec![a];
+    }
+    let target = NodeIndex::new(b);
+    petgraph::algo::astar(
+        g,
+        NodeIndex::new(a),
+        |n| n == target,
+        |e| *e.weight(),
+        |n| net.distance(n.index(), b).min(u32::MAX as usize) as u32,
+    )
+    .map(|(_, p)| p.into_iter().map(|n| n.index()).collect())
+    .unwrap_or_default()
+}
+
+/// A multicast tree from the source's paths to every destination: each node keeps the first edge
+/// that reached it, so the union is a tree even when paths cross.
+pub fn tree_from_paths(paths: &[Vec<NodeId>]) -> Route {
+    let mut reached: std::collections::BTreeSet<NodeId> = paths
+        .iter()
+        .filter_map(|p| p.first().copied())
+        .take(1)
+        .collect();
+    let mut edges = Vec::new();
+    for p in paths {
+        for w in p.windows(2) {
+            if reached.insert(w[1]) {
+                edges.push((w[0], w[1]));
+            }
+        }
+    }
+    Route::Tree(edges)
+}
+
+/// The links a route holds, in path order (each tree edge once).
+pub fn route_links(net: &Network, route: &Route) -> Vec<LinkId> {
+    match route {
+        Route::Path(p) => p
+            .windows(2)
+            .filter_map(|w| net.link_between(w[0], w[1]))
+            .collect(),
+        Route::Tree(edges) => {
+            let mut ls: Vec<LinkId> = edges
+                .iter()
+                .filter_map(|&(a, b)| net.link_between(a, b))
+                .collect();
+            ls.sort_unstable();
+            ls.dedup();
+            ls
+        }
+    }
+}
+
+/// Number of links a route holds.
+pub fn route_hops(route: &Route) -> usize {
+    match route {
+        Route::Path(p) => p.len().saturating_sub(1),
+        Route::Tree(e) => e.len(),
+    }
+}

@@ -1,0 +1,354 @@
+//! Minsky's rerouting (§4.2.2, "Rerouting Using Weighted Shortest Path"), run by the same annealer
+//! as placement (Fig 4-5):
+//!
+//! 1. compute the link utilization `lu_j` of every link;
+//! 2. find the peak link (ties broken at random, footnote 9);
+//! 3. order its messages by flexibility — the number of shortest paths between their nodes
+//!    (footnote 11) — and take the most flexible;
+//! 4. give it a weighted shortest path that avoids the peak link and in which congested links are
+//!    expensive (so an improvement that needs two moves can still start uphill); if that is longer
+//!    than the message's maximum misrouting distance (footnote 13: at most `max_misroute` extra hops
+//!    and never more than its slack, window − length), fall back to the cheapest *minimal* path, and
+//!    if that changes nothing try the next most flexible message;
+//! 5. the configuration cost is Σ_j lu_j (the thesis's sum over all links) plus
+//!    `overload_weight · Σ_j max(0, lu_j − 1)`, which makes removing an overfull link worth a
+//!    longer path; the change is accepted by the Boltzmann rule;
+//! 6. stop when the peak utilization reaches the minimum acceptable value.
+//!
+//! Multicast trees are kept as routed.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use super::paths::route_links;
+use super::RouteOptions;
+use crate::metrics::utilization::{link_utilization, window};
+use crate::place::anneal::{simanneal, Configuration, Progress, Schedule};
+use crate::topology::{LinkId, Network, NodeId};
+use crate::traffic::{MsgId, Placement, Route, Routing, Traffic};
+
+/// What rerouting achieved.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RerouteOutcome {
+    pub initial_peak: f64,
+    pub final_peak: f64,
+    /// Proposed reroutes (annealing steps that changed something).
+    pub steps: u64,
+    pub accepted: u64,
+    /// Messages whose final route differs from the initial one, in id order.
+    pub rerouted: Vec<MsgId>,
+}
+
+struct RerouteState<'a> {
+    traffic: &'a Traffic,
+    net: &'a Network,
+    placement: &'a Placement,
+    opts: &'a RouteOptions,
+    routes: Vec<Route>,
+    link_msgs: Vec<Vec<MsgId>>,
+    lu: Vec<f64>,
+    cost: f64,
+    flex: Vec<u128>,
+    pending: Option<(MsgId, Route, f64)>,
+    best_routes: Vec<Route>,
+    best_key: (f64, f64),
+    dirty: Vec<MsgId>,
+    steps: u64,
+    accepted: u64,
+}
+
+fn link_cost(lu: f64, weight: f64) -> f64 {
+    lu + weight * (lu - 1.0).max(0.0)
+}
+
+impl<'a> RerouteState<'a> {
+    fn new(
+        traffic: &'a Traffic,
+        net: &'a Network,
+        placement: &'a Placement,
+        opts: &'a RouteOptions,
+        routing: Routing,
+    ) -> Self {
+        let mut link_msgs = vec![Vec::new(); net.links.len()];
+        for (m, r) in routing.routes.iter().enumerate() {
+            for l in route_links(net, r) {
+                link_msgs[l].push(m);
+            }
+        }
+        let lu: Vec<f64> = link_msgs
+            .iter()
+            .map(|ms| link_utilization(traffic, ms))
+            .collect();
+        let cost = lu.iter().map(|&u| link_cost(u, opts.overload_weight)).sum();
+        let flex = traffic
+            .messages
+            .iter()
+            .map(|m| match m.dst.as_slice() {
+                [d] => net.shortest_path_count(placement.node_of[m.src], placement.node_of[*d]),
+                _ => 0,
+            })
+            .collect();
+        let mut st = RerouteState {
+            traffic,
+            net,
+            placement,
+            opts,
+            best_routes: routing.routes.clone(),
+            routes: routing.routes,
+            link_msgs,
+            lu,
+            cost,
+            flex,
+            pending: None,
+            best_key: (f64::INFINITY, f64::INFINITY),
+            dirty: Vec::new(),
+            steps: 0,
+            accepted: 0,
+        };
+        st.best_key = (st.peak(), st.cost);
+        st
+    }
+
+    fn peak(&self) -> f64 {
+        self.lu.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// Replaces a message's route, keeping link lists, utilizations and the cost current.
+    fn set_route(&mut self, m: MsgId, route: Route) {
+        let old_links = route_links(self.net, &self.routes[m]);
+        let new_links = route_links(self.net, &route);
+        for &l in &old_links {
+            if let Some(pos) = self.link_msgs[l].iter().position(|&x| x == m) {
+                self.link_msgs[l].swap_remove(pos);
+            }
+        }
+        for &l in &new_links {
+            self.link_msgs[l].push(m);
+        }
+        let mut touched: Vec<LinkId> = old_links.into_iter().chain(new_links).collect();
+        touched.sort_unstable();
+        touched.dedup();
+        for l in touched {
+            self.link_msgs[l].sort_unstable();
+            let new = link_utilization(self.traffic, &self.link_msgs[l]);
+            self.cost += link_cost(new, self.opts.overload_weight)
+                - link_cost(self.lu[l], self.opts.overload_weight);
+            self.lu[l] = new;
+        }
+        self.routes[m] = route;
+    }
+
+    /// Weighted shortest path for `m` (see the module docs), or `None` if none is allowed.
+    fn weighted_path(&self, m: MsgId, minimal_only: bool, avoid: LinkId) -> Option<Vec<NodeId>> {
+        let msg = &self.traffic.messages[m];
+        let src = self.placement.node_of[msg.src];
+        let dst = self.placement.node_of[*msg.dst.first()?];
+        let (a, b) = window(msg);
+        let rate = msg.size as f64 / (b - a).max(1) as f64;
+        let current: Vec<LinkId> = route_links(self.net, &self.routes[m]);
+        let weight = |l: LinkId| -> f64 {
+            let base = if current.contains(&l) {
+                let others: Vec<MsgId> = self.link_msgs[l]
+                    .iter()
+                    .copied()
+                    .filter(|&x| x != m)
+                    .collect();
+                link_utilization(self.traffic, &others)
+            } else {
+                self.lu[l]
+            };
+            1.0 + 2.0 * base + self.opts.overload_weight * (base + rate - 1.0).max(0.0)
+        };
+        let n = self.net.nodes();
+        let mut dist = vec![f64::INFINITY; n];
+        let mut prev = vec![usize::MAX; n];
+        let mut heap = BinaryHeap::new();
+        dist[src] = 0.0;
+        heap.push(Reverse((Key(0.0), src)));
+        while let Some(Reverse((Key(d), u))) = heap.pop() {
+            if d > dist[u] {
+                continue;
+            }
+            if u == dst {
+                break;
+            }
+            let du = self.net.distance(u, dst);
+            for &l in &self.net.out[u] {
+                let v = self.net.links[l].to;
+                if l == avoid || (minimal_only && self.net.distance(v, dst) + 1 != du) {
+                    continue;
+                }
+                let nd = d + weight(l);
+                if nd < dist[v] {
+                    dist[v] = nd;
+                    prev[v] = u;
+                    heap.push(Reverse((Key(nd), v)));
+                }
+            }
+        }
+        if dist[dst].is_infinite() {
+            return None;
+        }
+        let mut path = vec![dst];
+        let mut cur = dst;
+        while cur != src {
+            cur = prev[cur];
+            if cur == usize::MAX {
+                return None;
+            }
+            path.push(cur);
+        }
+        path.reverse();
+        Some(path)
+    }
+
+    fn max_hops(&self, m: MsgId) -> usize {
+        let msg = &self.traffic.messages[m];
+        let src = self.placement.node_of[msg.src];
+        let dst = msg
+            .dst
+            .first()
+            .map(|&d| self.placement.node_of[d])
+            .unwrap_or(src);
+        let (a, b) = window(msg);
+        let slack = (b - a).saturating_sub(msg.size) as usize;
+        self.net.distance(src, dst) + self.opts.max_misroute.min(slack)
+    }
+}
+
+/// An f64 ordered totally, for the heap.
+#[derive(Clone, Copy, PartialEq)]
+struct Key(f64);
+impl Eq for Key {}
+impl PartialOrd for Key {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Key {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&o.0)
+    }
+}
+
+impl Configuration for RerouteState<'_> {
+    fn propose(&mut self, rng: &mut ChaCha8Rng) -> Option<f64> {
+        let peak = self.peak();
+        if peak <= self.opts.min_acceptable_peak {
+            return None;
+        }
+        let peaks: Vec<LinkId> = (0..self.lu.len())
+            .filter(|&l| self.lu[l] >= peak - 1e-12)
+            .collect();
+        let link = peaks[rng.random_range(0..peaks.len())];
+        let cands: Vec<MsgId> = self.link_msgs[link]
+            .iter()
+            .copied()
+            .filter(|&m| self.traffic.messages[m].dst.len() == 1)
+            .collect();
+        // Most flexible first; equally flexible messages in random order (as equal peaks are).
+        let mut keyed: Vec<(Reverse<u128>, Reverse<u64>, u64, MsgId)> = cands
+            .iter()
+            .map(|&m| {
+                let msg = &self.traffic.messages[m];
+                let (a, b) = window(msg);
+                (
+                    Reverse(self.flex[m]),
+                    Reverse((b - a).saturating_sub(msg.size)),
+                    rng.random::<u64>(),
+                    m,
+                )
+            })
+            .collect();
+        keyed.sort_unstable();
+        let cands: Vec<MsgId> = keyed.into_iter().map(|k| k.3).collect();
+        for m in cands.into_iter().take(8) {
+            let current = match &self.routes[m] {
+                Route::Path(p) => p.clone(),
+                Route::Tree(_) => continue,
+            };
+            let limit = self.max_hops(m);
+            let mut path = self.weighted_path(m, false, link);
+            if path
+                .as_ref()
+                .is_none_or(|p| p.len().saturating_sub(1) > limit)
+            {
+                path = self.weighted_path(m, true, link);
+            }
+            let Some(path) = path else { continue };
+            if path == current {
+                continue;
+            }
+            let old_cost = self.cost;
+            let old = self.routes[m].clone();
+            self.set_route(m, Route::Path(path));
+            self.pending = Some((m, old, old_cost));
+            self.steps += 1;
+            return Some(self.cost - old_cost);
+        }
+        None
+    }
+
+    fn accept(&mut self) {
+        if let Some((m, _, _)) = self.pending.take() {
+            self.accepted += 1;
+            self.dirty.push(m);
+            let key = (self.peak(), self.cost);
+            if key.0 < self.best_key.0 - 1e-12
+                || (key.0 <= self.best_key.0 + 1e-12 && key.1 < self.best_key.1 - 1e-9)
+            {
+                self.best_key = key;
+                for d in self.dirty.drain(..) {
+                    self.best_routes[d] = self.routes[d].clone();
+                }
+            }
+        }
+    }
+
+    fn reset(&mut self) {
+        if let Some((m, old, _)) = self.pending.take() {
+            self.set_route(m, old);
+        }
+    }
+
+    fn deciding_cost(&self) -> f64 {
+        self.best_key.0
+    }
+}
+
+/// Improves `routing` by rerouting (see the module docs). Returns the best routing seen.
+pub fn reroute(
+    traffic: &Traffic,
+    network: &Network,
+    placement: &Placement,
+    routing: Routing,
+    options: &RouteOptions,
+    rng: &mut ChaCha8Rng,
+    progress: &mut dyn FnMut(Progress),
+) -> (Routing, RerouteOutcome) {
+    let initial = routing.routes.clone();
+    let mut st = RerouteState::new(traffic, network, placement, options, routing);
+    let initial_peak = st.peak();
+    let mut schedule = options
+        .schedule
+        .clone()
+        .unwrap_or_else(|| Schedule::linear(options.overload_weight.max(1.0) / 2.0, 20, 10, 5));
+    schedule.min_acceptable_cost = options.min_acceptable_peak;
+    simanneal(&mut st, &schedule, rng, progress);
+    let routes = st.best_routes;
+    let rerouted = (0..routes.len())
+        .filter(|&m| routes[m] != initial[m])
+        .collect();
+    let outcome = RerouteOutcome {
+        initial_peak,
+        final_peak: st.best_key.0,
+        steps: st.steps,
+        accepted: st.accepted,
+        rerouted,
+    };
+    (Routing { routes }, outcome)
+}

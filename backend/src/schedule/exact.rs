@@ -1,0 +1,295 @@
+//! The exact, cycle-level scheduler: what Minsky §4.2.4 "Refining the Approach to Scheduling
+//! Messages on Links" asks for. Instead of holding every link of a route for the whole
+//! transmission (the LP's circuit assumption), a message is pipelined hop by hop: it may enter a
+//! link as soon as that link is free and its head has crossed the previous one, and each link is
+//! free again once the tail has passed. Messages stay contiguous unless fragmenting them meets a
+//! deadline contiguity misses (or saves half the message's length): every extra fragment costs a
+//! switch instruction, and the thesis warns against fragmenting short messages.
+//!
+//! Scheduling is execution-driven: the task programs run (Fig 4-3 rules) and each message is
+//! placed, in order of actual release (then deadline), at the earliest cycles its route allows;
+//! its arrival then lets the readers go on. So a late message delays exactly the work that depends
+//! on it, and nothing is released before its sender could send it.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::feedback;
+use super::occupancy::Occupancy;
+use super::program::{self, Executor};
+use super::{Hold, Method, Problem, Schedule, ScheduleError, Step};
+use crate::traffic::MsgId;
+
+/// Orders among messages released at the same cycle. Several are tried; the schedule with the
+/// fewest relaxed deadlines, then least total lateness, then shortest makespan, wins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Priority {
+    /// Earliest deadline first.
+    Deadline,
+    /// Least slack first (deadline − size: the latest start that still meets the deadline).
+    Slack,
+    /// Longest route first (most links to find free at once), then deadline.
+    Longest,
+}
+
+/// Schedules every message; see the module documentation.
+pub fn schedule(problem: &Problem) -> Result<Schedule, ScheduleError> {
+    let mut best: Option<(Schedule, (usize, u64, u64))> = None;
+    for prio in [Priority::Deadline, Priority::Slack, Priority::Longest] {
+        let s = schedule_with(problem, prio)?;
+        let late: u64 = s
+            .relaxed
+            .iter()
+            .map(|r| r.new_deadline.saturating_sub(r.deadline))
+            .sum();
+        let key = (s.relaxed.len(), late, s.makespan);
+        if best.as_ref().is_none_or(|(_, k)| key < *k) {
+            best = Some((s, key));
+        }
+        if key.0 == 0 {
+            break;
+        }
+    }
+    best.map(|(s, _)| s)
+        .ok_or_else(|| ScheduleError::Input("nothing to schedule".into()))
+}
+
+/// Heap order: release first, then the priority's tie-breakers, then the message id.
+type Key = (u64, u64, u64, MsgId);
+
+fn key(problem: &Problem, prio: Priority, m: MsgId, release: u64) -> Key {
+    let msg = &problem.traffic.messages[m];
+    let d = msg.deadline.max(release + msg.size);
+    match prio {
+        Priority::Deadline => (release, d, 0, m),
+        Priority::Slack => (release, d - msg.size, d, m),
+        Priority::Longest => (release, u64::MAX - problem.steps[m].len() as u64, d, m),
+    }
+}
+
+fn schedule_with(problem: &Problem, prio: Priority) -> Result<Schedule, ScheduleError> {
+    let traffic = problem.traffic;
+    let n = traffic.messages.len();
+    let mut occ = Occupancy::new(problem.hardware);
+    let mut holds: Vec<Hold> = Vec::new();
+    let mut heap: BinaryHeap<Reverse<(Key, u64)>> = BinaryHeap::new();
+    let mut release = vec![0u64; n];
+
+    if program::is_driven(traffic) {
+        let mut ex = Executor::new(traffic);
+        loop {
+            for (m, at) in ex.run() {
+                let r = at.max(traffic.messages[m].release);
+                heap.push(Reverse((key(problem, prio, m, r), r)));
+            }
+            let Some(Reverse(((_, _, _, m), r))) = heap.pop() else {
+                break;
+            };
+            release[m] = r;
+            let placed = place(problem, &mut occ, m, r);
+            for &d in &traffic.messages[m].dst {
+                let node = problem.placement.node_of[d];
+                ex.deliver(m, d, arrival_at(&placed, node));
+            }
+            holds.extend(placed);
+        }
+        let timing = ex.finish()?;
+        return Ok(feedback::assemble(
+            problem,
+            Method::Exact,
+            holds,
+            release,
+            timing.task_finish,
+        ));
+    }
+
+    // Fixed windows (a tasks file): phases one after another, each shifted past the previous.
+    let mut shift = 0u64;
+    let phases = traffic.messages.iter().map(|m| m.phase).max().unwrap_or(0);
+    for p in 0..=phases {
+        let in_phase: Vec<MsgId> = (0..n).filter(|&m| traffic.messages[m].phase == p).collect();
+        if in_phase.is_empty() {
+            continue;
+        }
+        let first = 0;
+        for &m in &in_phase {
+            let r = traffic.messages[m].release + shift;
+            heap.push(Reverse((key(problem, prio, m, r), r)));
+        }
+        let mut end = 0;
+        while let Some(Reverse(((_, _, _, m), r))) = heap.pop() {
+            release[m] = r;
+            let placed = place(problem, &mut occ, m, r);
+            end = placed.iter().map(|h| h.end).max().unwrap_or(r).max(end);
+            holds.extend(placed);
+        }
+        // The next phase starts when this one is done (`synchronize`).
+        let _ = first;
+        let next_first = (0..n)
+            .filter(|&m| traffic.messages[m].phase > p)
+            .map(|m| traffic.messages[m].release)
+            .min();
+        shift = next_first.map_or(shift, |f| end.saturating_sub(f));
+    }
+    let finish = static_finish(problem, &holds, &release);
+    Ok(feedback::assemble(
+        problem,
+        Method::Exact,
+        holds,
+        release,
+        finish,
+    ))
+}
+
+/// Without programs, a task is done when its last message has left or arrived.
+pub(crate) fn static_finish(problem: &Problem, holds: &[Hold], release: &[u64]) -> Vec<u64> {
+    let traffic = problem.traffic;
+    let mut finish = vec![0u64; traffic.tasks.len()];
+    let mut arrival = vec![0u64; traffic.messages.len()];
+    for h in holds {
+        arrival[h.msg] = arrival[h.msg].max(h.end);
+    }
+    for m in &traffic.messages {
+        if let Some(f) = finish.get_mut(m.src) {
+            *f = (*f).max(release.get(m.id).copied().unwrap_or(0));
+        }
+        for &d in &m.dst {
+            if let Some(f) = finish.get_mut(d) {
+                *f = (*f).max(arrival[m.id]);
+            }
+        }
+    }
+    finish
+}
+
+/// When the last word of a message's holds reaches `node`'s processor.
+pub(crate) fn arrival_at(holds: &[Hold], node: usize) -> u64 {
+    holds
+        .iter()
+        .filter(|h| h.resource == super::Resource::Eject(node))
+        .map(|h| h.end)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Places message `m`, released at `release`, at the earliest cycles its route allows, and
+/// records its holds in `occ`.
+fn place(problem: &Problem, occ: &mut Occupancy, m: MsgId, release: u64) -> Vec<Hold> {
+    let steps = &problem.steps[m];
+    let size = problem.traffic.messages[m].size;
+    let h = problem.hardware.hop_latency;
+    if size == 0 {
+        return Vec::new();
+    }
+    let contiguous = place_contiguous(occ, steps, release, size, h);
+    let contiguous_arrival = last_end(&contiguous, steps, size);
+    let deadline = problem.traffic.messages[m].deadline;
+    let mut chosen: Vec<(usize, usize, u64, u64)> = contiguous
+        .iter()
+        .enumerate()
+        .map(|(j, &(lane, s))| (j, lane, s, s + size))
+        .collect();
+    if size > 1 {
+        let (frags, arrival) = place_words(occ, steps, release, size, h);
+        let gain = contiguous_arrival.saturating_sub(arrival);
+        let pays =
+            (contiguous_arrival > deadline && arrival < contiguous_arrival) || gain * 2 >= size;
+        if pays && gain > 0 {
+            chosen = frags;
+        }
+    }
+    let mut out = Vec::with_capacity(chosen.len());
+    for (j, lane, s, e) in chosen {
+        occ.take(steps[j].resource, lane, s, e - s, m);
+        out.push(Hold {
+            msg: m,
+            resource: steps[j].resource,
+            start: s,
+            end: e,
+        });
+    }
+    out
+}
+
+fn last_end(placed: &[(usize, u64)], steps: &[Step], size: u64) -> u64 {
+    steps
+        .iter()
+        .zip(placed)
+        .filter(|(st, _)| matches!(st.resource, super::Resource::Eject(_)))
+        .map(|(_, &(_, s))| s + size)
+        .max()
+        .unwrap_or(0)
+}
+
+/// One contiguous fragment: per step, the earliest free window no earlier than the parent's start
+/// (plus the switch latency). Greedy is optimal here: an earlier start upstream never shrinks
+/// the choices downstream.
+fn place_contiguous(
+    occ: &Occupancy,
+    steps: &[Step],
+    release: u64,
+    size: u64,
+    h: u64,
+) -> Vec<(usize, u64)> {
+    let mut placed: Vec<(usize, u64)> = Vec::with_capacity(steps.len());
+    for st in steps {
+        let t = match st.parent {
+            Some(p) => placed[p].1 + h,
+            None => release,
+        };
+        let (s, lane) = occ.earliest(st.resource, t, size);
+        placed.push((lane, s));
+    }
+    placed
+}
+
+/// Word by word: each word takes, on every step, the first free cycle after it crossed the parent
+/// and after the previous word used this step. Runs of words that move in lock step on every step
+/// (same lane) become one fragment. Returns `(step, lane, start, end)` per fragment per step.
+fn place_words(
+    occ: &Occupancy,
+    steps: &[Step],
+    release: u64,
+    size: u64,
+    h: u64,
+) -> (Vec<(usize, usize, u64, u64)>, u64) {
+    let k = steps.len();
+    // times[w][j] = (cycle, lane)
+    let mut times: Vec<Vec<(u64, usize)>> = Vec::with_capacity(size as usize);
+    for w in 0..size as usize {
+        let mut row: Vec<(u64, usize)> = Vec::with_capacity(k);
+        for (j, st) in steps.iter().enumerate() {
+            let mut t = match st.parent {
+                Some(p) => row[p].0 + h,
+                None => release,
+            };
+            if w > 0 {
+                t = t.max(times[w - 1][j].0 + 1);
+            }
+            let (s, lane) = occ.earliest(st.resource, t, 1);
+            row.push((s, lane));
+        }
+        times.push(row);
+    }
+    let mut frags = Vec::new();
+    let mut arrival = 0;
+    let mut w0 = 0usize;
+    for w in 1..=times.len() {
+        let breaks = w == times.len()
+            || (0..k).any(|j| {
+                times[w][j].0 != times[w - 1][j].0 + 1 || times[w][j].1 != times[w - 1][j].1
+            });
+        if breaks {
+            let len = (w - w0) as u64;
+            for j in 0..k {
+                let (s, lane) = times[w0][j];
+                frags.push((j, lane, s, s + len));
+                if matches!(steps[j].resource, super::Resource::Eject(_)) {
+                    arrival = arrival.max(s + len);
+                }
+            }
+            w0 = w;
+        }
+    }
+    (frags, arrival)
+}

@@ -1,0 +1,528 @@
+//! The LP scheduler, as Minsky §4.2.4 formulates it (after Shukla & Agrawal [SA91]):
+//!
+//! 1. **Intervals**: the distinct release and deadline times cut time into intervals; a message is
+//!    active in the intervals inside its window.
+//! 2. **Maximal subsets**: messages that share a link (or port) in an interval, directly or
+//!    transitively, form one subset; each subset is solved on its own (this is also how the
+//!    problem decomposes at scale).
+//! 3. **Message interval allocation**: `x[m][k]` words of message m in interval k, with
+//!    `Σ_k x[m][k] = size(m)` and, for every link and interval, `Σ_m x[m][k] ≤ δ_k`. The thesis's
+//!    objective, excess capacity summed over links, is constant once every message is fully
+//!    allocated, so we minimize the time-weighted allocation instead (words sent early leave room
+//!    later); words that fit in no interval go to a costly "late" variable, which is what becomes a
+//!    relaxed deadline.
+//! 4. **Interval scheduling**: in each interval, the active messages are grouped into
+//!    *link-feasible sets* (no shared link; a port shared only up to its count) and the LP gives
+//!    each set a time `y_j` with `Σ_{j ∋ p} y_j = x[p][k]`, minimizing `Σ y_j`. Sets are sent one
+//!    after another, every message of a set holding all its links at once. With a switch latency,
+//!    each fragment's slot is padded with the drain time (route length × latency) so its tail
+//!    leaves the network before the next set starts (§4.2.4 "Problems with Linear Programming
+//!    Approach").
+//!
+//! The LP's reals are rounded to cycles; where rounding or spill-over makes two fragments meet,
+//! the later one moves to the next cycles its whole route is free ("repaired", counted in
+//! [`LpStats`]). The verifier then checks everything.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+use super::feedback;
+use super::occupancy::Occupancy;
+use super::program;
+use super::{Hold, LpStats, Method, Problem, Resource, Schedule, ScheduleError};
+use crate::traffic::MsgId;
+
+/// `lhs (≤ | = | ≥) rhs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Le,
+    Eq,
+    Ge,
+}
+
+/// A linear program: minimize `objective · x` subject to the rows and `0 ≤ x`.
+#[derive(Clone, Debug, Default)]
+pub struct LinearProgram {
+    pub objective: Vec<f64>,
+    pub rows: Vec<Row>,
+}
+
+/// `Σ coefficient·variable (cmp) rhs`.
+pub type Row = (Vec<(usize, f64)>, Cmp, f64);
+
+impl LinearProgram {
+    pub fn var(&mut self, cost: f64) -> usize {
+        self.objective.push(cost);
+        self.objective.len() - 1
+    }
+    pub fn row(&mut self, terms: Vec<(usize, f64)>, cmp: Cmp, rhs: f64) {
+        self.rows.push((terms, cmp, rhs));
+    }
+}
+
+/// A linear-programming solver: `microlp` by default; another can slot in.
+pub trait LpSolver {
+    /// The values of the variables at an optimum.
+    fn solve(&self, lp: &LinearProgram) -> Result<Vec<f64>, String>;
+}
+
+/// The pure-Rust simplex of the `microlp` crate.
+pub struct MicroLp;
+
+impl LpSolver for MicroLp {
+    fn solve(&self, lp: &LinearProgram) -> Result<Vec<f64>, String> {
+        use microlp::{ComparisonOp, OptimizationDirection, Problem};
+        let mut p = Problem::new(OptimizationDirection::Minimize);
+        let vars: Vec<_> = lp
+            .objective
+            .iter()
+            .map(|&c| p.add_var(c, (0.0, f64::INFINITY)))
+            .collect();
+        for (terms, cmp, rhs) in &lp.rows {
+            let expr: Vec<_> = terms.iter().map(|&(v, c)| (vars[v], c)).collect();
+            let op = match cmp {
+                Cmp::Le => ComparisonOp::Le,
+                Cmp::Eq => ComparisonOp::Eq,
+                Cmp::Ge => ComparisonOp::Ge,
+            };
+            p.add_constraint(expr.as_slice(), op, *rhs);
+        }
+        let outcome = p.solve().map_err(|e| e.to_string())?;
+        let sol = outcome
+            .solution()
+            .ok_or_else(|| "the solver stopped without a solution".to_string())?;
+        Ok(vars.iter().map(|&v| sol.var_value(v)).collect())
+    }
+}
+
+/// Schedules with the LP; see the module documentation. Programs that depend on arrival times are
+/// retimed after each solve (a late message delays its readers' later sends) until the windows
+/// and the schedule agree.
+pub fn schedule(problem: &Problem, solver: &dyn LpSolver) -> Result<Schedule, ScheduleError> {
+    let traffic = problem.traffic;
+    let n = traffic.messages.len();
+    let driven = program::is_driven(traffic);
+    let mut release: Vec<u64> = traffic.messages.iter().map(|m| m.release).collect();
+    let mut deadline: Vec<u64> = traffic.messages.iter().map(|m| m.deadline).collect();
+    let mut stats = LpStats::default();
+    for _round in 0..32 {
+        let (holds, used_release) =
+            solve_windows(problem, solver, &release, &deadline, driven, &mut stats)?;
+        if !driven {
+            let finish = super::exact::static_finish(problem, &holds, &used_release);
+            let mut s = feedback::assemble(problem, Method::Lp, holds, used_release, finish);
+            s.lp = Some(stats);
+            return Ok(s);
+        }
+        let mut arrival_at: BTreeMap<(MsgId, usize), u64> = BTreeMap::new();
+        let mut sent = vec![u64::MAX; n];
+        for h in &holds {
+            match h.resource {
+                Resource::Eject(node) => {
+                    let a = arrival_at.entry((h.msg, node)).or_default();
+                    *a = (*a).max(h.end);
+                }
+                Resource::Inject(_) => sent[h.msg] = sent[h.msg].min(h.start),
+                _ => {}
+            }
+        }
+        let node_of = &problem.placement.node_of;
+        let timing = program::run_with(traffic, |m, d, at| {
+            arrival_at.get(&(m, node_of[d])).copied().unwrap_or(at)
+        })?;
+        let consistent = (0..n).all(|m| sent[m] == u64::MAX || sent[m] >= timing.release[m]);
+        if consistent {
+            let released = (0..n)
+                .map(|m| timing.release[m].max(traffic.messages[m].release))
+                .collect();
+            let mut s =
+                feedback::assemble(problem, Method::Lp, holds, released, timing.task_finish);
+            s.lp = Some(stats);
+            return Ok(s);
+        }
+        // Feedback: move the windows to what the programs now imply and solve again.
+        for m in 0..n {
+            release[m] = release[m].max(timing.release[m]);
+            if timing.deadline[m] != u64::MAX {
+                deadline[m] = deadline[m].max(timing.deadline[m]);
+            }
+        }
+    }
+    Err(ScheduleError::Lp(
+        "the schedule and the programs' timing did not settle after 32 rounds of retiming; try --schedule exact".into(),
+    ))
+}
+
+/// One pass over fixed windows: phases in order, each shifted past the previous one when the
+/// programs do not already order them.
+fn solve_windows(
+    problem: &Problem,
+    solver: &dyn LpSolver,
+    release: &[u64],
+    deadline: &[u64],
+    driven: bool,
+    stats: &mut LpStats,
+) -> Result<(Vec<Hold>, Vec<u64>), ScheduleError> {
+    let traffic = problem.traffic;
+    let n = traffic.messages.len();
+    let mut occ = Occupancy::new(problem.hardware);
+    let mut holds = Vec::new();
+    let mut used_release = release.to_vec();
+    let mut shift = 0u64;
+    let last_phase = traffic.messages.iter().map(|m| m.phase).max().unwrap_or(0);
+    for p in 0..=last_phase {
+        let msgs: Vec<MsgId> = (0..n).filter(|&m| traffic.messages[m].phase == p).collect();
+        if msgs.is_empty() {
+            continue;
+        }
+        let win: Vec<(MsgId, u64, u64)> = msgs
+            .iter()
+            .map(|&m| {
+                let r = release[m] + shift;
+                let d = (deadline[m] + shift).max(r + traffic.messages[m].size);
+                used_release[m] = r;
+                (m, r, d)
+            })
+            .collect();
+        let placed = solve_phase(problem, solver, &win, &mut occ, stats)?;
+        let end = placed.iter().map(|h| h.end).max().unwrap_or(0);
+        holds.extend(placed);
+        if !driven {
+            let next = (0..n)
+                .filter(|&m| traffic.messages[m].phase > p)
+                .map(|m| release[m])
+                .min();
+            shift = next.map_or(shift, |f| end.saturating_sub(f));
+        }
+    }
+    Ok((holds, used_release))
+}
+
+struct UnionFind(Vec<usize>);
+impl UnionFind {
+    fn find(&mut self, a: usize) -> usize {
+        let mut r = a;
+        while self.0[r] != r {
+            r = self.0[r];
+        }
+        let mut x = a;
+        while self.0[x] != r {
+            let next = self.0[x];
+            self.0[x] = r;
+            x = next;
+        }
+        r
+    }
+    fn union(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.0[ra.max(rb)] = ra.min(rb);
+        }
+    }
+}
+
+/// Windows `(msg, release, deadline)` of one phase → holds.
+fn solve_phase(
+    problem: &Problem,
+    solver: &dyn LpSolver,
+    win: &[(MsgId, u64, u64)],
+    occ: &mut Occupancy,
+    stats: &mut LpStats,
+) -> Result<Vec<Hold>, ScheduleError> {
+    let traffic = problem.traffic;
+    let bounds: Vec<u64> = win
+        .iter()
+        .flat_map(|&(_, r, d)| [r, d])
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let intervals = bounds.len().saturating_sub(1);
+    stats.intervals += intervals;
+    // Active intervals of each message (by index into `win`).
+    let active: Vec<std::ops::Range<usize>> = win
+        .iter()
+        .map(|&(_, r, d)| {
+            let a = bounds.partition_point(|&b| b < r);
+            let b = bounds.partition_point(|&b| b < d);
+            a..b
+        })
+        .collect();
+    let resources = |i: usize| problem.steps[win[i].0].iter().map(|s| s.resource);
+
+    // Maximal subsets: union messages that share a resource in an interval.
+    let mut uf = UnionFind((0..win.len()).collect());
+    let mut first_user: BTreeMap<(Resource, usize), usize> = BTreeMap::new();
+    for (i, span) in active.iter().enumerate() {
+        for k in span.clone() {
+            for r in resources(i) {
+                match first_user.get(&(r, k)) {
+                    Some(&j) => uf.union(i, j),
+                    None => {
+                        first_user.insert((r, k), i);
+                    }
+                }
+            }
+        }
+    }
+    let mut subsets: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for i in 0..win.len() {
+        let root = uf.find(i);
+        subsets.entry(root).or_default().push(i);
+    }
+    stats.subsets += subsets.len();
+
+    // Message interval allocation, per subset: x[i] = words per active interval, plus late words.
+    let mut alloc: Vec<Vec<u64>> = vec![Vec::new(); win.len()];
+    let mut late: Vec<u64> = vec![0; win.len()];
+    for members in subsets.values() {
+        let mut lp = LinearProgram::default();
+        let mut xv: Vec<Vec<usize>> = Vec::with_capacity(members.len());
+        let mut late_v = Vec::with_capacity(members.len());
+        let big = (intervals as f64 + 2.0) * 100.0;
+        let mut by_rk: BTreeMap<(Resource, usize), Vec<(usize, f64)>> = BTreeMap::new();
+        for &i in members {
+            let vars: Vec<usize> = active[i].clone().map(|k| lp.var((k + 1) as f64)).collect();
+            let lv = lp.var(big);
+            let mut row: Vec<(usize, f64)> = vars.iter().map(|&v| (v, 1.0)).collect();
+            row.push((lv, 1.0));
+            lp.row(row, Cmp::Eq, traffic.messages[win[i].0].size as f64);
+            for (v, k) in vars.iter().zip(active[i].clone()) {
+                for r in resources(i) {
+                    by_rk.entry((r, k)).or_default().push((*v, 1.0));
+                }
+            }
+            xv.push(vars);
+            late_v.push(lv);
+        }
+        for ((r, k), terms) in by_rk {
+            let cap = problem.hardware.capacity(r) as f64;
+            // A message's words in one interval cannot exceed the interval either.
+            lp.row(terms, Cmp::Le, cap * (bounds[k + 1] - bounds[k]) as f64);
+        }
+        for (idx, &i) in members.iter().enumerate() {
+            for (&v, k) in xv[idx].iter().zip(active[i].clone()) {
+                lp.row(vec![(v, 1.0)], Cmp::Le, (bounds[k + 1] - bounds[k]) as f64);
+            }
+        }
+        let values = run(solver, &lp, stats)?;
+        for (idx, &i) in members.iter().enumerate() {
+            let mut reals: Vec<f64> = xv[idx].iter().map(|&v| values[v]).collect();
+            reals.push(values[late_v[idx]]);
+            let ints = round_keeping_sum(&reals, traffic.messages[win[i].0].size);
+            late[i] = ints.last().copied().unwrap_or(0);
+            stats.late_words += late[i];
+            alloc[i] = ints[..ints.len() - 1].to_vec();
+        }
+    }
+
+    // Interval scheduling: per subset and interval, link-feasible sets and their times.
+    let mut holds = Vec::new();
+    let mut remaining: Vec<u64> = (0..win.len())
+        .map(|i| traffic.messages[win[i].0].size)
+        .collect();
+    // Where each message's last fragment left its source: fragments of one message go one
+    // after another, so every resource sees them in the same order.
+    let mut last_end: Vec<u64> = win.iter().map(|&(_, r, _)| r).collect();
+    for members in subsets.values() {
+        for k in 0..intervals {
+            let here: Vec<(usize, u64)> = members
+                .iter()
+                .filter(|&&i| active[i].contains(&k))
+                .map(|&i| (i, alloc[i][k - active[i].start]))
+                .filter(|&(_, x)| x > 0)
+                .collect();
+            if here.is_empty() {
+                continue;
+            }
+            let sets = link_feasible_sets(problem, win, &here);
+            let mut lp = LinearProgram::default();
+            let yv: Vec<usize> = sets.iter().map(|_| lp.var(1.0)).collect();
+            for &(i, x) in &here {
+                let terms: Vec<(usize, f64)> = sets
+                    .iter()
+                    .zip(&yv)
+                    .filter(|(s, _)| s.contains(&i))
+                    .map(|(_, &v)| (v, 1.0))
+                    .collect();
+                lp.row(terms, Cmp::Eq, x as f64);
+            }
+            let y = run(solver, &lp, stats)?;
+            let mut want: BTreeMap<usize, u64> = here.iter().copied().collect();
+            let mut cursor = bounds[k];
+            let mut order: Vec<usize> = (0..sets.len()).filter(|&j| y[j] > 1e-6).collect();
+            order.sort_by(|&a, &b| y[b].total_cmp(&y[a]).then(a.cmp(&b)));
+            for j in order {
+                let slot = y[j].round().max(1.0) as u64;
+                let mut drain = 0;
+                for &i in &sets[j] {
+                    let w = slot.min(want[&i]).min(remaining[i]);
+                    if w == 0 {
+                        continue;
+                    }
+                    let (hs, d, repaired) = put(problem, occ, win[i].0, cursor.max(last_end[i]), w);
+                    drain = drain.max(d);
+                    stats.repaired += repaired as usize;
+                    last_end[i] = last_end[i].max(hs.first().map_or(0, |h| h.end));
+                    holds.extend(hs);
+                    *want.entry(i).or_default() -= w;
+                    remaining[i] -= w;
+                }
+                cursor += slot + drain;
+            }
+            // Words the rounding left over in this interval.
+            for (&i, &w) in &want {
+                let w = w.min(remaining[i]);
+                if w > 0 {
+                    let (hs, d, repaired) = put(problem, occ, win[i].0, cursor.max(last_end[i]), w);
+                    stats.repaired += repaired as usize;
+                    cursor += w + d;
+                    last_end[i] = last_end[i].max(hs.first().map_or(0, |h| h.end));
+                    holds.extend(hs);
+                    remaining[i] -= w;
+                }
+            }
+        }
+    }
+    // Late words (and anything still unplaced): after the window, at the first free cycles.
+    for i in 0..win.len() {
+        let w = remaining[i];
+        if w > 0 {
+            let (hs, _, _) = put(problem, occ, win[i].0, last_end[i], w);
+            holds.extend(hs);
+            remaining[i] = 0;
+        }
+    }
+    Ok(holds)
+}
+
+fn run(
+    solver: &dyn LpSolver,
+    lp: &LinearProgram,
+    stats: &mut LpStats,
+) -> Result<Vec<f64>, ScheduleError> {
+    stats.programs += 1;
+    stats.variables += lp.objective.len();
+    stats.constraints += lp.rows.len();
+    stats.largest_variables = stats.largest_variables.max(lp.objective.len());
+    let t = Instant::now();
+    let v = solver.solve(lp).map_err(ScheduleError::Lp)?;
+    stats.solve_ms += t.elapsed().as_secs_f64() * 1e3;
+    Ok(v)
+}
+
+/// Rounds non-negative reals to integers summing to `total` (largest remainder).
+fn round_keeping_sum(reals: &[f64], total: u64) -> Vec<u64> {
+    let mut ints: Vec<u64> = reals.iter().map(|&r| r.max(0.0).floor() as u64).collect();
+    let mut sum: u64 = ints.iter().sum();
+    while sum > total {
+        // Cannot happen with a feasible LP, but never trust it.
+        if let Some(i) = (0..ints.len()).rev().find(|&i| ints[i] > 0) {
+            ints[i] -= 1;
+            sum -= 1;
+        } else {
+            break;
+        }
+    }
+    let mut order: Vec<usize> = (0..reals.len()).collect();
+    order.sort_by(|&a, &b| {
+        let fa = reals[a] - reals[a].floor();
+        let fb = reals[b] - reals[b].floor();
+        fb.total_cmp(&fa).then(a.cmp(&b))
+    });
+    let mut it = order.iter().cycle();
+    while sum < total {
+        if let Some(&i) = it.next() {
+            ints[i] += 1;
+            sum += 1;
+        }
+    }
+    ints
+}
+
+/// Link-feasible sets covering the messages of one interval: for each message (most words
+/// first), the greedy maximal set of messages it can share the interval with, plus singletons so
+/// the allocation is always reachable.
+fn link_feasible_sets(
+    problem: &Problem,
+    win: &[(MsgId, u64, u64)],
+    here: &[(usize, u64)],
+) -> Vec<Vec<usize>> {
+    let mut order: Vec<(usize, u64)> = here.to_vec();
+    order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut sets: BTreeSet<Vec<usize>> = BTreeSet::new();
+    for (a, _) in &order {
+        let mut used: BTreeMap<Resource, u32> = BTreeMap::new();
+        let mut set = Vec::new();
+        let fits = |used: &BTreeMap<Resource, u32>, i: usize| {
+            problem.steps[win[i].0].iter().all(|s| {
+                used.get(&s.resource).copied().unwrap_or(0) < problem.hardware.capacity(s.resource)
+            })
+        };
+        for &i in std::iter::once(a).chain(order.iter().map(|(i, _)| i)) {
+            if set.contains(&i) || !fits(&used, i) {
+                continue;
+            }
+            for s in &problem.steps[win[i].0] {
+                *used.entry(s.resource).or_default() += 1;
+            }
+            set.push(i);
+        }
+        set.sort_unstable();
+        sets.insert(set);
+        sets.insert(vec![*a]);
+    }
+    sets.into_iter().collect()
+}
+
+/// Places `w` words of message `m` as one fragment starting at `at` (each step `depth × latency`
+/// later than the source), or at the first cycles after `at` where its whole route is free.
+/// Returns the holds, the drain time, and whether it had to move.
+fn put(
+    problem: &Problem,
+    occ: &mut Occupancy,
+    m: MsgId,
+    at: u64,
+    w: u64,
+) -> (Vec<Hold>, u64, bool) {
+    let steps = &problem.steps[m];
+    let h = problem.hardware.hop_latency;
+    let mut depth = vec![0u64; steps.len()];
+    for (j, s) in steps.iter().enumerate() {
+        if let Some(p) = s.parent {
+            depth[j] = depth[p] + 1;
+        }
+    }
+    let drain = depth.iter().copied().max().unwrap_or(0) * h;
+    let mut s = at;
+    let mut lanes = vec![0usize; steps.len()];
+    loop {
+        let mut moved = None;
+        for (j, st) in steps.iter().enumerate() {
+            let t = s + depth[j] * h;
+            match occ.free_lane(st.resource, t, w) {
+                Some(l) => lanes[j] = l,
+                None => {
+                    let (e, _) = occ.earliest(st.resource, t, w);
+                    moved = Some(e - depth[j] * h);
+                    break;
+                }
+            }
+        }
+        match moved {
+            Some(next) => s = next.max(s + 1),
+            None => break,
+        }
+    }
+    let mut out = Vec::with_capacity(steps.len());
+    for (j, st) in steps.iter().enumerate() {
+        let t = s + depth[j] * h;
+        occ.take(st.resource, lanes[j], t, w, m);
+        out.push(Hold {
+            msg: m,
+            resource: st.resource,
+            start: t,
+            end: t + w,
+        });
+    }
+    (out, drain, s != at)
+}

@@ -1,0 +1,250 @@
+//! The schedule verifier: every schedule, from any scheduler, passes here before it is printed
+//! (SPEC §2, "valid"). A failure is a bug in a scheduler and is reported as such.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use super::{program, Hold, Problem, Resource, Schedule};
+
+/// What is wrong with a schedule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation(pub String);
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+macro_rules! fail {
+    ($($t:tt)*) => { return Err(Violation(format!($($t)*))) };
+}
+
+/// Checks that `schedule` is valid for `problem`:
+/// - no resource held by more messages in one cycle than it has capacity (a link: one);
+/// - nothing before its release (the traffic's, and the one the programs imply given the
+///   schedule's own arrivals);
+/// - every fragment holds each resource of its route for the same number of cycles, starting on
+///   each no earlier than on the one before (plus the switch latency), and a message's fragments
+///   carry exactly its size to every destination;
+/// - every message arrives by its deadline, or its deadline is listed as relaxed.
+pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
+    let traffic = problem.traffic;
+    let n = traffic.messages.len();
+    let hw = problem.hardware;
+    if schedule.arrival.len() != n
+        || schedule.deadline.len() != n
+        || schedule.sent.len() != n
+        || schedule.released.len() != n
+    {
+        fail!(
+            "the schedule describes {} messages, the traffic has {n}",
+            schedule.arrival.len()
+        );
+    }
+    let mut per_msg: Vec<HashMap<Resource, Vec<Hold>>> = vec![HashMap::new(); n];
+    let mut per_resource: HashMap<Resource, Vec<Hold>> = HashMap::new();
+    for h in &schedule.holds {
+        if h.msg >= n {
+            fail!("a hold names message {}, which does not exist", h.msg);
+        }
+        if h.end <= h.start {
+            fail!(
+                "message {} holds {} for the empty span {}..{}",
+                h.msg,
+                h.resource,
+                h.start,
+                h.end
+            );
+        }
+        if !problem.steps[h.msg]
+            .iter()
+            .any(|s| s.resource == h.resource)
+        {
+            fail!(
+                "message {} holds {}, which is not on its route",
+                h.msg,
+                h.resource
+            );
+        }
+        per_msg[h.msg].entry(h.resource).or_default().push(*h);
+        per_resource.entry(h.resource).or_default().push(*h);
+    }
+
+    // Capacity: sweep each resource's holds in time order.
+    let mut resources: Vec<&Resource> = per_resource.keys().collect();
+    resources.sort();
+    for r in resources {
+        let hs = &per_resource[r];
+        let cap = hw.capacity(*r) as i64;
+        let mut events: Vec<(u64, i64, usize)> = Vec::with_capacity(hs.len() * 2);
+        for h in hs {
+            events.push((h.start, 1, h.msg));
+            events.push((h.end, -1, h.msg));
+        }
+        // Ends before starts at the same cycle: holds are half-open.
+        events.sort_by_key(|&(t, d, m)| (t, d, m));
+        let mut load = 0i64;
+        for (t, d, m) in events {
+            load += d;
+            if load > cap {
+                let others: Vec<usize> = hs
+                    .iter()
+                    .filter(|h| h.start <= t && t < h.end)
+                    .map(|h| h.msg)
+                    .collect();
+                fail!("{r} is held by {load} messages at cycle {t} (capacity {cap}): messages {others:?} (last taken by {m})");
+            }
+        }
+        // A message never overlaps itself on one resource.
+        let mut own: Vec<&Hold> = hs.iter().collect();
+        own.sort_by_key(|h| (h.msg, h.start));
+        for w in own.windows(2) {
+            if w[0].msg == w[1].msg && w[1].start < w[0].end {
+                fail!(
+                    "message {} holds {r} twice at cycle {}",
+                    w[0].msg,
+                    w[1].start
+                );
+            }
+        }
+    }
+
+    let driven = program::is_driven(traffic);
+    for (m, msg) in traffic.messages.iter().enumerate() {
+        let steps = &problem.steps[m];
+        let mut lists: Vec<Vec<Hold>> = steps
+            .iter()
+            .map(|s| per_msg[m].get(&s.resource).cloned().unwrap_or_default())
+            .collect();
+        for l in &mut lists {
+            l.sort_by_key(|h| h.start);
+        }
+        if msg.size == 0 {
+            if lists.iter().any(|l| !l.is_empty()) {
+                fail!("message {m} has no words but holds resources");
+            }
+            continue;
+        }
+        let frags = lists[0].len();
+        if frags == 0 {
+            fail!("message {m} is never sent");
+        }
+        for (j, l) in lists.iter().enumerate() {
+            if l.len() != frags {
+                fail!(
+                    "message {m} has {frags} fragments at its source but {} on {}",
+                    l.len(),
+                    steps[j].resource
+                );
+            }
+            let words: u64 = l.iter().map(|h| h.end - h.start).sum();
+            if words != msg.size {
+                fail!(
+                    "message {m} carries {words} of its {} words over {}",
+                    msg.size,
+                    steps[j].resource
+                );
+            }
+            if let Some(p) = steps[j].parent {
+                for (f, (h, ph)) in l.iter().zip(&lists[p]).enumerate() {
+                    if h.end - h.start != ph.end - ph.start {
+                        fail!(
+                            "fragment {f} of message {m} holds {} for {} cycles but {} for {}",
+                            ph.resource,
+                            ph.end - ph.start,
+                            h.resource,
+                            h.end - h.start
+                        );
+                    }
+                    if h.start < ph.start + hw.hop_latency {
+                        fail!(
+                            "fragment {f} of message {m} starts on {} at {} before it started on {} at {} (causality)",
+                            h.resource, h.start, ph.resource, ph.start
+                        );
+                    }
+                }
+            }
+        }
+        let first = lists[0][0].start;
+        if first < msg.release {
+            fail!(
+                "message {m} leaves at {first}, before its release at {}",
+                msg.release
+            );
+        }
+        if schedule.sent[m] != first {
+            fail!(
+                "message {m} is recorded as sent at {} but leaves at {first}",
+                schedule.sent[m]
+            );
+        }
+        let arrival = per_msg[m]
+            .iter()
+            .filter(|(r, _)| matches!(r, Resource::Eject(_)))
+            .flat_map(|(_, l)| l.iter().map(|h| h.end))
+            .max()
+            .unwrap_or(0);
+        if arrival != schedule.arrival[m] {
+            fail!(
+                "message {m} is recorded as arriving at {} but its last word arrives at {arrival}",
+                schedule.arrival[m]
+            );
+        }
+        if arrival > schedule.deadline[m] {
+            fail!(
+                "message {m} arrives at {arrival}, after its deadline {}",
+                schedule.deadline[m]
+            );
+        }
+        let released = schedule.released[m];
+        if released < msg.release || first < released {
+            fail!(
+                "message {m} is recorded as released at {released} (ideal {}) but leaves at {first}",
+                msg.release
+            );
+        }
+        let shifted = msg.deadline + (released - msg.release);
+        let relaxed = schedule.relaxed.iter().any(|r| r.msg == m);
+        if schedule.deadline[m] > shifted && !relaxed {
+            fail!(
+                "the deadline of message {m} moved from {shifted} to {} without being reported",
+                schedule.deadline[m]
+            );
+        }
+        if relaxed && arrival <= shifted {
+            fail!("message {m} is reported relaxed but meets its deadline");
+        }
+    }
+
+    if driven {
+        // The programs, run against this schedule's arrivals, must not send anything later than
+        // the schedule sends it.
+        let node_of = &problem.placement.node_of;
+        let timing = program::run_with(traffic, |m, d, _| {
+            let at_node = per_msg[m]
+                .get(&Resource::Eject(node_of[d]))
+                .and_then(|l| l.iter().map(|h| h.end).max());
+            at_node.unwrap_or(schedule.arrival[m])
+        })
+        .map_err(|e| Violation(format!("the programs do not run against the schedule: {e}")))?;
+        for m in 0..n {
+            // A release is only delayed as far as the programs delay it.
+            let due = timing.release[m].max(traffic.messages[m].release);
+            if schedule.released.get(m) != Some(&due) {
+                fail!(
+                    "message {m} is recorded as released at {:?}, but its sender reaches the send at {due}",
+                    schedule.released.get(m)
+                );
+            }
+            if schedule.sent[m] < timing.release[m] {
+                fail!(
+                    "message {m} leaves at {} but its sender only reaches the send at {}",
+                    schedule.sent[m],
+                    timing.release[m]
+                );
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,1 +1,0 @@
-//! The evaluator: values, persistent environments, special forms, builtins, macros, tail calls.

@@ -1,0 +1,509 @@
+//! Evaluation with proper tail calls: a call in tail position is returned to the caller's loop as
+//! `Flow::Tail` instead of recursing (a trampoline), so tail recursion runs in constant Rust stack.
+//! Non-tail calls recurse; their depth is counted against the budget, and the Rust stack grows on
+//! the heap when it runs low (`stacker`), so deep recursion ends in a `runaway-recursion`
+//! diagnostic, never in a stack overflow.
+
+use std::rc::Rc;
+
+use super::ast::{Body, Lambda, Node, NodeKind, Quasi, QuasiItem};
+use super::machine::{closest, type_error, Machine, R};
+use super::symbol::Sym;
+use super::value::{Closure, ClosureKind, Value};
+use super::{builtins, env::Env};
+use crate::diagnostic::Diagnostic;
+use crate::span::Span;
+
+/// Room left on the Rust stack below which a new segment is allocated, and its size.
+const RED_ZONE: usize = 128 * 1024;
+const STACK_SEGMENT: usize = 4 * 1024 * 1024;
+
+/// What evaluating a form in tail position produced.
+pub enum Flow {
+    Value(Value),
+    /// Call this closure with these arguments (from this call site) in place of the caller.
+    Tail(Rc<Closure>, Vec<Value>, Span),
+}
+
+impl Machine {
+    /// Evaluates a form (not in tail position).
+    pub fn eval(&mut self, node: &Node, env: &Env) -> R<Value> {
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+            match self.eval_flow(node, env)? {
+                Flow::Value(v) => Ok(v),
+                Flow::Tail(c, args, span) => self.call_closure(c, args, span),
+            }
+        })
+    }
+
+    /// Applies any procedure to evaluated arguments (used by builtins such as `map`, and by
+    /// macro expansion and mappings).
+    pub fn apply(&mut self, f: &Value, args: Vec<Value>, span: Span) -> R<Value> {
+        match f {
+            Value::Builtin(b) => builtins::call(self, b, &args, span, &[]),
+            Value::Closure(c) => {
+                let c = c.clone();
+                match c.kind {
+                    ClosureKind::Comm => self.call_comm(c, args, span),
+                    _ => self.call_closure(c, args, span),
+                }
+            }
+            other => Err(self.not_callable(other, span)),
+        }
+    }
+
+    fn not_callable(&self, v: &Value, span: Span) -> Diagnostic {
+        let mut d = type_error(span, "a procedure to call", v, self.show(v));
+        if let Value::Macro(_) = v {
+            d = d
+                .with_help("a macro can only be used as the head of a form, not passed as a value");
+        }
+        d
+    }
+
+    /// A non-tail call of a closure: counts depth, then runs it (and its tail calls) to the end.
+    pub fn call_closure(&mut self, c: Rc<Closure>, args: Vec<Value>, span: Span) -> R<Value> {
+        if self.depth >= self.budget.depth {
+            return Err(Diagnostic::new(
+                "runaway-recursion",
+                format!(
+                    "runaway recursion: calls nested more than {} deep",
+                    self.budget.depth
+                ),
+            )
+            .with_label(span, "this call went over the depth limit")
+            .with_help(
+                "make the recursive call in tail position (the last thing the procedure does), or \
+                 raise the depth budget (`Budget::depth`) if the recursion really is this deep",
+            ));
+        }
+        self.depth += 1;
+        let r = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.run_closure(c, args, span));
+        self.depth -= 1;
+        r
+    }
+
+    /// A `define-comm` pattern: its first argument is the task in whose context the body runs.
+    fn call_comm(&mut self, c: Rc<Closure>, args: Vec<Value>, span: Span) -> R<Value> {
+        let task = match args.first() {
+            Some(Value::Task(t)) => *t,
+            Some(Value::Int(i)) => self.comm.task_numbered(*i, span)?,
+            Some(other) => {
+                let name = c
+                    .name()
+                    .map(|n| self.name(n).to_string())
+                    .unwrap_or_default();
+                return Err(type_error(
+                    span,
+                    "a task as the first argument",
+                    other,
+                    self.show(other),
+                )
+                .with_help(format!(
+                    "`{name}` is a communication pattern: call it as `({name} TASK args…)`"
+                )));
+            }
+            None => {
+                return Err(self.arity_error(&c.lambda, 0, span));
+            }
+        };
+        self.ctx.push(task);
+        let r = self.call_closure(c, args, span);
+        self.ctx.pop();
+        r
+    }
+
+    fn run_closure(
+        &mut self,
+        mut c: Rc<Closure>,
+        mut args: Vec<Value>,
+        mut span: Span,
+    ) -> R<Value> {
+        loop {
+            let env = self.bind_args(&c, args, span)?;
+            let flow = self.eval_body_flow(&c.lambda.body, &env)?;
+            match flow {
+                Flow::Value(v) => return Ok(v),
+                Flow::Tail(next, next_args, next_span) => {
+                    c = next;
+                    args = next_args;
+                    span = next_span;
+                }
+            }
+        }
+    }
+
+    pub fn arity_error(&self, l: &Lambda, got: usize, span: Span) -> Diagnostic {
+        let name = l
+            .name
+            .map(|n| format!("`{}`", self.name(n)))
+            .unwrap_or_else(|| "this procedure".to_string());
+        Diagnostic::new(
+            "arity",
+            format!(
+                "{name} takes {}, but {got} {} given",
+                l.arity_text(),
+                if got == 1 { "was" } else { "were" }
+            ),
+        )
+        .with_label(
+            span,
+            format!("called with {got} argument{}", super::ast::plural(got)),
+        )
+        .with_label(l.span, "defined here")
+    }
+
+    fn bind_args(&mut self, c: &Closure, args: Vec<Value>, span: Span) -> R<Env> {
+        let l = &c.lambda;
+        let n = args.len();
+        let max = l.required.len() + l.optional.len();
+        if n < l.required.len() || (l.rest.is_none() && n > max) {
+            return Err(self.arity_error(l, n, span));
+        }
+        let mut env = c.env.clone();
+        let mut it = args.into_iter();
+        for &p in &l.required {
+            env.bind(p, it.next().unwrap_or(Value::Nil));
+        }
+        for (p, default) in &l.optional {
+            let v = match it.next() {
+                Some(v) => v,
+                None => match default {
+                    // Defaults see the parameters bound before them.
+                    Some(d) => self.eval(d, &env)?,
+                    None => Value::Nil,
+                },
+            };
+            env.bind(*p, v);
+        }
+        if let Some(r) = l.rest {
+            env.bind(r, Value::list(it.collect::<Vec<_>>()));
+        }
+        Ok(env)
+    }
+
+    /// Binds a body's internal defines, runs all but the last form, and returns the last in tail
+    /// position.
+    fn eval_body_flow(&mut self, body: &Body, env: &Env) -> R<Flow> {
+        if body.defines.is_empty() {
+            return self.eval_seq_flow(&body.forms, env);
+        }
+        let mut env = env.clone();
+        for &d in &body.defines {
+            env.bind(d, Value::Nil);
+        }
+        self.eval_seq_flow(&body.forms, &env)
+    }
+
+    fn eval_seq_flow(&mut self, forms: &[Node], env: &Env) -> R<Flow> {
+        let Some((last, init)) = forms.split_last() else {
+            return Ok(Flow::Value(Value::Nil));
+        };
+        for f in init {
+            self.eval(f, env)?;
+        }
+        self.eval_flow(last, env)
+    }
+
+    pub fn eval_seq(&mut self, forms: &[Node], env: &Env) -> R<Value> {
+        let mut last = Value::Nil;
+        for f in forms {
+            last = self.eval(f, env)?;
+        }
+        Ok(last)
+    }
+
+    fn lookup(&self, sym: Sym, env: &Env, span: Span) -> R<Value> {
+        if let Some(v) = env.get(sym) {
+            return Ok(v);
+        }
+        if let Some(v) = self.globals.get(sym) {
+            return Ok(v.clone());
+        }
+        Err(self.unbound(sym, env, span))
+    }
+
+    pub fn unbound(&self, sym: Sym, env: &Env, span: Span) -> Diagnostic {
+        let name = self.name(sym);
+        let mut names: Vec<&str> = env.names().map(|s| self.name(s)).collect();
+        names.extend(self.globals.bound().map(|s| self.name(s)));
+        names.extend(super::SPECIAL_FORMS.iter().copied());
+        let mut d = Diagnostic::new("unbound", format!("unbound variable `{name}`"))
+            .with_label(span, "not defined");
+        if let Some(s) = closest(name, names.into_iter()) {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        } else {
+            d = d.with_help(format!(
+                "define it first, e.g. `(define {name} …)`, or quote it (`'{name}`) to mean the symbol itself"
+            ));
+        }
+        d
+    }
+
+    /// Evaluates a form; a call in tail position comes back as `Flow::Tail`.
+    pub fn eval_flow(&mut self, node: &Node, env: &Env) -> R<Flow> {
+        self.step(node.span)?;
+        let v = match &node.kind {
+            NodeKind::Const(v) => v.clone(),
+            NodeKind::Var(sym) => self.lookup(*sym, env, node.span)?,
+            NodeKind::Call {
+                func,
+                args,
+                arg_spans,
+            } => {
+                let f = self.eval(func, env)?;
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.eval(a, env)?);
+                }
+                return match f {
+                    Value::Closure(c) if c.kind != ClosureKind::Comm => {
+                        Ok(Flow::Tail(c, vals, node.span))
+                    }
+                    Value::Closure(c) => self.call_comm(c, vals, node.span).map(Flow::Value),
+                    Value::Builtin(b) => {
+                        builtins::call(self, b, &vals, node.span, arg_spans).map(Flow::Value)
+                    }
+                    other => Err(self.not_callable(&other, func.span)),
+                };
+            }
+            NodeKind::If { test, then, other } => {
+                return if self.eval(test, env)?.is_true() {
+                    self.eval_flow(then, env)
+                } else {
+                    match other {
+                        Some(o) => self.eval_flow(o, env),
+                        None => Ok(Flow::Value(Value::Nil)),
+                    }
+                };
+            }
+            NodeKind::Begin(forms) => return self.eval_seq_flow(forms, env),
+            NodeKind::And(forms) => {
+                let Some((last, init)) = forms.split_last() else {
+                    return Ok(Flow::Value(Value::Bool(true)));
+                };
+                for f in init {
+                    let v = self.eval(f, env)?;
+                    if !v.is_true() {
+                        return Ok(Flow::Value(v));
+                    }
+                }
+                return self.eval_flow(last, env);
+            }
+            NodeKind::Or(forms) => {
+                let Some((last, init)) = forms.split_last() else {
+                    return Ok(Flow::Value(Value::Bool(false)));
+                };
+                for f in init {
+                    let v = self.eval(f, env)?;
+                    if v.is_true() {
+                        return Ok(Flow::Value(v));
+                    }
+                }
+                return self.eval_flow(last, env);
+            }
+            NodeKind::Cond(clauses) => {
+                for c in clauses {
+                    let hit = match &c.test {
+                        None => Value::Bool(true),
+                        Some(t) => self.eval(t, env)?,
+                    };
+                    if hit.is_true() {
+                        if c.body.is_empty() {
+                            return Ok(Flow::Value(hit));
+                        }
+                        return self.eval_seq_flow(&c.body, env);
+                    }
+                }
+                Value::Nil
+            }
+            NodeKind::Let {
+                bindings,
+                body,
+                sequential,
+            } => {
+                let mut inner = env.clone();
+                for (name, init) in bindings {
+                    let v = if *sequential {
+                        self.eval(init, &inner)?
+                    } else {
+                        self.eval(init, env)?
+                    };
+                    inner.bind(*name, v);
+                }
+                return self.eval_body_flow(body, &inner);
+            }
+            NodeKind::Lambda(l) => self.make_closure(l, env, ClosureKind::Lambda),
+            NodeKind::Define { name, value, local } => {
+                let v = self.eval(value, env)?;
+                self.assign_define(*name, v, *local, env);
+                Value::Symbol(*name)
+            }
+            NodeKind::DefineProc {
+                lambda,
+                kind,
+                local,
+            } => {
+                let v = self.make_closure(lambda, env, *kind);
+                let name = lambda.name.unwrap_or(self.known.quote);
+                self.assign_define(name, v, *local, env);
+                Value::Symbol(name)
+            }
+            NodeKind::DefMacro(l) => {
+                let Value::Closure(c) = self.make_closure(l, env, ClosureKind::Lambda) else {
+                    return Ok(Flow::Value(Value::Nil));
+                };
+                let name = l.name.unwrap_or(self.known.quote);
+                self.globals.set(name, Value::Macro(c));
+                Value::Symbol(name)
+            }
+            NodeKind::Set { name, value } => {
+                let v = self.eval(value, env)?;
+                if let Some(cell) = env.cell(*name) {
+                    *cell.borrow_mut() = v.clone();
+                } else if self.globals.is_bound(*name) {
+                    self.globals.set(*name, v.clone());
+                } else {
+                    return Err(self.unbound(*name, env, node.span).with_note(
+                        "`set!` changes an existing variable; use `define` to create one",
+                    ));
+                }
+                v
+            }
+            NodeKind::Dotimes {
+                var,
+                count,
+                result,
+                body,
+            } => {
+                let n = match self.eval(count, env)? {
+                    Value::Int(n) => n,
+                    other => {
+                        return Err(type_error(
+                            count.span,
+                            "an integer count",
+                            &other,
+                            self.show(&other),
+                        ))
+                    }
+                };
+                let n = n.max(0) as u64;
+                self.check_loop("dotimes", n, node.span)?;
+                let before = self.steps;
+                for i in 0..n {
+                    let mut inner = env.clone();
+                    inner.bind(*var, Value::Int(i as i64));
+                    self.eval_seq(body, &inner)?;
+                    if i == 0 {
+                        self.check_rest("dotimes", n, before, node.span)?;
+                    }
+                }
+                match result {
+                    Some(r) => {
+                        let mut inner = env.clone();
+                        inner.bind(*var, Value::Int(n as i64));
+                        return self.eval_flow(r, &inner);
+                    }
+                    None => Value::Nil,
+                }
+            }
+            NodeKind::Dolist {
+                var,
+                list,
+                result,
+                body,
+            } => {
+                let items = self.eval(list, env)?;
+                if !items.is_list() {
+                    return Err(type_error(list.span, "a list", &items, self.show(&items)));
+                }
+                for item in items.iter() {
+                    let mut inner = env.clone();
+                    inner.bind(*var, item.clone());
+                    self.eval_seq(body, &inner)?;
+                }
+                match result {
+                    Some(r) => {
+                        let mut inner = env.clone();
+                        inner.bind(*var, Value::Nil);
+                        return self.eval_flow(r, &inner);
+                    }
+                    None => Value::Nil,
+                }
+            }
+            NodeKind::Quasi(q) => self.quasi(q, env)?,
+            NodeKind::Iterate { .. }
+            | NodeKind::Deftask(_)
+            | NodeKind::Task(_)
+            | NodeKind::Defmessage { .. }
+            | NodeKind::Synchronize(_)
+            | NodeKind::WithTask { .. } => self.eval_comm_form(node, env)?,
+            NodeKind::MakeNetwork(_) | NodeKind::Target { .. } => {
+                self.eval_network_form(node, env)?
+            }
+        };
+        Ok(Flow::Value(v))
+    }
+
+    fn make_closure(&self, l: &Rc<Lambda>, env: &Env, kind: ClosureKind) -> Value {
+        Value::Closure(Rc::new(Closure {
+            lambda: l.clone(),
+            env: env.clone(),
+            kind,
+        }))
+    }
+
+    fn assign_define(&mut self, name: Sym, v: Value, local: bool, env: &Env) {
+        match env.cell(name) {
+            Some(cell) if local => *cell.borrow_mut() = v,
+            _ => self.globals.set(name, v),
+        }
+    }
+
+    /// A loop that cannot possibly finish within the step budget is refused before it starts.
+    pub fn check_loop(&self, form: &str, count: u64, span: Span) -> R<()> {
+        if count > self.steps_left() {
+            return Err(self.runaway_loop(form, count, 1, span));
+        }
+        Ok(())
+    }
+
+    /// After the first iteration: would the remaining ones, at the same cost, exceed the budget?
+    pub fn check_rest(&self, form: &str, count: u64, before: u64, span: Span) -> R<()> {
+        let per = self.steps.saturating_sub(before).max(1);
+        if per.saturating_mul(count.saturating_sub(1)) > self.steps_left() {
+            return Err(self.runaway_loop(form, count, per, span));
+        }
+        Ok(())
+    }
+
+    fn quasi(&mut self, q: &Quasi, env: &Env) -> R<Value> {
+        Ok(match q {
+            Quasi::Const(v) => v.clone(),
+            Quasi::Unquote(n) => self.eval(n, env)?,
+            Quasi::List(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    match item {
+                        QuasiItem::One(q) => out.push(self.quasi(q, env)?),
+                        QuasiItem::Splice(n) => {
+                            let v = self.eval(n, env)?;
+                            match v.to_vec() {
+                                Some(vs) => out.extend(vs),
+                                None => {
+                                    return Err(type_error(
+                                        n.span,
+                                        "a list to splice with `,@`",
+                                        &v,
+                                        self.show(&v),
+                                    ))
+                                }
+                            }
+                        }
+                    }
+                }
+                Value::list(out)
+            }
+        })
+    }
+}

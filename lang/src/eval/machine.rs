@@ -1,0 +1,215 @@
+//! The evaluator's state: symbols, globals, the communication being built, the budget and the
+//! task-context stack. One `Machine` per interpreter; nothing is global.
+
+use std::rc::Rc;
+
+use ttdl_backend::traffic::{Target, TaskId};
+
+use super::builtins;
+use super::env::Globals;
+use super::symbol::{Interner, Sym};
+use super::value::{NetValue, Value};
+use crate::comm::{Comm, CommLimits};
+use crate::diagnostic::Diagnostic;
+use crate::interp::Budget;
+use crate::span::Span;
+
+pub type R<T> = Result<T, Diagnostic>;
+
+/// Symbols the evaluator compares against often.
+#[derive(Clone, Debug)]
+pub struct Known {
+    pub quote: Sym,
+    pub quasiquote: Sym,
+    pub unquote: Sym,
+    pub unquote_splicing: Sym,
+    pub optional: Sym,
+    pub rest: Sym,
+    pub body: Sym,
+    pub else_: Sym,
+}
+
+#[derive(Clone, Debug)]
+pub struct Machine {
+    pub syms: Interner,
+    pub globals: Globals,
+    pub comm: Comm,
+    pub budget: Budget,
+    pub known: Known,
+    /// Steps taken since the budget was last reset (at each top-level source).
+    pub steps: u64,
+    /// Current non-tail call depth.
+    pub depth: usize,
+    /// Tasks in whose context stream forms run: the innermost is last.
+    pub ctx: Vec<TaskId>,
+    /// What `print`, `println` and `(format t …)` wrote.
+    pub output: String,
+    /// Every network made so far, by id.
+    pub nets: Vec<Rc<NetValue>>,
+    /// The tasks of each network (`network-tasks`), by network id, made on first use.
+    pub net_tasks: Vec<Option<Rc<[TaskId]>>>,
+    /// What `(target …)` asked for, and its physical network.
+    pub target: Option<Target>,
+    pub target_net: Option<Rc<NetValue>>,
+    /// Macro expansions in progress (guards against a macro that expands to itself forever).
+    pub expansions: usize,
+}
+
+impl Machine {
+    pub fn new(budget: Budget) -> Machine {
+        let mut syms = Interner::default();
+        let known = Known {
+            quote: syms.intern("quote"),
+            quasiquote: syms.intern("quasiquote"),
+            unquote: syms.intern("unquote"),
+            unquote_splicing: syms.intern("unquote-splicing"),
+            optional: syms.intern("&optional"),
+            rest: syms.intern("&rest"),
+            body: syms.intern("&body"),
+            else_: syms.intern("else"),
+        };
+        let limits = CommLimits {
+            max_tasks: budget.tasks,
+            max_messages: budget.messages,
+        };
+        let mut m = Machine {
+            syms,
+            globals: Globals::default(),
+            comm: Comm::new(limits),
+            budget,
+            known,
+            steps: 0,
+            depth: 0,
+            ctx: Vec::new(),
+            output: String::new(),
+            nets: Vec::new(),
+            net_tasks: Vec::new(),
+            target: None,
+            target_net: None,
+            expansions: 0,
+        };
+        builtins::install(&mut m);
+        m
+    }
+
+    pub fn intern(&mut self, name: &str) -> Sym {
+        self.syms.intern(name)
+    }
+
+    pub fn name(&self, sym: Sym) -> &str {
+        self.syms.name(sym)
+    }
+
+    pub fn define_global(&mut self, name: &str, value: Value) {
+        let s = self.intern(name);
+        self.globals.set(s, value);
+    }
+
+    pub fn show(&self, v: &Value) -> String {
+        v.to_text(&self.syms, true)
+    }
+
+    /// Counts one evaluation step against the budget.
+    #[inline]
+    pub fn step(&mut self, span: Span) -> R<()> {
+        self.steps += 1;
+        if self.steps > self.budget.steps {
+            return Err(self.out_of_steps(span));
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn out_of_steps(&self, span: Span) -> Diagnostic {
+        Diagnostic::new(
+            "budget",
+            format!(
+                "evaluation ran out of its step budget ({} steps)",
+                self.budget.steps
+            ),
+        )
+        .with_label(span, "still evaluating here when the budget ran out")
+        .with_help(
+            "a loop or recursion probably never ends; if the program really is this big, raise \
+             the step budget (`Budget::steps`)",
+        )
+    }
+
+    pub fn steps_left(&self) -> u64 {
+        self.budget.steps.saturating_sub(self.steps)
+    }
+
+    /// Error for a loop that would need more steps than are left.
+    pub fn runaway_loop(&self, form: &str, count: u64, per: u64, span: Span) -> Diagnostic {
+        Diagnostic::new(
+            "runaway-loop",
+            format!(
+                "`{form}` would run {count} times (about {} steps), more than the {} steps left \
+                 in the budget",
+                count.saturating_mul(per.max(1)),
+                self.steps_left()
+            ),
+        )
+        .with_label(span, format!("this loop runs {count} times"))
+        .with_help("lower the count, or raise the step budget (`Budget::steps`)")
+    }
+
+    pub fn current_task(&self, form: &str, span: Span) -> R<TaskId> {
+        self.ctx.last().copied().ok_or_else(|| {
+            Diagnostic::new(
+                "no-task-context",
+                format!("`{form}` is used outside the context of any task"),
+            )
+            .with_label(span, "no task to attach this to")
+            .with_help(
+                "stream forms describe one task's program: put them in the body of a \
+                 `(define-comm NAME (TASK params…) …)` and call `(NAME task …)`, or wrap them \
+                 in `(with-task TASK …)`",
+            )
+        })
+    }
+}
+
+pub fn type_error(span: Span, expected: &str, got: &Value, shown: String) -> Diagnostic {
+    Diagnostic::new(
+        "type",
+        format!("expected {expected}, found {} `{shown}`", got.type_name()),
+    )
+    .with_label(
+        span,
+        format!("this is {} {}", article(got.type_name()), got.type_name()),
+    )
+}
+
+pub fn article(word: &str) -> &'static str {
+    match word.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
+    }
+}
+
+/// Levenshtein distance, for "did you mean" suggestions.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The closest name within a small edit distance, ties broken alphabetically.
+pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
+    let limit = (name.chars().count() / 3).max(1);
+    candidates
+        .filter(|c| *c != name)
+        .map(|c| (edit_distance(name, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map(|(_, c)| c.to_string())
+}

@@ -1,0 +1,388 @@
+//! Runtime values. Lists are cons cells shared by `Rc` (so `cdr` and closure capture are free);
+//! compound values are shared, never deep-cloned.
+
+use std::fmt::Write as _;
+use std::rc::Rc;
+
+use ttdl_backend::topology::{Network, NetworkSpec};
+use ttdl_backend::traffic::TaskId;
+
+use super::ast::Lambda;
+use super::builtins::BuiltinDef;
+use super::env::Env;
+use super::symbol::{Interner, Sym};
+use crate::span::Span;
+
+#[derive(Clone, Debug)]
+pub enum Value {
+    /// The empty list, also false.
+    Nil,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Rc<String>),
+    Symbol(Sym),
+    Keyword(Sym),
+    Pair(Rc<Cons>),
+    Closure(Rc<Closure>),
+    Builtin(&'static BuiltinDef),
+    /// A `defmacro` expander: a closure applied to the unevaluated argument forms.
+    Macro(Rc<Closure>),
+    Task(TaskId),
+    Message(Rc<MessageType>),
+    Network(Rc<NetValue>),
+}
+
+/// A cons cell. Dropping a long list unlinks it iteratively (no deep recursion in `Drop`).
+#[derive(Debug)]
+pub struct Cons {
+    pub car: Value,
+    pub cdr: Value,
+}
+
+impl Drop for Cons {
+    fn drop(&mut self) {
+        let mut next = std::mem::replace(&mut self.cdr, Value::Nil);
+        while let Value::Pair(rc) = next {
+            match Rc::try_unwrap(rc) {
+                Ok(mut cell) => next = std::mem::replace(&mut cell.cdr, Value::Nil),
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+/// What kind of procedure a closure is: plain, a communication pattern (`define-comm`: its first
+/// argument is the task in whose context the body runs), or a canned mapping (`define-mapping`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClosureKind {
+    Lambda,
+    Comm,
+    Mapping,
+}
+
+#[derive(Debug)]
+pub struct Closure {
+    pub lambda: Rc<Lambda>,
+    pub env: Env,
+    pub kind: ClosureKind,
+}
+
+impl Closure {
+    pub fn name(&self) -> Option<Sym> {
+        self.lambda.name
+    }
+}
+
+/// A message type (`defmessage`): a name and a size in words.
+#[derive(Debug, PartialEq, Eq)]
+pub struct MessageType {
+    pub name: String,
+    pub size: u64,
+}
+
+/// A network value (`make-network`). `id` keys the interpreter's table of tasks made for it.
+#[derive(Debug)]
+pub struct NetValue {
+    pub id: usize,
+    pub spec: NetworkSpec,
+    /// The built network, when the backend can build this kind.
+    pub net: Option<Network>,
+    /// The thesis's `:routing` keyword, kept for the user's information.
+    pub routing: Option<String>,
+    pub span: Span,
+}
+
+impl NetValue {
+    pub fn nodes(&self) -> usize {
+        match &self.net {
+            Some(n) => n.nodes(),
+            None => self.spec.node_count(),
+        }
+    }
+
+    /// Coordinates of a node, x first; a one-number index for kinds without geometry.
+    pub fn coords(&self, node: usize) -> Vec<i64> {
+        match &self.net {
+            Some(n) => n.coords.get(node).cloned().unwrap_or_default(),
+            None => vec![node as i64],
+        }
+    }
+
+    pub fn node_at(&self, coords: &[i64]) -> Option<usize> {
+        match &self.net {
+            Some(n) => n.node_at(coords),
+            None => match coords {
+                [i] if *i >= 0 && (*i as usize) < self.nodes() => Some(*i as usize),
+                _ => None,
+            },
+        }
+    }
+}
+
+impl Value {
+    pub fn is_true(&self) -> bool {
+        !matches!(self, Value::Nil | Value::Bool(false))
+    }
+
+    pub fn cons(car: Value, cdr: Value) -> Value {
+        Value::Pair(Rc::new(Cons { car, cdr }))
+    }
+
+    pub fn str(s: impl Into<String>) -> Value {
+        Value::Str(Rc::new(s.into()))
+    }
+
+    /// A proper list from values, in order.
+    pub fn list(items: impl IntoIterator<Item = Value, IntoIter: DoubleEndedIterator>) -> Value {
+        items
+            .into_iter()
+            .rev()
+            .fold(Value::Nil, |acc, v| Value::cons(v, acc))
+    }
+
+    /// Iterates the elements of a list (stops at the first non-pair tail).
+    pub fn iter(&self) -> ListIter<'_> {
+        ListIter { cur: self }
+    }
+
+    /// The elements of a proper list, or `None` if this is not one.
+    pub fn to_vec(&self) -> Option<Vec<Value>> {
+        let mut out = Vec::new();
+        let mut cur = self;
+        loop {
+            match cur {
+                Value::Nil => return Some(out),
+                Value::Pair(c) => {
+                    out.push(c.car.clone());
+                    cur = &c.cdr;
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    pub fn is_list(&self) -> bool {
+        let mut cur = self;
+        loop {
+            match cur {
+                Value::Nil => return true,
+                Value::Pair(c) => cur = &c.cdr,
+                _ => return false,
+            }
+        }
+    }
+
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Nil => "nil",
+            Value::Bool(_) => "boolean",
+            Value::Int(_) => "integer",
+            Value::Float(_) => "float",
+            Value::Str(_) => "string",
+            Value::Symbol(_) => "symbol",
+            Value::Keyword(_) => "keyword",
+            Value::Pair(_) => "list",
+            Value::Closure(c) => match c.kind {
+                ClosureKind::Lambda => "procedure",
+                ClosureKind::Comm => "communication pattern",
+                ClosureKind::Mapping => "mapping",
+            },
+            Value::Builtin(_) => "procedure",
+            Value::Macro(_) => "macro",
+            Value::Task(_) => "task",
+            Value::Message(_) => "message type",
+            Value::Network(_) => "network",
+        }
+    }
+
+    /// `eq?`: identity for compound values, value equality for atoms.
+    pub fn is_eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Nil, Value::Nil) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a == b,
+            (Value::Str(a), Value::Str(b)) => Rc::ptr_eq(a, b) || a == b,
+            (Value::Symbol(a), Value::Symbol(b)) => a == b,
+            (Value::Keyword(a), Value::Keyword(b)) => a == b,
+            (Value::Pair(a), Value::Pair(b)) => Rc::ptr_eq(a, b),
+            (Value::Closure(a), Value::Closure(b)) => Rc::ptr_eq(a, b),
+            (Value::Macro(a), Value::Macro(b)) => Rc::ptr_eq(a, b),
+            (Value::Builtin(a), Value::Builtin(b)) => std::ptr::eq(*a, *b),
+            (Value::Task(a), Value::Task(b)) => a == b,
+            (Value::Message(a), Value::Message(b)) => Rc::ptr_eq(a, b),
+            (Value::Network(a), Value::Network(b)) => a.id == b.id,
+            _ => false,
+        }
+    }
+
+    /// `equal?`: structural equality (numbers compare by value across int and float).
+    pub fn equal(&self, other: &Value) -> bool {
+        let (mut a, mut b) = (self, other);
+        loop {
+            match (a, b) {
+                (Value::Pair(x), Value::Pair(y)) => {
+                    if Rc::ptr_eq(x, y) {
+                        return true;
+                    }
+                    if !x.car.equal(&y.car) {
+                        return false;
+                    }
+                    a = &x.cdr;
+                    b = &y.cdr;
+                }
+                (Value::Int(x), Value::Float(y)) | (Value::Float(y), Value::Int(x)) => {
+                    return (*x as f64) == *y
+                }
+                (Value::Message(x), Value::Message(y)) => return x == y,
+                _ => return a.is_eq(b),
+            }
+        }
+    }
+
+    /// Printed form: `write` style (`~s`, REPL) quotes strings; `display` style (`~a`) does not.
+    pub fn to_text(&self, syms: &Interner, write: bool) -> String {
+        let mut out = String::new();
+        print_value(&mut out, self, syms, write);
+        out
+    }
+}
+
+pub struct ListIter<'a> {
+    cur: &'a Value,
+}
+
+impl<'a> Iterator for ListIter<'a> {
+    type Item = &'a Value;
+    fn next(&mut self) -> Option<&'a Value> {
+        match self.cur {
+            Value::Pair(c) => {
+                self.cur = &c.cdr;
+                Some(&c.car)
+            }
+            _ => None,
+        }
+    }
+}
+
+fn print_value(out: &mut String, v: &Value, syms: &Interner, write: bool) {
+    match v {
+        Value::Nil => out.push_str("nil"),
+        Value::Bool(true) => out.push_str("#t"),
+        Value::Bool(false) => out.push_str("#f"),
+        Value::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Value::Float(f) => out.push_str(&float_text(*f)),
+        Value::Str(s) => {
+            if write {
+                out.push('"');
+                for ch in s.chars() {
+                    match ch {
+                        '"' => out.push_str("\\\""),
+                        '\\' => out.push_str("\\\\"),
+                        '\n' => out.push_str("\\n"),
+                        '\t' => out.push_str("\\t"),
+                        c => out.push(c),
+                    }
+                }
+                out.push('"');
+            } else {
+                out.push_str(s);
+            }
+        }
+        Value::Symbol(s) => out.push_str(syms.name(*s)),
+        Value::Keyword(s) => {
+            out.push(':');
+            out.push_str(syms.name(*s));
+        }
+        Value::Pair(_) => print_list(out, v, syms, write),
+        Value::Closure(c) => {
+            let kind = match c.kind {
+                ClosureKind::Lambda => "procedure",
+                ClosureKind::Comm => "comm",
+                ClosureKind::Mapping => "mapping",
+            };
+            match c.name() {
+                Some(n) => {
+                    let _ = write!(out, "#<{kind} {}>", syms.name(n));
+                }
+                None => {
+                    let _ = write!(out, "#<{kind}>");
+                }
+            }
+        }
+        Value::Builtin(b) => {
+            let _ = write!(out, "#<builtin {}>", b.name);
+        }
+        Value::Macro(c) => match c.name() {
+            Some(n) => {
+                let _ = write!(out, "#<macro {}>", syms.name(n));
+            }
+            None => out.push_str("#<macro>"),
+        },
+        Value::Task(t) => {
+            let _ = write!(out, "#<task {t}>");
+        }
+        Value::Message(m) => {
+            let _ = write!(out, "#<message {} {}>", m.name, m.size);
+        }
+        Value::Network(n) => {
+            let _ = write!(out, "#<network {}>", n.spec);
+        }
+    }
+}
+
+fn print_list(out: &mut String, v: &Value, syms: &Interner, write: bool) {
+    // Reader-macro forms print back in their short spelling.
+    if let Value::Pair(c) = v {
+        if let (Value::Symbol(head), Value::Pair(rest)) = (&c.car, &c.cdr) {
+            if matches!(rest.cdr, Value::Nil) {
+                let prefix = match syms.name(*head) {
+                    "quote" => Some("'"),
+                    "quasiquote" => Some("`"),
+                    "unquote" => Some(","),
+                    "unquote-splicing" => Some(",@"),
+                    _ => None,
+                };
+                if let Some(p) = prefix {
+                    out.push_str(p);
+                    print_value(out, &rest.car, syms, write);
+                    return;
+                }
+            }
+        }
+    }
+    out.push('(');
+    let mut cur = v;
+    let mut first = true;
+    loop {
+        match cur {
+            Value::Pair(c) => {
+                if !first {
+                    out.push(' ');
+                }
+                first = false;
+                print_value(out, &c.car, syms, write);
+                cur = &c.cdr;
+            }
+            Value::Nil => break,
+            other => {
+                out.push_str(" . ");
+                print_value(out, other, syms, write);
+                break;
+            }
+        }
+    }
+    out.push(')');
+}
+
+/// Floats always show a decimal point so they read back as floats.
+pub fn float_text(f: f64) -> String {
+    if f.is_finite() && f == f.trunc() && f.abs() < 1e16 {
+        format!("{f:.1}")
+    } else {
+        format!("{f}")
+    }
+}

@@ -1,0 +1,107 @@
+//! Every program in `examples/` through the `ttdl` binary, compared with its golden outputs
+//! (`UPDATE_EXPECT=1 cargo test --test examples` refreshes them): the `check` summary of each, and
+//! the task graph of the small ones. The figures the thesis prints are asserted on their own.
+
+use std::path::Path;
+use std::process::Command;
+
+use expect_test::expect_file;
+
+fn ttdl(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ttdl"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the ttdl binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn examples() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("examples/ exists")
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            name.strip_suffix(".ttdl").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn every_example_checks() {
+    let names = examples();
+    assert!(names.len() >= 6, "{names:?}");
+    for name in names {
+        let file = format!("examples/{name}.ttdl");
+        let (code, out, err) = ttdl(&["check", &file]);
+        assert_eq!(code, 0, "{file}: {err}");
+        expect_file![format!("../examples/{name}.check.txt")].assert_eq(&out);
+    }
+}
+
+#[test]
+fn small_examples_dag() {
+    for name in ["reader-writer", "fft"] {
+        let file = format!("examples/{name}.ttdl");
+        let (code, out, err) = ttdl(&["dag", &file, "--format", "dot"]);
+        assert_eq!(code, 0, "{file}: {err}");
+        expect_file![format!("../examples/{name}.dag.dot")].assert_eq(&out);
+    }
+    let (code, out, _) = ttdl(&["dag", "examples/reader-writer.ttdl", "--format", "json"]);
+    assert_eq!(code, 0);
+    expect_file!["../examples/reader-writer.dag.json"].assert_eq(&out);
+}
+
+/// Minsky §5.2: 16 tasks, the twenty messages of Fig 5-10, a period of 12.
+#[test]
+fn fft_matches_the_thesis() {
+    let (_, out, _) = ttdl(&["check", "examples/fft.ttdl", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(doc["tasks"].as_array().map(Vec::len), Some(16));
+    assert_eq!(doc["messages"].as_array().map(Vec::len), Some(20));
+    assert_eq!(doc["metrics"]["period"]["lower_bound"], 12);
+}
+
+/// Minsky §5.1.2: sixty-four 8-word messages per iteration on the 4x4 torus.
+#[test]
+fn jacobi_2d_matches_the_thesis() {
+    let (_, out, _) = ttdl(&["check", "examples/jacobi-2d.ttdl", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(doc["tasks"].as_array().map(Vec::len), Some(16));
+    let msgs = doc["messages"].as_array().expect("messages");
+    let first: Vec<_> = msgs.iter().filter(|m| m["iteration"] == 0).collect();
+    assert_eq!(first.len(), 64);
+    assert!(first.iter().all(|m| m["size"] == 8));
+    // The torus->mesh mapping puts every task on its own node of the 4x4 mesh.
+    let mut nodes: Vec<String> = doc["tasks"]
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .map(|t| t["mapped"].to_string())
+        .collect();
+    nodes.sort();
+    nodes.dedup();
+    assert_eq!(nodes.len(), 16);
+}
+
+#[test]
+fn output_is_deterministic() {
+    let a = ttdl(&["dag", "examples/jacobi-2d.ttdl", "--format", "json"]);
+    let b = ttdl(&["dag", "examples/jacobi-2d.ttdl", "--format", "json"]);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn usage_errors() {
+    let (code, _, err) = ttdl(&["check"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = ttdl(&["check", "examples/no-such-file.ttdl"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no-such-file.ttdl"), "{err}");
+}

@@ -2,7 +2,7 @@
 //!
 //! `cargo run --release -p ttdl-backend --example bench_wormhole` — 8×8 mesh, uniform traffic of
 //! 8-flit packets at 0.02 packets/node/cycle for 100,000 cycles; prints router-cycles per second.
-//! `… --example bench_wormhole -- transpose [K] [ARB]` — matrix transpose on a K×K mesh (default
+//! `… --example bench_wormhole -- transpose [K] [ARB] [bernoulli|poisson|closed]` — matrix transpose on a K×K mesh (default
 //! 12) with 50-flit packets, one VC, arbitration ARB (default oldest): accepted throughput of the average and
 //! worst node against offered load, next to Chittor's predictions (§3.3, §5.4): worst node
 //! saturates at 1/(ν_max+1) = 1/(K−1), average node at δ/(ν_avg+1) = 3/(2K−1).
@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use ttdl_backend::sim::registry::{self, ModelContext};
-use ttdl_backend::sim::synthetic::{self, Pattern, SyntheticConfig};
+use ttdl_backend::sim::synthetic::{self, Injection, Pattern, SyntheticConfig};
 use ttdl_backend::Network;
 
 fn main() {
@@ -18,7 +18,12 @@ fn main() {
     if args.first().map(String::as_str) == Some("transpose") {
         let k: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(12);
         let arb = args.get(2).map(String::as_str).unwrap_or("oldest");
-        transpose(k, arb);
+        let injection: Injection = match args.get(3).map_or(Ok(Injection::Bernoulli), |s| s.parse())
+        {
+            Ok(i) => i,
+            Err(e) => return eprintln!("{e}"),
+        };
+        transpose(k, arb, injection);
         return;
     }
     let net = match Network::build(&"mesh:8x8".parse().expect("spec")) {
@@ -83,7 +88,7 @@ fn main() {
     }
 }
 
-fn transpose(k: usize, arb: &str) {
+fn transpose(k: usize, arb: &str, injection: Injection) {
     let net = match Network::build(&format!("mesh:{k}x{k}").parse().expect("spec")) {
         Ok(n) => n,
         Err(e) => return eprintln!("{e}"),
@@ -97,7 +102,7 @@ fn transpose(k: usize, arb: &str) {
     let nu_max = k as f64 - 2.0;
     let nu_avg = 2.0 * (k as f64 - 2.0) / 3.0;
     println!(
-        "transpose {k}x{k}, 50-flit packets, arb={arb}; predicted saturation: worst node {:.3}, \
+        "transpose {k}x{k}, 50-flit packets, arb={arb}, {injection:?} injection; predicted saturation: worst node {:.3}, \
          average node {:.3}",
         1.0 / (nu_max + 1.0),
         1.0 / (nu_avg + 1.0)
@@ -107,6 +112,7 @@ fn transpose(k: usize, arb: &str) {
         let offered = 0.02 * i as f64;
         let cfg = SyntheticConfig {
             pattern: Pattern::Transpose,
+            injection,
             rate: offered / 50.0,
             size: 50,
             warmup: 20_000,

@@ -29,11 +29,17 @@ fn ideal(files: &CommandFile) -> u64 {
     sent.into_iter().chain(recv).max().unwrap_or(0)
 }
 
+/// Every (source, destination) in order of first use: the k-th message of every node before
+/// the (k+1)-th of any.
 fn pairs(files: &CommandFile) -> Vec<(usize, usize)> {
-    files
-        .iter()
-        .enumerate()
-        .flat_map(|(s, f)| f.iter().map(move |&(d, _)| (s, d)))
+    let longest = files.iter().map(|f| f.len()).max().unwrap_or(0);
+    (0..longest)
+        .flat_map(|k| {
+            files
+                .iter()
+                .enumerate()
+                .filter_map(move |(s, f)| f.get(k).map(|&(d, _)| (s, d)))
+        })
         .collect()
 }
 
@@ -54,7 +60,7 @@ fn model(mode: Mode, files: &CommandFile, seed: u64) -> Result<PmsModel, String>
         Mode::Preload => PmsModel::with_preload(
             N,
             PmsParams { preload: 4, ..base },
-            crossbar_configurations(&pairs(files)),
+            crossbar_configurations(&pairs(files), 4),
         ),
         Mode::Circuit => PmsModel::new(
             N,
@@ -162,7 +168,7 @@ fn main() -> Result<(), String> {
             let mut m = if k == 0 {
                 PmsModel::new(N, params)
             } else {
-                PmsModel::with_preload(N, params, crossbar_configurations(&known))
+                PmsModel::with_preload(N, params, crossbar_configurations(&known, k))
             }
             .map_err(|e| e.to_string())?;
             *slot = efficiency(&mut m, &files, window)?.0;

@@ -81,9 +81,9 @@ fn compiled_runs_a_program() {
 fn pms_runs_a_program() {
     let t = pipeline();
     let (name, dynamic, _) = run("pms", &t);
-    assert_eq!(name, "pms K=4 dynamic predictor=timeout=500");
+    assert_eq!(name, "pms K=4 dynamic predictor=timeout=80");
     let (name, preload, lat) = run("pms preload=4", &t);
-    assert_eq!(name, "pms K=4 preload predictor=timeout=500");
+    assert_eq!(name, "pms K=4 preload predictor=timeout=80");
     assert!(preload < dynamic, "{preload} vs {dynamic}");
     // Preloaded: 8 words leave at the first slot boundary, then the 10-cycle pipe.
     assert_eq!(lat[0], 18);

@@ -153,3 +153,17 @@ fn local_messages_take_size_cycles() {
         assert_eq!(latency(spec, &net, 3, 3, 40), 40, "{spec}");
     }
 }
+
+/// Without dimensions (crossbar, diamond lattice) circuit and store-and-forward follow shortest
+/// paths, and the formulas still hold with D = the path's hop count.
+#[test]
+fn shortest_path_topologies_follow_the_formulas() {
+    let xbar = Network::build(&"crossbar:8".parse().unwrap()).unwrap();
+    assert_eq!(latency("store-forward", &xbar, 0, 5, 20), 20);
+    assert_eq!(latency("circuit", &xbar, 0, 5, 20), 2 + 20);
+    let diamond = Network::build(&"diamond:4x4".parse().unwrap()).unwrap();
+    let sf = latency("store-forward", &diamond, 0, 15, 10);
+    assert!(sf.is_multiple_of(10) && sf >= 10, "{sf}");
+    let d = sf / 10;
+    assert_eq!(latency("circuit", &diamond, 0, 15, 10), 2 * d + 10);
+}

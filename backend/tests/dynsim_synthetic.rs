@@ -107,3 +107,35 @@ fn same_seed_same_result() {
         assert_ne!(a, c);
     }
 }
+
+/// The same check with Chittor's own closed-loop shell (§5.2: compute U[0, 2t], send, wait):
+/// the worst node's traffic levels off near 1/(ν_max+1) and the average node's near
+/// δ/(ν_avg+1) = 3/(2k−1) (k = 6: 0.20 and 0.27).
+#[test]
+fn closed_loop_transpose_levels_off_near_prediction() {
+    let k = 6;
+    let worst_pred = 1.0 / (k as f64 - 1.0);
+    let avg_pred = 3.0 / (2.0 * k as f64 - 1.0);
+    let cfg = SyntheticConfig {
+        pattern: Pattern::Transpose,
+        injection: Injection::Closed,
+        rate: 0.6 / 20.0,
+        size: 20,
+        warmup: 2_000,
+        measure: 20_000,
+        drain: 0,
+        seed: 3,
+        ..SyntheticConfig::default()
+    };
+    let r = sweep_point(&format!("mesh:{k}x{k}"), "wormhole arb=oldest", &cfg);
+    assert!(
+        r.worst_node_flits > 0.75 * worst_pred && r.worst_node_flits < 1.25 * worst_pred,
+        "worst node {:.3} vs {worst_pred:.3}",
+        r.worst_node_flits
+    );
+    assert!(
+        r.accepted_flits > 0.75 * avg_pred && r.accepted_flits < 1.25 * avg_pred,
+        "average node {:.3} vs {avg_pred:.3}",
+        r.accepted_flits
+    );
+}

@@ -47,7 +47,7 @@ fn light_load_delay_matches_the_model_on_8x8() {
     expect![[r#"
         all-to-all d= 64 delay sim   33.56 model   34.50
         allxy      d= 14 delay sim   16.57 model   16.11
-        hypercube  d=  6 delay sim   15.38 model   14.50
+        hypercube  d=  6 delay sim   15.09 model   14.50
         torus      d=  4 delay sim   16.29 model   15.00
     "#]]
     .assert_eq(&out);

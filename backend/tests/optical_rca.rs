@@ -99,6 +99,21 @@ fn logical_topologies_on_tori_are_conflict_free() {
             );
         }
     }
+    // Yuan Table 4.1 / 4.2 on 32×32: hypercube d = ⌊32/3 + 32/4⌋ + 2 = 20.
+    for l in [Logical::Hypercube, Logical::Torus] {
+        let t = Torus::new(32, 32);
+        let phases = realize(&t, l).unwrap();
+        let mut got: Vec<(usize, usize)> =
+            phases.iter().flatten().map(|c| (c.src, c.dst)).collect();
+        got.sort_unstable();
+        assert_eq!(got, logical_pairs(&t, l));
+        out += &format!(
+            "32x32 {:10}: {:3} channels, {:5} connections\n",
+            l.name(),
+            phases.len(),
+            got.len()
+        );
+    }
     expect![[r#"
         4x4 all-to-all:  15 channels,   240 connections
         4x4 allxy     :   6 channels,    96 connections
@@ -110,8 +125,10 @@ fn logical_topologies_on_tori_are_conflict_free() {
         8x8 torus     :   4 channels,   256 connections
         16x16 all-to-all: 512 channels, 65280 connections
         16x16 allxy     :  32 channels,  7680 connections
-        16x16 hypercube :  11 channels,  2048 connections
+        16x16 hypercube :  10 channels,  2048 connections
         16x16 torus     :   4 channels,  1024 connections
+        32x32 hypercube :  20 channels, 10240 connections
+        32x32 torus     :   4 channels,  4096 connections
     "#]]
     .assert_eq(&out);
 }

@@ -87,8 +87,16 @@ fn predictors_keep_or_release() {
     )
     .unwrap();
     let a = run(&mut none, &sends);
-    let mut timeout = PmsModel::new(8, PmsParams::default()).unwrap();
+    let long = PmsParams {
+        predictor: Predictor::Timeout(500),
+        ..PmsParams::default()
+    };
+    let mut timeout = PmsModel::new(8, long).unwrap();
     let b = run(&mut timeout, &sends);
+    // The default time-out (80 cycles) has let go of it by cycle 200.
+    let mut short = PmsModel::new(8, PmsParams::default()).unwrap();
+    run(&mut short, &sends);
+    assert_eq!(short.setups, 2);
     assert_eq!(none.setups, 2);
     assert_eq!(timeout.setups, 1);
     assert_eq!(a[1].1 - 200, 50);
@@ -120,8 +128,9 @@ fn preloaded_connection() {
         preload: 4,
         ..PmsParams::default()
     };
-    let cfgs = crossbar_configurations(&[(0, 1), (0, 2), (3, 1)]);
-    assert_eq!(cfgs.len(), 2);
+    assert_eq!(crossbar_configurations(&[(0, 1), (0, 2), (3, 1)], 4).len(), 2);
+    let cfgs = crossbar_configurations(&[(0, 1), (3, 2)], 4);
+    assert_eq!(cfgs.len(), 1);
     let mut m = PmsModel::with_preload(8, params, cfgs).unwrap();
     assert_eq!(run(&mut m, &[(0, 0, 1, 10)]), vec![(0, 20)]);
     assert_eq!(m.setups, 0);
@@ -173,5 +182,37 @@ fn workloads_complete_deterministically() {
         assert_eq!(a, b, "{}", p.name());
         assert_eq!(a.stuck, 0, "{}", p.name());
         assert_eq!(a.messages as usize, total, "{}", p.name());
+    }
+}
+
+/// The crossbar configurations of a d-regular pattern number d (König), and are partial
+/// permutations covering every pair once.
+#[test]
+fn bipartite_colouring_is_optimal() {
+    use ttdl_backend::sim::pms::bipartite_edge_coloring;
+    use ttdl_backend::sim::pms::workload::mesh_neighbours;
+    let mut pairs: Vec<(usize, usize)> = (0..128)
+        .flat_map(|i| mesh_neighbours(128, 16, i).into_iter().map(move |d| (i, d)))
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    let all: Vec<(usize, usize)> = (0..16)
+        .flat_map(|i| (0..16).filter(move |&j| j != i).map(move |j| (i, j)))
+        .collect();
+    for (set, want) in [(pairs, 4), (all, 15)] {
+        let cfgs = bipartite_edge_coloring(&set);
+        assert_eq!(cfgs.len(), want);
+        let mut seen: Vec<(usize, usize)> = cfgs.iter().flatten().copied().collect();
+        seen.sort_unstable();
+        assert_eq!(seen, set);
+        for c in &cfgs {
+            let mut ins: Vec<usize> = c.iter().map(|p| p.0).collect();
+            let mut outs: Vec<usize> = c.iter().map(|p| p.1).collect();
+            ins.sort_unstable();
+            outs.sort_unstable();
+            ins.dedup();
+            outs.dedup();
+            assert_eq!((ins.len(), outs.len()), (c.len(), c.len()));
+        }
     }
 }

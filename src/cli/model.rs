@@ -13,7 +13,7 @@ use ttdl_backend::sim::yuan_rca::{realize, Logical};
 use ttdl_backend::sim::yuan_torus::Torus;
 use ttdl_backend::NetworkSpec;
 
-use super::{CliError, CliResult, Common, Format};
+use super::{CliError, CliResult, Format};
 
 /// Which router bound to print (see `ttdl_backend::sim::analytic`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -37,10 +37,15 @@ pub enum DegreeArg {
 
 #[derive(Clone, Debug, Args)]
 pub struct ModelArgs {
-    /// Unused: the model needs no program (kept so `ttdl model FILE` reads like the other commands)
-    pub file: Option<std::path::PathBuf>,
-    #[command(flatten)]
-    pub common: Common,
+    /// Physical network: an N×N torus
+    #[arg(long, value_name = "torus:NxN", default_value = "torus:16x16")]
+    pub network: String,
+    /// Seed of the simulated traffic (with --simulate)
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
     /// Logical topologies, comma-separated: torus, hypercube, allxy, all-to-all (default: all)
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub logical: Vec<String>,
@@ -74,10 +79,7 @@ pub fn run(args: &ModelArgs) -> CliResult {
 /// The output of `ttdl model` as text or JSON.
 pub fn render(args: &ModelArgs) -> Result<String, CliError> {
     let spec: NetworkSpec = args
-        .common
         .network
-        .as_deref()
-        .unwrap_or("torus:16x16")
         .parse()
         .map_err(|e| CliError::Usage(format!("{e}")))?;
     let torus = Torus::from_spec(&spec).map_err(CliError::Usage)?;
@@ -116,7 +118,13 @@ pub fn render(args: &ModelArgs) -> Result<String, CliError> {
     };
     let mut rows = Vec::new();
     for &l in &logicals {
-        let params = TopologyParams::yuan(l, n).map_err(CliError::Usage)?;
+        let params = match TopologyParams::yuan(l, n) {
+            Ok(p) => p,
+            // Unasked-for topologies that do not exist on this size (a hypercube needs a power of
+            // two) are left out.
+            Err(_) if args.logical.is_empty() => continue,
+            Err(e) => return Err(CliError::Usage(e)),
+        };
         let realized = if args.degree == DegreeArg::Realized || args.simulate.is_some() {
             Some(realize(&torus, l).map_err(CliError::Input)?.len())
         } else {
@@ -132,7 +140,7 @@ pub fn render(args: &ModelArgs) -> Result<String, CliError> {
         Some(slots) => simulate(&torus, &rows, args, slots)?,
         None => Vec::new(),
     };
-    Ok(match args.common.format {
+    Ok(match args.format {
         Format::Text => text(n, &rows, args, conv, &sims),
         Format::Json => json_out(n, &rows, args, conv, &sims),
     })
@@ -147,7 +155,7 @@ fn simulate(t: &Torus, rows: &[Row], args: &ModelArgs, slots: u64) -> Result<Vec
             "--simulate needs loads: give --lambda".into(),
         ));
     }
-    let seed = args.common.seed.unwrap_or(1);
+    let seed = args.seed;
     let mut out = Vec::new();
     for row in rows {
         for &g in &args.gamma {

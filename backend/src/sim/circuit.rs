@@ -11,7 +11,8 @@
 //! Contention: a header that finds a resource taken either holds what it has and waits for it
 //! (`blocked=hold`; deadlock-free with dimension-order routing on meshes and hypercubes), or
 //! releases its partial path and retries after a back-off (`blocked=retry`, the default on tori
-//! and rings, whose wrap-around links close dependency cycles). Waiting headers are served oldest
+//! and rings, whose wrap-around links close dependency cycles, and on topologies without
+//! dimensions, where routes are shortest paths found by search). Waiting headers are served oldest
 //! first (`arb=oldest`, default) or in order of arrival (`arb=fifo`).
 
 use std::cmp::Reverse;
@@ -19,8 +20,8 @@ use std::collections::BinaryHeap;
 
 use crate::topology::{Kind, Network};
 
-use super::geometry::Geometry;
 use super::options::{ModelError, ModelOptions};
+use super::paths::Paths;
 use super::registry::ModelContext;
 use super::{Delivery, NetworkModel, Packet};
 
@@ -35,7 +36,9 @@ pub fn build(
     let setup = opts.u64_in("setup", 2, 0, 1 << 20)?;
     let overhead = opts.u64_in("overhead", 0, 0, 1 << 32)?;
     let oldest = opts.choice("arb", "oldest", &["oldest", "fifo"])? == "oldest";
-    let wraps = matches!(ctx.network.spec.kind, Kind::Torus | Kind::Ring);
+    // Hold-and-wait is deadlock-free only along dimension order on meshes and hypercubes.
+    let wraps = matches!(ctx.network.spec.kind, Kind::Torus | Kind::Ring)
+        || !Paths::new(ctx.network).is_dimension_order();
     let retry = opts.choice(
         "blocked",
         if wraps { "retry" } else { "hold" },
@@ -75,7 +78,7 @@ enum Ev {
 
 /// The circuit-switching model.
 pub struct Circuit {
-    geo: Geometry,
+    paths: Paths,
     nlinks: usize,
     nodes: usize,
     setup: u64,
@@ -99,12 +102,12 @@ impl Circuit {
         oldest: bool,
         retry: bool,
     ) -> Result<Self, ModelError> {
-        let geo = Geometry::new(net)?;
+        let paths = Paths::new(net);
         let nlinks = net.links.len();
         let nodes = net.nodes();
         let nres = nlinks + 2 * nodes;
         Ok(Circuit {
-            geo,
+            paths,
             nlinks,
             nodes,
             setup,
@@ -188,7 +191,7 @@ impl NetworkModel for Circuit {
     }
 
     fn inject(&mut self, now: u64, packet: Packet) {
-        let links = self.geo.path(packet.src, packet.dst).unwrap_or_default();
+        let links = self.paths.path(packet.src, packet.dst).unwrap_or_default();
         let mut path = Vec::with_capacity(links.len() + 2);
         path.push(self.nlinks + packet.src.min(self.nodes.saturating_sub(1)));
         path.extend(links);

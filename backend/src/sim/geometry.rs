@@ -45,7 +45,7 @@ impl Geometry {
             }
             other => {
                 return Err(ModelError(format!(
-                    "dynamic models route by dimension order and need a mesh, torus, ring, line or \
+                    "routing by dimension order needs a mesh, torus, ring, line or \
                      hypercube, not a {}",
                     other.name()
                 )))

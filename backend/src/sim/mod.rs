@@ -16,6 +16,7 @@ pub mod geometry;
 pub mod multihop;
 pub mod options;
 pub mod path_reservation;
+pub mod paths;
 pub mod plot;
 pub mod pms;
 pub mod registry;

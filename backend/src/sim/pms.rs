@@ -87,8 +87,8 @@ impl Default for PmsParams {
             grant_latency: 8,
             pipe_latency: 10,
             preload: 0,
-            // 5 µs; the paper leaves the time-out open.
-            predictor: Predictor::Timeout(500),
+            // Two frames of K = 4 slots (800 ns); the paper leaves the time-out open.
+            predictor: Predictor::Timeout(80),
             seed: 1,
         }
     }
@@ -123,7 +123,7 @@ impl PmsParams {
             "predictor" => {
                 self.predictor = match value {
                     "none" => Predictor::None,
-                    "timeout" => Predictor::Timeout(500),
+                    "timeout" => Predictor::Timeout(80),
                     "counter" => Predictor::Counter(8),
                     other => {
                         return Err(PmsError(format!(
@@ -170,7 +170,7 @@ impl PmsParams {
 }
 
 /// Options for the model registry, with their defaults.
-pub const OPTIONS: &str = "slots=4 slot-words=10 guard=0 sched=8 request=8 grant=8 pipe=10 preload=0 predictor=timeout|none|counter timeout=500 threshold=8 seed=run seed";
+pub const OPTIONS: &str = "slots=4 slot-words=10 guard=0 sched=8 request=8 grant=8 pipe=10 preload=0 predictor=timeout|none|counter timeout=80 threshold=8 seed=run seed";
 
 /// Builds the model for `simulate`/`compare`: one crossbar port per network node. With
 /// `preload=P > 0` and a program, the program's (source, destination) pairs are split into
@@ -189,7 +189,7 @@ pub fn build(
     {
         "none" => Predictor::None,
         "counter" => Predictor::Counter(opts.u64_in("threshold", 8, 1, u32::MAX as u64)? as u32),
-        _ => Predictor::Timeout(opts.u64("timeout", 500)?),
+        _ => Predictor::Timeout(opts.u64("timeout", 80)?),
     };
     let params = PmsParams {
         slots,
@@ -218,7 +218,7 @@ pub fn build(
                         .map(|&dst| (src, dst)),
                 );
             }
-            crossbar_configurations(&pairs)
+            crossbar_configurations(&pairs, preload)
         }
         _ => Vec::new(),
     };
@@ -237,12 +237,22 @@ pub fn build(
     Ok(Box::new(model.map_err(|e| ModelError(e.to_string()))?))
 }
 
-/// Splits a set of (input, output) pairs into crossbar configurations (partial permutations),
-/// with Yuan's coloring scheduler (the crossbar has no internal links to share).
-pub fn crossbar_configurations(pairs: &[(NodeId, NodeId)]) -> Vec<Vec<(NodeId, NodeId)>> {
-    let mut uniq: Vec<(NodeId, NodeId)> = pairs.iter().copied().filter(|(u, v)| u != v).collect();
-    uniq.sort_unstable();
-    uniq.dedup();
+/// Splits (input, output) pairs into crossbar configurations (partial permutations) for
+/// preloading into `slots` slot tables. When the whole working set fits, the fewest
+/// configurations (Yuan's colorings) are loaded once and never swapped; otherwise Yuan's greedy
+/// (Fig 5.11) over the pairs in first-use order, so that the configurations, and the preload
+/// groups cut from them, follow the order the program needs them (an all-to-all by offsets
+/// becomes one shift per configuration).
+pub fn crossbar_configurations(
+    pairs: &[(NodeId, NodeId)],
+    slots: usize,
+) -> Vec<Vec<(NodeId, NodeId)>> {
+    let mut seen = std::collections::BTreeSet::new();
+    let uniq: Vec<(NodeId, NodeId)> = pairs
+        .iter()
+        .copied()
+        .filter(|&(u, v)| u != v && seen.insert((u, v)))
+        .collect();
     let conns: Vec<Connection> = uniq
         .iter()
         .map(|&(src, dst)| Connection {
@@ -251,7 +261,12 @@ pub fn crossbar_configurations(pairs: &[(NodeId, NodeId)]) -> Vec<Vec<(NodeId, N
             links: Vec::new(),
         })
         .collect();
-    sched::coloring(&conns)
+    let optimal = bipartite_edge_coloring(&uniq);
+    if optimal.len() <= slots {
+        return optimal;
+    }
+    let order: Vec<usize> = (0..conns.len()).collect();
+    sched::greedy(&conns, &order)
         .configs
         .into_iter()
         .map(|cfg| {
@@ -260,6 +275,69 @@ pub fn crossbar_configurations(pairs: &[(NodeId, NodeId)]) -> Vec<Vec<(NodeId, N
             c
         })
         .collect()
+}
+
+/// Optimal crossbar configurations: a proper edge colouring of the bipartite (input, output)
+/// graph with as many colours as the largest port degree (König's theorem), by alternating-path
+/// recolouring. `pairs` must be distinct.
+pub fn bipartite_edge_coloring(pairs: &[(NodeId, NodeId)]) -> Vec<Vec<(NodeId, NodeId)>> {
+    let n = pairs.iter().map(|&(u, v)| u.max(v) + 1).max().unwrap_or(0);
+    let mut deg_in = vec![0usize; n];
+    let mut deg_out = vec![0usize; n];
+    for &(u, v) in pairs {
+        deg_in[u] += 1;
+        deg_out[v] += 1;
+    }
+    let colours = deg_in.iter().chain(&deg_out).copied().max().unwrap_or(0);
+    // at_in[u][c] = output joined to input u by colour c; at_out[v][c] = the input.
+    let mut at_in = vec![vec![None::<usize>; colours]; n];
+    let mut at_out = vec![vec![None::<usize>; colours]; n];
+    for &(u, v) in pairs {
+        let Some(a) = (0..colours).find(|&c| at_in[u][c].is_none()) else {
+            continue;
+        };
+        let Some(b) = (0..colours).find(|&c| at_out[v][c].is_none()) else {
+            continue;
+        };
+        if at_out[v][a].is_some() {
+            // Swap colours a and b along the alternating path from v (output side, colour a
+            // first); it cannot reach u, so afterwards a is free at both ends.
+            let mut path = Vec::new(); // (input, output, colour)
+            // Outputs are left by colour a, inputs by colour b.
+            let mut out = v;
+            while let Some(inp) = at_out[out][a] {
+                path.push((inp, out, a));
+                match at_in[inp][b] {
+                    Some(next) => {
+                        path.push((inp, next, b));
+                        out = next;
+                    }
+                    None => break,
+                }
+            }
+            for &(i, o, c) in &path {
+                at_in[i][c] = None;
+                at_out[o][c] = None;
+            }
+            for &(i, o, c) in &path {
+                let swapped = if c == a { b } else { a };
+                at_in[i][swapped] = Some(o);
+                at_out[o][swapped] = Some(i);
+            }
+        }
+        at_in[u][a] = Some(v);
+        at_out[v][a] = Some(u);
+    }
+    let mut configs = vec![Vec::new(); colours];
+    for (u, row) in at_in.iter().enumerate() {
+        for (c, v) in row.iter().enumerate() {
+            if let Some(v) = *v {
+                configs[c].push((u, v));
+            }
+        }
+    }
+    configs.retain(|c| !c.is_empty());
+    configs
 }
 
 /// An established connection.

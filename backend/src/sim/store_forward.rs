@@ -4,7 +4,8 @@
 //! Conventions (in cycles; one word crosses a link per cycle, `b = 1`): every hop costs the relay
 //! overhead `a` (option `a`, default 0 — the node's software handling, which does not occupy the
 //! link) and then `L` cycles on the link, so an uncontended packet of `L` words over `D` hops
-//! arrives after exactly `t_st = D·(a + L)` cycles. Routing is dimension order; each link serves
+//! arrives after exactly `t_st = D·(a + L)` cycles. Routing is dimension order (a shortest path
+//! on topologies without dimensions); each link serves
 //! one packet at a time, the others queue at the node (unbounded buffers) and are served by
 //! arrival order (`arb=fifo`, default) or oldest packet first (`arb=oldest`). A packet of size 0
 //! is carried as one word.
@@ -14,8 +15,8 @@ use std::collections::BinaryHeap;
 
 use crate::topology::LinkId;
 
-use super::geometry::Geometry;
 use super::options::{ModelError, ModelOptions};
+use super::paths::Paths;
 use super::registry::ModelContext;
 use super::{Delivery, NetworkModel, Packet};
 
@@ -51,7 +52,7 @@ enum Ev {
 
 /// The store-and-forward model.
 pub struct StoreForward {
-    geo: Geometry,
+    paths: Paths,
     a: u64,
     oldest: bool,
     pkts: Vec<Option<Pkt>>,
@@ -66,10 +67,10 @@ pub struct StoreForward {
 
 impl StoreForward {
     pub fn new(net: &crate::topology::Network, a: u64, oldest: bool) -> Result<Self, ModelError> {
-        let geo = Geometry::new(net)?;
+        let paths = Paths::new(net);
         let nl = net.links.len();
         Ok(StoreForward {
-            geo,
+            paths,
             a,
             oldest,
             pkts: Vec::new(),
@@ -96,7 +97,7 @@ impl NetworkModel for StoreForward {
     }
 
     fn inject(&mut self, now: u64, packet: Packet) {
-        let path = self.geo.path(packet.src, packet.dst).unwrap_or_default();
+        let path = self.paths.path(packet.src, packet.dst).unwrap_or_default();
         let pkt = Pkt {
             id: packet.id,
             created: packet.created,

@@ -97,6 +97,10 @@ pub enum Injection {
     Bernoulli,
     /// Packets arrive as a Poisson process of `rate` per cycle (several may share a cycle).
     Poisson,
+    /// Chittor's closed loop (§5.2 shell): each node computes for U[0, 2t] cycles, sends one
+    /// packet, waits until it is delivered, and repeats; `t = 1/rate − size`, so the applied
+    /// load is λ_a = L/(t+L) = rate·L flits per cycle (§5.5).
+    Closed,
 }
 
 impl FromStr for Injection {
@@ -105,8 +109,9 @@ impl FromStr for Injection {
         match s {
             "bernoulli" => Ok(Injection::Bernoulli),
             "poisson" => Ok(Injection::Poisson),
+            "closed" => Ok(Injection::Closed),
             _ => Err(ModelError(format!(
-                "unknown injection process `{s}`; expected bernoulli or poisson"
+                "unknown injection process `{s}`; expected bernoulli, poisson or closed"
             ))),
         }
     }
@@ -308,6 +313,10 @@ pub fn run(
         }
         let u: f64 = 1.0 - rng.random::<f64>(); // (0, 1]
         match cfg.injection {
+            Injection::Closed => {
+                let think = (1.0 / cfg.rate - size as f64).max(0.0).round() as u64;
+                rng.random_range(0..=2 * think) as f64
+            }
             Injection::Poisson => -u.ln() / cfg.rate,
             Injection::Bernoulli => {
                 if cfg.rate >= 1.0 {
@@ -335,6 +344,8 @@ pub fn run(
         }
     }
 
+    let closed = cfg.injection == Injection::Closed;
+    let mut outstanding = vec![false; n];
     let mut created: Vec<(u64, NodeId)> = Vec::new();
     let mut measured_pending: u64 = 0;
     let mut latencies: Vec<u64> = Vec::new();
@@ -351,6 +362,7 @@ pub fn run(
             if let Some(dst) = destination(net, cfg.pattern, s, cfg, &mut rngs[s])? {
                 let id = created.len() as u64;
                 created.push((c, s));
+                outstanding[s] = true;
                 if in_window(c) {
                     measured_pending += 1;
                 }
@@ -364,6 +376,10 @@ pub fn run(
                         created: c,
                     },
                 );
+            }
+            if closed && outstanding[s] {
+                // The next send waits for this packet's delivery.
+                continue;
             }
             next[s] += gap(&mut rngs[s]);
             if next[s] < end_inject as f64 {
@@ -384,6 +400,13 @@ pub fn run(
                 // Accepted throughput counts flits that finished arriving inside the window.
                 if d.at > cfg.warmup && d.at <= end_inject {
                     delivered_by_src[s] += size;
+                }
+                if closed {
+                    outstanding[s] = false;
+                    next[s] = d.at as f64 + gap(&mut rngs[s]);
+                    if next[s] < end_inject as f64 {
+                        heap.push(Reverse((next[s] as u64, s)));
+                    }
                 }
             }
         }

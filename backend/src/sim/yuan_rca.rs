@@ -8,14 +8,17 @@
 //! - Hypercube on a ring: `Assign_ring` (Yuan Fig 4.9), ⌊N/3 + N/4⌋ channels (Thm 5), odd–even routing.
 //! - allXY on a 16×16 torus: the grouped ring AAPC phases combined into N²/8 = 32 channels (Yuan's
 //!   count), by the construction in [`allxy_from_groups`].
-//! - Hypercube (and allXY on other sizes): ring channel sets of the rows and of the columns, applied
-//!   line by line and packed into torus channels by colouring their conflict graph (DSatur, then
-//!   Culberson's iterated greedy; rows and columns never share a link under XY routing, only nodes —
-//!   the observation behind Yuan's Lemmas 8 and 10). This packing is ours, not Yuan's combination:
-//!   it meets Yuan's counts on 8×8 (hypercube 6, allXY 14) but needs 11 channels for the hypercube
-//!   on 16×16 where Yuan's construction needs 10.
+//! - Hypercube on an N×N torus, N = 2^k ≥ 8: Yuan's combination (Lemmas 8 and 10, Thm 6) in
+//!   [`hypercube_torus`], Table 4.1's channel count.
+//! - Other hypercubes and allXY on other sizes: ring channel sets of the rows and of the columns,
+//!   applied line by line and packed into torus channels by colouring their conflict graph (DSatur,
+//!   then Culberson's iterated greedy; rows and columns never share a link under XY routing, only
+//!   nodes). This packing is ours; it meets Yuan's allXY count on 8×8 (14).
 //! - Logical torus: 4 channels, one per direction (Yuan Fig 4.11).
 //! - All-to-all: the N³/8 AAPC phases of [`super::yuan_aapc`].
+
+// `is_multiple_of` is newer than the workspace's minimum Rust version (1.85).
+#![allow(clippy::manual_is_multiple_of)]
 
 use super::yuan_aapc::{aapc_phases, ring_groups, Connection, Phase, RingPair};
 use super::yuan_torus::{Torus, Way};
@@ -213,6 +216,15 @@ impl Logical {
 /// Channels realizing `logical` on the physical torus `t`, checked conflict-free.
 pub fn realize(t: &Torus, logical: Logical) -> Result<Vec<Phase>, String> {
     let phases = match logical {
+        Logical::AllToAll if t.nodes() > 256 && !(t.nx == t.ny && t.nx % 8 == 0 && t.nx <= 16) => {
+            return Err(format!(
+                "a logical all-to-all on {}x{} is not built: its AAPC phases exist for 8x8 and 16x16, and \
+                 packing {} connections greedily would take too long",
+                t.nx,
+                t.ny,
+                t.nodes() * (t.nodes() - 1)
+            ));
+        }
         Logical::AllToAll => aapc_phases(t),
         Logical::Torus => torus_channels(t),
         Logical::Hypercube => {
@@ -222,7 +234,10 @@ pub fn realize(t: &Torus, logical: Logical) -> Result<Vec<Phase>, String> {
                     t.nx, t.ny
                 ));
             };
-            pack_lines(t, &rows, &cols)
+            match hypercube_torus(t) {
+                Some(p) => p,
+                None => pack_lines(t, &rows, &cols),
+            }
         }
         Logical::AllXY => match allxy_from_groups(t) {
             Some(p) => p,
@@ -283,6 +298,120 @@ pub fn ring_aapc(n: usize) -> Vec<Vec<LinePair>> {
         }
     }
     chans
+}
+
+/// Yuan's channel assignment of the hypercube on an N×N torus, N = 2^k ≥ 8 (§4.1.1.5, Thm 6):
+/// ⌊N/3⌋ + (1 or 2) + N/4 channels, Table 4.1's ⌊N/3 + N/4⌋ + 1 for even k and + 2 for odd k
+/// (6 on 8×8, 10 on 16×16, 20 on 32×32).
+///
+/// 1. DIM_0..DIM_(k−2) of rows and columns are hypercubes on the four N/2 × N/2 quadrants (node- and
+///    link-disjoint, so they share channels), realized on a mesh by Lemma 8 from `Assign_array(N/2)`,
+///    whose configurations use only even nodes (E), only odd nodes (O) or both (EO). The t-th E and
+///    O configurations of rows and of columns fill two channels: (odd rows O, even rows E, odd
+///    columns E, even columns O) and the swap — a row uses node (x, y) only when x ≡ y (mod 2), a
+///    column only when x ≢ y. Every EO configuration gets a channel in all rows and one in all columns.
+/// 2. DIM_(k−1) is the ring configurations row_i = {i, i+1} ↔ {i+N/2, i+1+N/2} (odd–even routed) for
+///    even i < N/2, in rows and likewise in columns. Lemma 10 puts two of them, i1 and i2 with node
+///    sets N1 and N2, in every row and every column in two channels: (row_i1 on rows ∉ N1, row_i2 on
+///    rows ∈ N1, column_i1 on columns ∉ N2, column_i2 on columns ∈ N2) and the swap (∈ ↔ ∉). A row
+///    using (x, y) and a column using (x, y) would need y in the row's forbidden set; the four cases
+///    all reduce to N1 ∩ N2 = ∅. (The lemma's proof is omitted in the thesis; this is ours.)
+fn hypercube_torus(t: &Torus) -> Option<Vec<Phase>> {
+    let n = t.nx;
+    if t.ny != n || n < 8 || !n.is_power_of_two() {
+        return None;
+    }
+    let half = n / 2;
+    let configs = assign_array_rec(half);
+    let kind = |c: &[LinePair]| -> u8 {
+        let mut par = 0u8;
+        for p in c {
+            par |= 1 << (p.src % 2);
+            par |= 1 << (p.dst(half) % 2);
+        }
+        par // 1 = E, 2 = O, 3 = EO
+    };
+    let e: Vec<&Vec<LinePair>> = configs.iter().filter(|c| kind(c) == 1).collect();
+    let o: Vec<&Vec<LinePair>> = configs.iter().filter(|c| kind(c) == 2).collect();
+    let eo: Vec<&Vec<LinePair>> = configs.iter().filter(|c| kind(c) == 3).collect();
+    if e.len() != o.len() {
+        return None;
+    }
+    // A line configuration in row (dim 0) or column (dim 1) `line`, positions offset by `base`.
+    let put = |phase: &mut Phase, dim: usize, line: usize, base: usize, c: &[LinePair]| {
+        for p in c.iter().filter(|p| p.len > 0) {
+            let pos = base + p.src;
+            let src = if dim == 0 {
+                t.node(pos, line)
+            } else {
+                t.node(line, pos)
+            };
+            let mut links = Vec::new();
+            let dst = t.walk(src, dim, p.way, p.len, &mut links);
+            phase.push(Connection { src, dst, links });
+        }
+    };
+    // Both quadrant halves of a line get the array configuration.
+    let put_halves = |phase: &mut Phase, dim: usize, line: usize, c: &[LinePair]| {
+        put(phase, dim, line, 0, c);
+        put(phase, dim, line, half, c);
+    };
+    let mut out: Vec<Phase> = Vec::new();
+    for (et, ot) in e.iter().zip(&o) {
+        for swap in [false, true] {
+            let mut phase = Vec::new();
+            for line in 0..n {
+                let odd = line % 2 == 1;
+                let row = if odd != swap { ot } else { et };
+                put_halves(&mut phase, 0, line, row);
+                let col = if odd != swap { et } else { ot };
+                put_halves(&mut phase, 1, line, col);
+            }
+            out.push(phase);
+        }
+    }
+    for c in &eo {
+        for dim in 0..2 {
+            let mut phase = Vec::new();
+            for line in 0..n {
+                put_halves(&mut phase, dim, line, c);
+            }
+            out.push(phase);
+        }
+    }
+    let ring_config = |i: usize| -> Vec<LinePair> {
+        [i, i + half, i + 1, i + 1 + half]
+            .iter()
+            .map(|&s| RingPair {
+                src: s,
+                way: Torus::odd_even(s),
+                len: half,
+            })
+            .collect()
+    };
+    let starts: Vec<usize> = (0..half).step_by(2).collect();
+    for pair in starts.chunks(2) {
+        let [i1, i2] = pair else {
+            return None;
+        };
+        let (c1, c2) = (ring_config(*i1), ring_config(*i2));
+        let in1 = |y: usize| y % half == *i1 || y % half == i1 + 1;
+        let in2 = |x: usize| x % half == *i2 || x % half == i2 + 1;
+        for swap in [false, true] {
+            let mut phase = Vec::new();
+            for line in 0..n {
+                let row = if in1(line) != swap { &c2 } else { &c1 };
+                put(&mut phase, 0, line, 0, row);
+                let col = if in2(line) != swap { &c2 } else { &c1 };
+                put(&mut phase, 1, line, 0, col);
+            }
+            out.push(phase);
+        }
+    }
+    for p in &mut out {
+        p.sort_by_key(|c| (c.src, c.dst));
+    }
+    Some(out)
 }
 
 /// allXY in N²/8 channels (Yuan §4.1.2) for N×N tori whose ring AAPC phases come in groups of

@@ -281,3 +281,19 @@ fn deeply_nested_data_neither_overflows_nor_crashes() {
     let printed = run("(define x 1) (dotimes (i 50000) (set! x (list x))) x");
     assert_eq!(printed.len(), 100001);
 }
+
+#[test]
+fn runaway_macros_are_diagnostics() {
+    let (code, _) = fail("(defmacro forever () '(forever)) (forever)");
+    assert_eq!(code, "runaway-recursion");
+    let (code, _) = fail(
+        "(defmacro deep () (let ((x 0)) (dotimes (i 100000) (set! x (list '+ 1 x))) x)) (deep)",
+    );
+    assert_eq!(code, "syntax");
+    let (code, _) = fail("(defmacro nest (n) (if (= n 0) 0 `(+ 1 (nest ,(- n 1))))) (nest 20000)");
+    assert!(code == "syntax" || code == "runaway-recursion", "{code}");
+    assert_eq!(
+        run("(defmacro nest (n) (if (= n 0) 0 `(+ 1 (nest ,(- n 1))))) (nest 100)"),
+        "100"
+    );
+}

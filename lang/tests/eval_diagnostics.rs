@@ -35,20 +35,18 @@ fn arity_mentions_the_definition() {
     check(
         "(define (area w h)\n  (* w h))\n(area 3)",
         expect![[r#"
-        error[arity]: `area` takes 2 arguments, but 1 was given
-           ╭─[ prog.ttdl:3:1 ]
-           │
-         3 │ (area 3)
-           │ ────┬───  
-           │     ╰───── called with 1 argument
-           │
-           ├─[ prog.ttdl:3:1 ]
-           │
-         1 │ (define (area w h)
-           │         ─────┬────  
-           │              ╰────── defined here
-        ───╯
-    "#]],
+            error[arity]: `area` takes 2 arguments, but 1 was given
+               ╭─[ prog.ttdl:3:1 ]
+               │
+             1 │ (define (area w h)
+               │         ─────┬────  
+               │              ╰────── defined here
+               │ 
+             3 │ (area 3)
+               │ ────┬───  
+               │     ╰───── called with 1 argument
+            ───╯
+        "#]],
     );
 }
 

@@ -177,6 +177,9 @@ fn load_a_file() {
     let out = text(r.handle(&format!(":load {}", path.display())));
     assert_eq!(out, format!("loading\n; loaded {}\n", path.display()));
     assert_eq!(text(r.handle("(+ loaded-value 1)")), "42\n");
+    // A quoted file name works too.
+    let quoted = text(r.handle(&format!(":load \"{}\"", path.display())));
+    assert!(quoted.ends_with(&format!("; loaded {}\n", path.display())));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -201,4 +204,42 @@ fn check_with_a_mapping() {
     assert!(text(r.handle(":check torus->mesh")).starts_with("tasks:         16\n"));
     let e = error(r.handle(":check no-such-mapping"));
     assert!(e.contains("no-such-mapping"), "{e}");
+}
+
+#[test]
+fn input_ending_inside_an_entry_shows_its_error() {
+    let mut r = repl();
+    assert_eq!(r.handle("(define (f x)"), Output::more());
+    let e = error(r.finish());
+    assert!(e.contains("unclosed `(`"), "{e}");
+    assert!(!r.is_pending());
+    assert_eq!(r.finish(), Output::default());
+}
+
+#[test]
+fn piped_input_is_evaluated_line_by_line() {
+    let mut r = repl();
+    let mut input = std::io::Cursor::new(
+        "(define (g x)\n  (* x 3))\r\n(define h 5)\n:quit\n(define never 1)\n",
+    );
+    assert_eq!(ttdl_repl::run_piped(&mut r, &mut input), Ok(()));
+    assert_eq!(text(r.handle("(g h)")), "15\n");
+    // Nothing after `:quit` was read.
+    assert!(!r.completions().iter().any(|n| n == "never"));
+}
+
+#[test]
+fn the_standard_library_is_optional() {
+    let mut with = repl();
+    assert_eq!(text(with.handle(":env torus->")), "torus->mesh\n");
+    let mut without = match Repl::new(ReplOptions {
+        stdlib: false,
+        ..ReplOptions::default()
+    }) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(text(without.handle(":env torus->")), "; no names bound\n");
+    // The core language is there all the same.
+    assert_eq!(text(without.handle("(+ 1 2)")), "3\n");
 }

@@ -53,7 +53,10 @@ fn main() {
     let matched = start.elapsed();
     let ops = c.stream_ops();
     if std::env::args().any(|a| a == "--match-only") {
-        println!("{ops} stream operations matched in {:.3} s", matched.as_secs_f64());
+        println!(
+            "{ops} stream operations matched in {:.3} s",
+            matched.as_secs_f64()
+        );
         return;
     }
     let start = Instant::now();

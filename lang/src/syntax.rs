@@ -34,12 +34,10 @@ pub fn read(file: FileId, text: &str) -> (Vec<Sexpr>, Vec<Diagnostic>) {
     let scan = scan(text);
     if let Some(at) = scan.too_deep {
         let span = Span::new(file, at, at + 1);
-        let diag = Diagnostic::new(
-            "syntax",
-            format!("lists are nested more than {MAX_DEPTH} deep"),
-        )
-        .with_label(span, format!("this `(` opens level {}", MAX_DEPTH + 1))
-        .with_help("flatten the data, or build it with a function instead of writing it out");
+        let diag = Diagnostic::new("syntax", format!("data nested more than {MAX_DEPTH} deep"))
+            .with_label(span, format!("this opens level {}", MAX_DEPTH + 1))
+            .with_note("every list and every quote (`'`, `` ` ``, `,`, `,@`) is one level")
+            .with_help("flatten the data, or build it with a function instead of writing it out");
         return (Vec::new(), vec![diag]);
     }
     let (out, errors) = reader(file).parse(text).into_output_errors();
@@ -213,7 +211,7 @@ fn macro_prefix(head: &str) -> Option<&'static str> {
 #[derive(Debug, Default)]
 struct Scan {
     depth: usize,
-    /// Byte offset of the first `(` that goes deeper than [`MAX_DEPTH`].
+    /// Byte offset of the first `(` or quote that goes deeper than [`MAX_DEPTH`].
     too_deep: Option<usize>,
     unbalanced_close: bool,
     in_string: bool,
@@ -242,6 +240,11 @@ fn scan(text: &str) -> Scan {
     let mut i = if text.starts_with('\u{feff}') { 3 } else { 0 };
     // Whether the previous byte ends a token (so `#|` here starts a comment, not a symbol).
     let mut at_token_start = true;
+    // Reader-macro prefixes nest like lists (`''x` is `(quote (quote x))`): those waiting for
+    // their datum, and those waiting inside each open list.
+    let mut prefixes = 0usize;
+    let mut prefixes_in_lists = 0usize;
+    let mut saved: Vec<usize> = Vec::new();
     while i < b.len() {
         let c = b[i];
         if s.comment_depth > 0 {
@@ -279,26 +282,38 @@ fn scan(text: &str) -> Scan {
                 at_token_start = true;
                 continue;
             }
-            b'"' => s.in_string = true,
+            b'"' => {
+                s.in_string = true;
+                prefixes = 0;
+            }
+            b'\'' | b'`' | b',' => prefixes += 1,
+            b'@' if i > 0 && b[i - 1] == b',' => {}
             b'(' => {
                 s.depth += 1;
-                if s.depth > MAX_DEPTH && s.too_deep.is_none() {
-                    s.too_deep = Some(i);
-                }
+                saved.push(prefixes);
+                prefixes_in_lists += prefixes;
+                prefixes = 0;
             }
             b')' => {
                 if s.depth == 0 {
                     s.unbalanced_close = true;
                 } else {
                     s.depth -= 1;
+                    prefixes_in_lists -= saved.pop().unwrap_or(0);
                 }
+                prefixes = 0;
             }
             b'#' if at_token_start && b.get(i + 1) == Some(&b'|') => {
                 s.comment_depth = 1;
                 i += 2;
                 continue;
             }
-            _ => {}
+            c if c.is_ascii_whitespace() => {}
+            // A token: the prefixes before it are complete.
+            _ => prefixes = 0,
+        }
+        if s.depth + prefixes_in_lists + prefixes > MAX_DEPTH && s.too_deep.is_none() {
+            s.too_deep = Some(i);
         }
         at_token_start = is_delimiter(c);
         i += 1;

@@ -271,3 +271,13 @@ fn two_interpreters_are_independent() {
     assert_eq!(a.eval_source("a", "x").unwrap(), "1");
     assert!(a.global_names().contains(&"x".to_string()));
 }
+
+#[test]
+fn deeply_nested_data_neither_overflows_nor_crashes() {
+    assert_eq!(
+        run("(define x nil) (dotimes (i 100000) (set! x (list x))) (define y nil) (dotimes (i 100000) (set! y (list y))) (list (equal? x y) (length (car x)))"),
+        "(#t 1)"
+    );
+    let printed = run("(define x 1) (dotimes (i 50000) (set! x (list x))) x");
+    assert_eq!(printed.len(), 100001);
+}

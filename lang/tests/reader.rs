@@ -238,6 +238,27 @@ fn nesting_limit_is_an_error_not_a_crash() {
 }
 
 #[test]
+fn quotes_count_towards_the_nesting_limit() {
+    let deep = "'".repeat(MAX_DEPTH + 1) + "x";
+    let (items, diags) = read(0, &deep);
+    assert!(items.is_empty());
+    assert_eq!(diags[0].labels[0].span.start, MAX_DEPTH);
+    let mixed = "'(a ".repeat(MAX_DEPTH / 2 + 1) + &")".repeat(MAX_DEPTH / 2 + 1);
+    assert_eq!(read(0, &mixed).1.len(), 1);
+    // Quotes that are complete do not add up, and right at the limit still reads on a small
+    // thread stack.
+    let flat = "'a ".repeat(5000);
+    assert_eq!(read(0, &flat).0.len(), 5000);
+    let ok = "'(a ".repeat(MAX_DEPTH / 2) + &")".repeat(MAX_DEPTH / 2);
+    let ok2 = "'".repeat(MAX_DEPTH) + "x";
+    let handle = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || (read(0, &ok).1.len(), read(0, &ok2).1.len()))
+        .unwrap();
+    assert_eq!(handle.join().unwrap(), (0, 0));
+}
+
+#[test]
 fn incomplete() {
     assert!(is_incomplete("(define (f x)\n  (+ x"));
     assert!(is_incomplete("\"abc"));

@@ -168,6 +168,16 @@ impl Repl {
         self.eval_entry(&entry)
     }
 
+    /// The input has ended (Ctrl-D, end of a pipe): an entry left open is read as it is, so
+    /// its syntax errors are shown rather than lost.
+    pub fn finish(&mut self) -> Output {
+        if self.pending.is_empty() {
+            return Output::default();
+        }
+        let entry = std::mem::take(&mut self.pending);
+        self.eval_entry(&entry)
+    }
+
     /// Reads and evaluates a file into the session (`:load`, `ttdl repl FILE`).
     pub fn load(&mut self, path: &Path) -> Output {
         let text = match std::fs::read_to_string(path) {

@@ -202,3 +202,41 @@ fn check_with_a_mapping() {
     let e = error(r.handle(":check no-such-mapping"));
     assert!(e.contains("no-such-mapping"), "{e}");
 }
+
+#[test]
+fn input_ending_inside_an_entry_shows_its_error() {
+    let mut r = repl();
+    assert_eq!(r.handle("(define (f x)"), Output::more());
+    let e = error(r.finish());
+    assert!(e.contains("unclosed `(`"), "{e}");
+    assert!(!r.is_pending());
+    assert_eq!(r.finish(), Output::default());
+}
+
+#[test]
+fn piped_input_is_evaluated_line_by_line() {
+    let mut r = repl();
+    let mut input = std::io::Cursor::new(
+        "(define (g x)\n  (* x 3))\r\n(define h 5)\n:quit\n(define never 1)\n",
+    );
+    assert_eq!(ttdl_repl::run_piped(&mut r, &mut input), Ok(()));
+    assert_eq!(text(r.handle("(g h)")), "15\n");
+    // Nothing after `:quit` was read.
+    assert!(!r.completions().iter().any(|n| n == "never"));
+}
+
+#[test]
+fn the_standard_library_is_optional() {
+    let mut with = repl();
+    assert_eq!(text(with.handle(":env torus->")), "torus->mesh\n");
+    let mut without = match Repl::new(ReplOptions {
+        stdlib: false,
+        ..ReplOptions::default()
+    }) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(text(without.handle(":env torus->")), "; no names bound\n");
+    // The core language is there all the same.
+    assert_eq!(text(without.handle("(+ 1 2)")), "3\n");
+}

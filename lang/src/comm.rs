@@ -860,8 +860,21 @@ impl Comm {
         if let Some(f) = ring.first().cloned() {
             ring.push(f);
         }
+        // One label per form: a pattern's read evaluated for several tasks is one place in the
+        // source, so its waits are listed together.
         labels.sort();
         labels.dedup();
+        let mut merged: Vec<(Span, String)> = Vec::new();
+        for (sp, text) in labels {
+            match merged.last_mut() {
+                Some((last, acc)) if *last == sp => {
+                    acc.push_str("; ");
+                    acc.push_str(&text);
+                }
+                _ => merged.push((sp, text)),
+            }
+        }
+        let labels = merged;
         let mut d = Diagnostic::new(
             "deadlock",
             format!(
@@ -872,8 +885,17 @@ impl Comm {
         for (sp, text) in labels {
             d = d.with_label(sp, text);
         }
-        d.with_note("a read waits until its message has arrived; a write never waits")
-            .with_help("let one of these tasks write before it reads, so that the cycle of reads is broken")
+        let through_phase = cycle
+            .waits
+            .iter()
+            .any(|&(n, _)| matches!(g[n].kind, SubtaskKind::Sync(_)));
+        let d = d.with_note("a read waits until its message has arrived; a write never waits");
+        if through_phase {
+            d.with_note("a phase starts only when every task that synchronizes on it has reached it")
+                .with_help("move the read after the `synchronize`, or the write before it, so that no task needs a message sent after the phase starts")
+        } else {
+            d.with_help("let one of these tasks write before it reads, so that the cycle of reads is broken")
+        }
     }
 }
 

@@ -1,1 +1,81 @@
-//! Outputs for people and scripts: text summary, JSON (SPEC §4), SVG pictures.
+//! Outputs for people and scripts: text summary, JSON (SPEC §4), SVG pictures (Minsky Figs
+//! 5-6/5-7 snapshots and a link-by-time chart).
+
+use std::collections::BTreeMap;
+
+use crate::schedule::periodic::{self, PeriodReport};
+use crate::schedule::{self, Problem, Resource, Schedule};
+use crate::topology::Network;
+use crate::traffic::{Placement, Routing, Traffic};
+
+pub mod json;
+pub mod svg;
+pub mod text;
+
+/// Everything a report shows, computed once from a verified schedule.
+pub struct Plan<'a> {
+    pub traffic: &'a Traffic,
+    pub network: &'a Network,
+    pub placement: &'a Placement,
+    pub routing: &'a Routing,
+    pub schedule: &'a Schedule,
+    /// Makespan lower bound and what sets it.
+    pub lower_bound: (u64, String),
+    /// Present when the program repeats.
+    pub period: Option<PeriodReport>,
+    /// Σ size × hops over all messages (words times links crossed).
+    pub placement_cost: u64,
+    /// Busiest link's busy cycles over the makespan, and that link.
+    pub peak_utilization: (f64, Option<Resource>),
+    /// Number of fragment-holds on links and ports.
+    pub fragments: usize,
+}
+
+impl<'a> Plan<'a> {
+    pub fn new(problem: &'a Problem<'a>, schedule: &'a Schedule) -> Plan<'a> {
+        let traffic = problem.traffic;
+        let lower_bound = schedule::lower_bound(problem);
+        let period = periodic::analyze(problem, schedule);
+        let placement_cost = traffic
+            .messages
+            .iter()
+            .map(|m| {
+                let links = problem.steps[m.id]
+                    .iter()
+                    .filter(|s| matches!(s.resource, Resource::Link { .. }))
+                    .count() as u64;
+                m.size * links
+            })
+            .sum();
+        let mut busy: BTreeMap<Resource, u64> = BTreeMap::new();
+        for h in &schedule.holds {
+            if let Resource::Link { .. } = h.resource {
+                *busy.entry(h.resource).or_default() += h.end - h.start;
+            }
+        }
+        let peak = busy
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+            .map(|(r, &b)| {
+                let u = if schedule.makespan == 0 {
+                    0.0
+                } else {
+                    b as f64 / schedule.makespan as f64
+                };
+                (u, Some(*r))
+            })
+            .unwrap_or((0.0, None));
+        Plan {
+            traffic,
+            network: problem.network,
+            placement: problem.placement,
+            routing: problem.routing,
+            schedule,
+            lower_bound,
+            period,
+            placement_cost,
+            peak_utilization: peak,
+            fragments: schedule.holds.len(),
+        }
+    }
+}

@@ -30,7 +30,7 @@ use super::feedback;
 use super::occupancy::Occupancy;
 use super::program;
 use super::{Hold, LpStats, Method, Problem, Resource, Schedule, ScheduleError};
-use crate::traffic::MsgId;
+use crate::traffic::{MsgId, Op, PhaseId, Traffic};
 
 /// `lhs (≤ | = | ≥) rhs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,62 +95,115 @@ impl LpSolver for MicroLp {
     }
 }
 
-/// Schedules with the LP; see the module documentation. Programs that depend on arrival times are
-/// retimed after each solve (a late message delays its readers' later sends) until the windows
-/// and the schedule agree.
+/// Schedules with the LP; see the module documentation.
+///
+/// Fixed windows (a tasks file) are solved a phase at once, as in the thesis. When task programs
+/// decide the windows, a message's release depends on when the messages its sender waits for
+/// arrive, so the windows are only exact once those are placed: the LP is then solved level by
+/// level of the message dependency graph (level 0: senders wait for nothing; level k: senders
+/// wait for messages of levels below k), each level retimed from the arrivals already scheduled
+/// (§4.2.4 "Propagation of results": a late message moves its readers' later sends).
 pub fn schedule(problem: &Problem, solver: &dyn LpSolver) -> Result<Schedule, ScheduleError> {
     let traffic = problem.traffic;
     let n = traffic.messages.len();
-    let driven = program::is_driven(traffic);
-    let mut release: Vec<u64> = traffic.messages.iter().map(|m| m.release).collect();
-    let mut deadline: Vec<u64> = traffic.messages.iter().map(|m| m.deadline).collect();
     let mut stats = LpStats::default();
-    for _round in 0..32 {
+    if !program::is_driven(traffic) {
+        let release: Vec<u64> = traffic.messages.iter().map(|m| m.release).collect();
+        let deadline: Vec<u64> = traffic.messages.iter().map(|m| m.deadline).collect();
         let (holds, used_release) =
-            solve_windows(problem, solver, &release, &deadline, driven, &mut stats)?;
-        if !driven {
-            let finish = super::exact::static_finish(problem, &holds, &used_release);
-            let mut s = feedback::assemble(problem, Method::Lp, holds, used_release, finish);
-            s.lp = Some(stats);
-            return Ok(s);
+            solve_windows(problem, solver, &release, &deadline, &mut stats)?;
+        let finish = super::exact::static_finish(problem, &holds, &used_release);
+        let mut s = feedback::assemble(problem, Method::Lp, holds, used_release, finish);
+        s.lp = Some(stats);
+        return Ok(s);
+    }
+    let level = levels(traffic);
+    let top = level.iter().copied().max().unwrap_or(0);
+    let node_of = &problem.placement.node_of;
+    let mut occ = Occupancy::new(problem.hardware);
+    let mut holds: Vec<Hold> = Vec::new();
+    let mut arrival_at: BTreeMap<(MsgId, usize), u64> = BTreeMap::new();
+    for l in 0..=top {
+        let msgs: Vec<MsgId> = (0..n).filter(|&m| level[m] == l).collect();
+        if msgs.is_empty() {
+            continue;
         }
-        let mut arrival_at: BTreeMap<(MsgId, usize), u64> = BTreeMap::new();
-        let mut sent = vec![u64::MAX; n];
-        for h in &holds {
-            match h.resource {
-                Resource::Eject(node) => {
-                    let a = arrival_at.entry((h.msg, node)).or_default();
-                    *a = (*a).max(h.end);
-                }
-                Resource::Inject(_) => sent[h.msg] = sent[h.msg].min(h.start),
-                _ => {}
-            }
-        }
-        let node_of = &problem.placement.node_of;
+        // Scheduled messages arrive when scheduled; the rest ideally (they cannot matter here).
         let timing = program::run_with(traffic, |m, d, at| {
-            arrival_at.get(&(m, node_of[d])).copied().unwrap_or(at)
+            arrival_at
+                .get(&(m, node_of[d]))
+                .copied()
+                .unwrap_or(at + traffic.messages[m].size)
         })?;
-        let consistent = (0..n).all(|m| sent[m] == u64::MAX || sent[m] >= timing.release[m]);
-        if consistent {
-            let released = (0..n)
-                .map(|m| timing.release[m].max(traffic.messages[m].release))
-                .collect();
-            let mut s =
-                feedback::assemble(problem, Method::Lp, holds, released, timing.task_finish);
-            s.lp = Some(stats);
-            return Ok(s);
-        }
-        // Feedback: move the windows to what the programs now imply and solve again.
-        for m in 0..n {
-            release[m] = release[m].max(timing.release[m]);
-            if timing.deadline[m] != u64::MAX {
-                deadline[m] = deadline[m].max(timing.deadline[m]);
+        let win: Vec<(MsgId, u64, u64)> = msgs
+            .iter()
+            .map(|&m| {
+                let msg = &traffic.messages[m];
+                let r = timing.release[m].max(msg.release);
+                let d = (msg.deadline + (r - msg.release)).max(r + msg.size);
+                (m, r, d)
+            })
+            .collect();
+        let placed = solve_phase(problem, solver, &win, &mut occ, &mut stats)?;
+        for h in &placed {
+            if let Resource::Eject(node) = h.resource {
+                let a = arrival_at.entry((h.msg, node)).or_default();
+                *a = (*a).max(h.end);
             }
+        }
+        holds.extend(placed);
+    }
+    let timing = program::run_with(traffic, |m, d, at| {
+        arrival_at.get(&(m, node_of[d])).copied().unwrap_or(at)
+    })?;
+    let released = (0..n)
+        .map(|m| timing.release[m].max(traffic.messages[m].release))
+        .collect();
+    let mut s = feedback::assemble(problem, Method::Lp, holds, released, timing.task_finish);
+    s.lp = Some(stats);
+    Ok(s)
+}
+
+/// Dependency level of every message: 0 when its sender waited for nothing before sending it,
+/// else one more than the highest level it waited for (directly, or through a `synchronize`).
+fn levels(traffic: &Traffic) -> Vec<usize> {
+    let n = traffic.messages.len();
+    let mut level = vec![0usize; n];
+    let mut barrier: BTreeMap<(PhaseId, usize), usize> = BTreeMap::new();
+    // Fixpoint over the programs: levels only grow, and the dependency graph is acyclic (the
+    // programs ran to completion), so this ends after at most `depth` passes.
+    loop {
+        let mut changed = false;
+        for t in &traffic.tasks {
+            let mut cur = 0usize; // 1 + highest level waited for so far
+            let mut seen: BTreeMap<PhaseId, usize> = BTreeMap::new();
+            for op in &t.ops {
+                match *op {
+                    Op::Recv(m) => cur = cur.max(level[m] + 1),
+                    Op::Send(m) => {
+                        if level[m] < cur {
+                            level[m] = cur;
+                            changed = true;
+                        }
+                    }
+                    Op::Sync(p) => {
+                        let k = seen.entry(p).or_default();
+                        let b = barrier.entry((p, *k)).or_default();
+                        if *b < cur {
+                            *b = cur;
+                            changed = true;
+                        }
+                        cur = cur.max(*b);
+                        *k += 1;
+                    }
+                    Op::Compute(_) => {}
+                }
+            }
+        }
+        if !changed {
+            return level;
         }
     }
-    Err(ScheduleError::Lp(
-        "the schedule and the programs' timing did not settle after 32 rounds of retiming; try --schedule exact".into(),
-    ))
 }
 
 /// One pass over fixed windows: phases in order, each shifted past the previous one when the
@@ -160,7 +213,6 @@ fn solve_windows(
     solver: &dyn LpSolver,
     release: &[u64],
     deadline: &[u64],
-    driven: bool,
     stats: &mut LpStats,
 ) -> Result<(Vec<Hold>, Vec<u64>), ScheduleError> {
     let traffic = problem.traffic;
@@ -187,13 +239,11 @@ fn solve_windows(
         let placed = solve_phase(problem, solver, &win, &mut occ, stats)?;
         let end = placed.iter().map(|h| h.end).max().unwrap_or(0);
         holds.extend(placed);
-        if !driven {
-            let next = (0..n)
-                .filter(|&m| traffic.messages[m].phase > p)
-                .map(|m| release[m])
-                .min();
-            shift = next.map_or(shift, |f| end.saturating_sub(f));
-        }
+        let next = (0..n)
+            .filter(|&m| traffic.messages[m].phase > p)
+            .map(|m| release[m])
+            .min();
+        shift = next.map_or(shift, |f| end.saturating_sub(f));
     }
     Ok((holds, used_release))
 }

@@ -1,0 +1,151 @@
+//! The summary for people (SPEC §4): tasks, messages, phases, critical path, period, placement
+//! cost, peak link utilization, makespan, lower bounds, deadlines.
+
+use std::fmt::Write;
+
+use super::Plan;
+use crate::schedule::feedback;
+
+pub fn summary(p: &Plan) -> String {
+    let t = p.traffic;
+    let s = p.schedule;
+    let mut o = String::new();
+    let phases = t
+        .messages
+        .iter()
+        .map(|m| m.phase + 1)
+        .max()
+        .unwrap_or(0)
+        .max(t.phases.len());
+    let _ = writeln!(o, "tasks:            {}", t.tasks.len());
+    let _ = writeln!(
+        o,
+        "messages:         {} ({} words)",
+        t.messages.len(),
+        t.messages.iter().map(|m| m.size).sum::<u64>()
+    );
+    let _ = writeln!(o, "phases:           {phases}");
+    let _ = writeln!(
+        o,
+        "critical path:    {} cycles (ideal, contention-free timing)",
+        t.critical_path
+    );
+    if let Some(pr) = &p.period {
+        let _ = writeln!(
+            o,
+            "period:           {} cycles over {} iterations (lower bound {}: {})",
+            pr.achieved, pr.iterations, pr.lower_bound, pr.bound_by
+        );
+    }
+    let _ = writeln!(
+        o,
+        "network:          {} ({} nodes, {} links)",
+        p.network.spec,
+        p.network.nodes(),
+        p.network.links.len()
+    );
+    let _ = writeln!(o, "placement cost:   {} word-hops", p.placement_cost);
+    match p.peak_utilization.1 {
+        Some(r) => {
+            let _ = writeln!(
+                o,
+                "peak link use:    {:.1}% (link {r})",
+                p.peak_utilization.0 * 100.0
+            );
+        }
+        None => {
+            let _ = writeln!(o, "peak link use:    0% (no message crosses a link)");
+        }
+    }
+    let _ = writeln!(
+        o,
+        "schedule:         {} scheduler, {} holds, switch latency {} cycle(s), {} port(s) per node",
+        s.method.name(),
+        p.fragments,
+        s.hardware.hop_latency,
+        s.hardware.ports
+    );
+    if let Some(lp) = &s.lp {
+        let _ = writeln!(
+            o,
+            "linear programs:  {} solved ({} variables, {} constraints, largest {} variables) in {} maximal subsets",
+            lp.programs, lp.variables, lp.constraints, lp.largest_variables, lp.subsets
+        );
+    }
+    let _ = writeln!(o, "makespan:         {} cycles", s.makespan);
+    let _ = writeln!(
+        o,
+        "lower bound:      {} cycles ({})",
+        p.lower_bound.0, p.lower_bound.1
+    );
+    if s.deadlines_met() {
+        let _ = writeln!(o, "deadlines:        all met");
+    } else {
+        let _ = writeln!(
+            o,
+            "deadlines:        {} of {} relaxed",
+            s.relaxed.len(),
+            t.messages.len()
+        );
+        let name = |task: usize| {
+            t.tasks
+                .get(task)
+                .map_or("?".to_string(), |x| x.name.clone())
+        };
+        for r in s.relaxed.iter().take(20) {
+            let m = &t.messages[r.msg];
+            let dst: Vec<String> = m.dst.iter().map(|&d| name(d)).collect();
+            let shift = if r.upstream > 0 {
+                format!(" (+{} from upstream)", r.upstream)
+            } else {
+                String::new()
+            };
+            let _ = write!(
+                o,
+                "  message {} ({} -> {}): deadline {}{} moved to {}",
+                r.msg,
+                name(m.src),
+                dst.join(","),
+                r.deadline,
+                shift,
+                r.new_deadline
+            );
+            let why: Vec<String> = r
+                .blamed
+                .iter()
+                .map(|b| {
+                    let held: Vec<String> =
+                        b.holders.iter().take(6).map(|h| h.to_string()).collect();
+                    format!(
+                        "waited {} on {} (held by {})",
+                        b.waited,
+                        b.resource,
+                        held.join(",")
+                    )
+                })
+                .collect();
+            if why.is_empty() {
+                let _ = writeln!(o, "; its window is shorter than the message");
+            } else {
+                let _ = writeln!(o, "; {}", why.join("; "));
+            }
+        }
+        if s.relaxed.len() > 20 {
+            let _ = writeln!(
+                o,
+                "  … and {} more (see the JSON output)",
+                s.relaxed.len() - 20
+            );
+        }
+        let hot = feedback::hot_resources(s);
+        if !hot.is_empty() {
+            let list: Vec<String> = hot
+                .iter()
+                .take(5)
+                .map(|(r, w)| format!("{r} ({w} cycles)"))
+                .collect();
+            let _ = writeln!(o, "  responsible:    {}", list.join(", "));
+        }
+    }
+    o
+}

@@ -297,3 +297,16 @@ fn runaway_macros_are_diagnostics() {
         "100"
     );
 }
+
+#[test]
+fn memory_hungry_builtins_are_bounded() {
+    assert_eq!(fail("(length (range 50000000))").0, "budget");
+    assert_eq!(
+        fail("(define s \"ab\") (dotimes (i 40) (set! s (string-append s s)))").0,
+        "budget"
+    );
+    assert_eq!(
+        fail("(define l (list 1 2)) (dotimes (i 40) (set! l (append l l)))").0,
+        "budget"
+    );
+}

@@ -115,9 +115,12 @@ impl Interpreter {
             return Ok(traffic);
         };
         let mapped = self.mapped_coords(&name).map_err(|d| vec![d])?;
+        // The same as `Comm::set_mapped` before `finish` (timing does not depend on placement),
+        // without copying the communication built so far: a mapped task is wired down.
         for (task, coords) in mapped {
             if let Some(t) = traffic.tasks.get_mut(task) {
                 t.mapped = Some(coords);
+                t.wired = true;
             }
         }
         if mapping.is_some() {

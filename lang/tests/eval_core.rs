@@ -311,7 +311,11 @@ fn memory_hungry_builtins_are_bounded() {
         ..Budget::default()
     };
     assert_eq!(
-        fail_with(small, "(define l (list 1 2)) (dotimes (i 40) (set! l (append l l)))").0,
+        fail_with(
+            small,
+            "(define l (list 1 2)) (dotimes (i 40) (set! l (append l l)))"
+        )
+        .0,
         "budget"
     );
 }

@@ -33,6 +33,21 @@ impl fmt::Display for SessionError {
 impl std::error::Error for SessionError {}
 
 /// One TTDL session: an interpreter, usually with the standard library loaded first.
+///
+/// ```
+/// use ttdl::session::Session;
+///
+/// let mut s = Session::without_stdlib();
+/// let program = "(deftask a b)
+///                (with-task a (write-stream 8 b))
+///                (with-task b (read-stream 8 a))
+///                (println \"two tasks\")";
+/// s.eval_source("demo.ttdl", program).map_err(|d| s.render(&d)).unwrap();
+/// assert_eq!(s.take_output(), "two tasks\n");
+/// let traffic = s.traffic(None).map_err(|d| s.render(&d)).unwrap();
+/// assert_eq!(traffic.messages.len(), 1);
+/// assert_eq!(traffic.messages[0].size, 8);
+/// ```
 #[derive(Clone, Debug)]
 pub struct Session {
     interp: Interpreter,

@@ -41,6 +41,12 @@ pub struct Cycle {
 
 /// Solves Fig 4-3's equations over the graph. `Err` when some subtasks can never start.
 pub fn solve(dag: &SubtaskGraph) -> Result<Timing, Cycle> {
+    solve_with_latency(dag, &[])
+}
+
+/// As [`solve`], with `latency[m]` extra cycles between message `m`'s release and its arrival
+/// (e.g. one per hop once placement and routes are known; SPEC §2). Missing entries are 0.
+pub fn solve_with_latency(dag: &SubtaskGraph, latency: &[u64]) -> Result<Timing, Cycle> {
     let g = &dag.graph;
     let n = g.node_count();
     let mut indeg: Vec<usize> = (0..n)
@@ -63,9 +69,9 @@ pub fn solve(dag: &SubtaskGraph) -> Result<Timing, Cycle> {
         for e in g.edges_directed(v, Direction::Outgoing) {
             let w = e.target();
             let arrival = match *e.weight() {
-                Dependence::Message(m) => {
-                    end.saturating_add(dag.sizes.get(m).copied().unwrap_or(0))
-                }
+                Dependence::Message(m) => end
+                    .saturating_add(dag.sizes.get(m).copied().unwrap_or(0))
+                    .saturating_add(latency.get(m).copied().unwrap_or(0)),
                 _ => end,
             };
             critical = critical.max(arrival);

@@ -457,3 +457,25 @@ fn long_chains_do_not_overflow() {
     let tr = c.finish().unwrap();
     assert_eq!(tr.critical_path, 4096 + 2 * 4095);
 }
+
+/// Per-hop latency, once known, delays arrivals and everything after them.
+#[test]
+fn latency_per_message() {
+    use ttdl_lang::dag::SubtaskGraph;
+    use ttdl_lang::timing;
+    let mut c = Comm::new(CommLimits::default());
+    let a = c.fresh_task("a", sp(0)).unwrap();
+    let b = c.fresh_task("b", sp(0)).unwrap();
+    c.write(a, b, 4, None, sp(1)).unwrap();
+    c.read(b, a, 4, None, sp(2)).unwrap();
+    c.compute(b, 10, sp(3)).unwrap();
+    let t = c.finish().unwrap();
+    let dag = SubtaskGraph::build(&t).unwrap();
+    assert_eq!(timing::solve(&dag).unwrap().critical_path, 14);
+    assert_eq!(
+        timing::solve_with_latency(&dag, &[3])
+            .unwrap()
+            .critical_path,
+        17
+    );
+}

@@ -298,6 +298,7 @@ fn target_records_the_backend_request_and_the_mapping_is_applied() {
     assert_eq!(target.route.as_deref(), Some("dor"));
     assert_eq!(target.schedule.as_deref(), Some("lp"));
     assert_eq!(target.seed, Some(7));
+    assert!(t.tasks.iter().all(|t| t.wired && t.mapped.is_some()));
     let mapped: Vec<Vec<i64>> = t.tasks.iter().filter_map(|t| t.mapped.clone()).collect();
     // x: 0 1 2 3 → 0 2 3 1 on the 4-wide row.
     assert_eq!(
@@ -344,4 +345,22 @@ fn an_integer_is_an_anonymous_message() {
         fail("(deftask a b) (with-task a (write-stream \"big\" b))").0,
         "type"
     );
+}
+
+#[test]
+fn bare_names_still_mean_names_when_a_variable_has_another_meaning() {
+    let i = interp(
+        "(define mesh (make-network :topology mesh :dims (list 2 2)))
+         (define torus (make-network :topology torus :dims (list 2 2)))
+         (define lp 3)
+         (target mesh :place anneal :schedule lp)",
+    );
+    assert_eq!(i.global("torus").as_deref(), Some("#<network torus:2x2>"));
+    let t = i
+        .traffic(None)
+        .unwrap_or_else(|d| panic!("{}", i.render(&d, false)));
+    assert_eq!(t.target.and_then(|t| t.schedule).as_deref(), Some("lp"));
+    // A variable holding a kind name is used for its value.
+    let i = interp("(define kind \"ring\") (define r (make-network :topology kind :n 5))");
+    assert_eq!(i.global("r").as_deref(), Some("#<network ring:5>"));
 }

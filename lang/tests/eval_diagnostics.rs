@@ -125,7 +125,7 @@ fn runaway_iterate() {
     check(
         "(deftask a b)\n(define-comm spam (self peer) (iterate (write-stream 8 peer) 1000000000000))\n(spam a b)",
         expect![[r#"
-            error[runaway-loop]: `iterate` would run 1000000000000 times (about 1000000000000 steps), more than the 199999992 steps left in the budget
+            error[runaway-loop]: `iterate` would run 1000000000000 times (about 1000000000000 steps), more than the 99999992 steps left in the budget
                ╭─[ prog.ttdl:2:31 ]
                │
              2 │ (define-comm spam (self peer) (iterate (write-stream 8 peer) 1000000000000))

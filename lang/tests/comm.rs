@@ -484,7 +484,9 @@ fn latency_per_message() {
 #[test]
 fn many_unmatched_streams_are_summed_up() {
     let mut c = Comm::new(CommLimits::default());
-    let t: Vec<usize> = (0..400).map(|i| c.task_numbered(i, sp(0)).unwrap()).collect();
+    let t: Vec<usize> = (0..400)
+        .map(|i| c.task_numbered(i, sp(0)).unwrap())
+        .collect();
     for &a in &t {
         for k in 1..=10 {
             for _ in 0..20 {
@@ -496,5 +498,8 @@ fn many_unmatched_streams_are_summed_up() {
     assert_eq!(d.len(), 20);
     assert!(d.iter().all(|d| d.code == "unmatched-read"));
     let last = d.last().unwrap();
-    assert!(last.notes.iter().any(|n| n.contains("3980 more streams")), "{last:?}");
+    assert!(
+        last.notes.iter().any(|n| n.contains("3980 more streams")),
+        "{last:?}"
+    );
 }

@@ -62,6 +62,7 @@ fn main() {
     }
     let eval_time = t0.elapsed();
     let tasks = interp.comm().task_count();
+    println!("evaluation steps: {}", interp.machine().steps);
     let ops = side * side * iterations * 8;
     println!(
         "evaluated: {tasks} tasks, {ops} stream operations in {:.3} s ({:.0} ns/op)",

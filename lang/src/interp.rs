@@ -19,10 +19,13 @@ pub struct Budget {
     pub messages: usize,
 }
 
+/// The defaults stop a runaway script within a few seconds (a step is ~30 ns in a release
+/// build) while leaving room for big programs: Jacobi 2D on a 64×64 torus, 100 iterations (3.3
+/// million stream operations) takes about 15 million steps.
 impl Default for Budget {
     fn default() -> Self {
         Budget {
-            steps: 200_000_000,
+            steps: 100_000_000,
             depth: 10_000,
             tasks: 1 << 20,
             messages: 1 << 24,

@@ -345,3 +345,21 @@ fn an_integer_is_an_anonymous_message() {
         "type"
     );
 }
+
+#[test]
+fn bare_names_still_mean_names_when_a_variable_has_another_meaning() {
+    let i = interp(
+        "(define mesh (make-network :topology mesh :dims (list 2 2)))
+         (define torus (make-network :topology torus :dims (list 2 2)))
+         (define lp 3)
+         (target mesh :place anneal :schedule lp)",
+    );
+    assert_eq!(i.global("torus").as_deref(), Some("#<network torus:2x2>"));
+    let t = i
+        .traffic(None)
+        .unwrap_or_else(|d| panic!("{}", i.render(&d, false)));
+    assert_eq!(t.target.and_then(|t| t.schedule).as_deref(), Some("lp"));
+    // A variable holding a kind name is used for its value.
+    let i = interp("(define kind \"ring\") (define r (make-network :topology kind :n 5))");
+    assert_eq!(i.global("r").as_deref(), Some("#<network ring:5>"));
+}

@@ -281,3 +281,37 @@ fn deeply_nested_data_neither_overflows_nor_crashes() {
     let printed = run("(define x 1) (dotimes (i 50000) (set! x (list x))) x");
     assert_eq!(printed.len(), 100001);
 }
+
+#[test]
+fn runaway_macros_are_diagnostics() {
+    let (code, _) = fail("(defmacro forever () '(forever)) (forever)");
+    assert_eq!(code, "runaway-recursion");
+    let (code, _) = fail(
+        "(defmacro deep () (let ((x 0)) (dotimes (i 100000) (set! x (list '+ 1 x))) x)) (deep)",
+    );
+    assert_eq!(code, "syntax");
+    let (code, _) = fail("(defmacro nest (n) (if (= n 0) 0 `(+ 1 (nest ,(- n 1))))) (nest 20000)");
+    assert!(code == "syntax" || code == "runaway-recursion", "{code}");
+    assert_eq!(
+        run("(defmacro nest (n) (if (= n 0) 0 `(+ 1 (nest ,(- n 1))))) (nest 100)"),
+        "100"
+    );
+}
+
+#[test]
+fn memory_hungry_builtins_are_bounded() {
+    assert_eq!(fail("(length (range 50000000))").0, "budget");
+    assert_eq!(
+        fail("(define s \"ab\") (dotimes (i 40) (set! s (string-append s s)))").0,
+        "budget"
+    );
+    // Copying inside builtins counts against the step budget.
+    let small = Budget {
+        steps: 1_000_000,
+        ..Budget::default()
+    };
+    assert_eq!(
+        fail_with(small, "(define l (list 1 2)) (dotimes (i 40) (set! l (append l l)))").0,
+        "budget"
+    );
+}

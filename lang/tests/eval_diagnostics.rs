@@ -35,20 +35,18 @@ fn arity_mentions_the_definition() {
     check(
         "(define (area w h)\n  (* w h))\n(area 3)",
         expect![[r#"
-        error[arity]: `area` takes 2 arguments, but 1 was given
-           ╭─[ prog.ttdl:3:1 ]
-           │
-         3 │ (area 3)
-           │ ────┬───  
-           │     ╰───── called with 1 argument
-           │
-           ├─[ prog.ttdl:3:1 ]
-           │
-         1 │ (define (area w h)
-           │         ─────┬────  
-           │              ╰────── defined here
-        ───╯
-    "#]],
+            error[arity]: `area` takes 2 arguments, but 1 was given
+               ╭─[ prog.ttdl:3:1 ]
+               │
+             1 │ (define (area w h)
+               │         ─────┬────  
+               │              ╰────── defined here
+               │ 
+             3 │ (area 3)
+               │ ────┬───  
+               │     ╰───── called with 1 argument
+            ───╯
+        "#]],
     );
 }
 
@@ -127,7 +125,7 @@ fn runaway_iterate() {
     check(
         "(deftask a b)\n(define-comm spam (self peer) (iterate (write-stream 8 peer) 1000000000000))\n(spam a b)",
         expect![[r#"
-            error[runaway-loop]: `iterate` would run 1000000000000 times (about 1000000000000 steps), more than the 199999992 steps left in the budget
+            error[runaway-loop]: `iterate` would run 1000000000000 times (about 1000000000000 steps), more than the 99999992 steps left in the budget
                ╭─[ prog.ttdl:2:31 ]
                │
              2 │ (define-comm spam (self peer) (iterate (write-stream 8 peer) 1000000000000))

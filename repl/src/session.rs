@@ -251,7 +251,8 @@ impl Repl {
                 if arg.is_empty() {
                     Output::error("error: `:load` needs a file name, e.g. `:load jacobi.ttdl`\n")
                 } else {
-                    self.load(Path::new(arg))
+                    // A quoted name (for spaces) works too.
+                    self.load(Path::new(arg.trim_matches('"')))
                 }
             }
             ":check" | ":c" => {

@@ -177,6 +177,9 @@ fn load_a_file() {
     let out = text(r.handle(&format!(":load {}", path.display())));
     assert_eq!(out, format!("loading\n; loaded {}\n", path.display()));
     assert_eq!(text(r.handle("(+ loaded-value 1)")), "42\n");
+    // A quoted file name works too.
+    let quoted = text(r.handle(&format!(":load \"{}\"", path.display())));
+    assert!(quoted.ends_with(&format!("; loaded {}\n", path.display())));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -16,11 +16,18 @@ use crate::span::Span;
 impl Machine {
     /// A bare name where the thesis writes one: its value when bound, else the symbol itself.
     pub fn eval_soft(&mut self, s: &Soft, env: &Env) -> R<Value> {
+        self.eval_soft_as(s, env, |_| true)
+    }
+
+    /// Like `eval_soft`, but a bound value that `fits` rejects also means the name itself (so
+    /// `:topology mesh` still means the kind `mesh` when a variable `mesh` holds a network).
+    pub fn eval_soft_as(&mut self, s: &Soft, env: &Env, fits: fn(&Value) -> bool) -> R<Value> {
         match s {
             Soft::Expr(n) => self.eval(n, env),
             Soft::Name(sym, _) => Ok(env
                 .get(*sym)
                 .or_else(|| self.globals.get(*sym).cloned())
+                .filter(fits)
                 .unwrap_or(Value::Symbol(*sym))),
         }
     }
@@ -64,7 +71,12 @@ impl Machine {
                 Ok(last)
             }
             NodeKind::Task(arg) => {
-                let v = self.eval_soft(arg, env)?;
+                let v = self.eval_soft_as(arg, env, |v| {
+                    matches!(
+                        v,
+                        Value::Task(_) | Value::Int(_) | Value::Str(_) | Value::Symbol(_)
+                    )
+                })?;
                 self.task_of(&v, arg.span())
             }
             NodeKind::Defmessage { name, size } => {
@@ -94,7 +106,12 @@ impl Machine {
             }
             NodeKind::Synchronize(arg) => {
                 let task = self.current_task("synchronize", span)?;
-                let v = self.eval_soft(arg, env)?;
+                let v = self.eval_soft_as(arg, env, |v| {
+                    matches!(
+                        v,
+                        Value::Int(_) | Value::Str(_) | Value::Symbol(_) | Value::Keyword(_)
+                    )
+                })?;
                 let phase = match &v {
                     Value::Int(i) => i.to_string(),
                     Value::Symbol(s) | Value::Keyword(s) => self.name(*s).to_string(),

@@ -16,10 +16,14 @@ use crate::span::Span;
 /// Nested macro expansions allowed before we call it runaway.
 const MAX_EXPANSION_DEPTH: usize = 1_000;
 
+/// Nesting of compiled code, macro expansions included.
+const MAX_CODE_NESTING: usize = 10_000;
+
 pub fn compile_top(m: &mut Machine, s: &Sexpr) -> R<Node> {
     Compiler {
         m,
         scopes: Vec::new(),
+        nesting: 0,
     }
     .expr(s)
 }
@@ -38,6 +42,8 @@ struct Compiler<'m> {
     m: &'m mut Machine,
     /// One entry per enclosing procedure or `let` body: the names it defines.
     scopes: Vec<Vec<Sym>>,
+    /// Current nesting of `expr` (bounded, so expanded code cannot exhaust the stack).
+    nesting: usize,
 }
 
 /// Names (with their source) and initial values of a binding list.
@@ -53,6 +59,20 @@ pub fn syntax(span: Span, msg: impl Into<String>, label: &str) -> Diagnostic {
 
 impl Compiler<'_> {
     fn expr(&mut self, s: &Sexpr) -> R<Node> {
+        if self.nesting >= MAX_CODE_NESTING {
+            return Err(syntax(
+                s.span,
+                format!("code nested more than {MAX_CODE_NESTING} deep (after macro expansion)"),
+                "too deep",
+            ));
+        }
+        self.nesting += 1;
+        let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.expr_inner(s));
+        self.nesting -= 1;
+        r
+    }
+
+    fn expr_inner(&mut self, s: &Sexpr) -> R<Node> {
         let span = s.span;
         Ok(match &s.datum {
             Datum::Symbol(name) => {

@@ -33,8 +33,22 @@ pub fn datum_to_value(m: &mut Machine, s: &Sexpr, spans: &mut Option<&mut SpanMa
     }
 }
 
+/// How deeply a macro's result may nest (the reader allows 1,000 in source).
+pub const MAX_EXPANSION_NESTING: usize = 4_000;
+
 /// Turns a macro's result back into source. `span` is used where no original span is known.
 pub fn value_to_sexpr(m: &Machine, v: &Value, span: Span, spans: &SpanMap) -> R<Sexpr> {
+    to_sexpr(m, v, span, spans, 0)
+}
+
+fn to_sexpr(m: &Machine, v: &Value, span: Span, spans: &SpanMap, depth: usize) -> R<Sexpr> {
+    if depth > MAX_EXPANSION_NESTING {
+        return Err(Diagnostic::new(
+            "syntax",
+            format!("a macro expanded to code nested more than {MAX_EXPANSION_NESTING} deep"),
+        )
+        .with_label(span, "in this macro call"));
+    }
     let datum = match v {
         Value::Nil => Datum::Nil,
         Value::Bool(b) => Datum::Bool(*b),
@@ -50,7 +64,10 @@ pub fn value_to_sexpr(m: &Machine, v: &Value, span: Span, spans: &SpanMap) -> R<
             loop {
                 match cur {
                     Value::Pair(cell) => {
-                        items.push(value_to_sexpr(m, &cell.car, here, spans)?);
+                        let item = stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+                            to_sexpr(m, &cell.car, here, spans, depth + 1)
+                        })?;
+                        items.push(item);
                         cur = &cell.cdr;
                     }
                     Value::Nil => break,

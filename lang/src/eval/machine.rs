@@ -119,6 +119,15 @@ impl Machine {
         Ok(())
     }
 
+    /// Counts `n` steps of work done inside a builtin (copying a list, say).
+    pub fn charge(&mut self, n: u64, span: Span) -> R<()> {
+        self.steps = self.steps.saturating_add(n);
+        if self.steps > self.budget.steps {
+            return Err(self.out_of_steps(span));
+        }
+        Ok(())
+    }
+
     #[cold]
     fn out_of_steps(&self, span: Span) -> Diagnostic {
         Diagnostic::new(

@@ -7,6 +7,28 @@
 //! - `builtins` (+ `numeric`, `format`): the builtin procedures, in one table
 //! - `comm_forms`: `deftask`, `task`, `defmessage`, `define-comm` calls, stream forms
 //! - `network_forms`: `make-network`, `network-tasks`, `neighbor`, mappings, `target`
+//!
+//! Choices where the specification is silent (a Lisp user's expectations, Scheme or Common Lisp):
+//! - `/` on integers is exact when they divide evenly and a float otherwise; `quotient` truncates;
+//!   `mod` takes the sign of the divisor; `sqrt` of a perfect square is an integer.
+//! - `(reduce F LIST)` and `(reduce F INIT LIST)` fold from the left with `(F acc x)`; `nth` is
+//!   Common Lisp's `(nth N LIST)`, `list-ref` Scheme's; `last` is the last element; `member` and
+//!   `assoc` compare with `equal?`; `(range END)`, `(range START END [STEP])` exclude END;
+//!   `(iota COUNT [START [STEP]])` as in SRFI-1.
+//! - `print` writes its argument without a newline, `println` writes its arguments separated by
+//!   spaces and a newline; output is collected (`Interpreter::take_output`).
+//! - A body's internal `define`s are visible to the whole body (so local procedures can call each
+//!   other); `set!` of a name that is not defined is an `unbound` error.
+//! - Where the thesis writes bare names — `(synchronize phase-zero)`, `(task t3)`,
+//!   `:topology mesh`, `:place anneal`, `:mapping torus->mesh` — a bare symbol means its value
+//!   when it is bound (to something that fits) and the name itself otherwise. `east west north
+//!   south up down` are bound to themselves so `(neighbor net t east)` works unquoted.
+//! - `(with-task T body…)` runs stream forms in the context of `T` without a `define-comm`.
+//! - `network-tasks` names its tasks by coordinates (`t2_3`); tasks of a second network get a
+//!   prefix (`n1.t2_3`).
+//! - The step budget restarts with each evaluated source (a file or a REPL entry). A loop whose
+//!   count is more than the steps left, or whose first iteration shows it cannot finish within
+//!   them, is refused at once (`runaway-loop`).
 
 pub mod ast;
 pub mod builtins;

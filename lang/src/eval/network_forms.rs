@@ -49,7 +49,10 @@ impl Machine {
         let mut routing = None;
         let mut edges = Vec::new();
         for arg in args {
-            let v = self.eval_soft(&arg.value, env)?;
+            let v = match arg.key.as_str() {
+                "topology" | "routing" => self.eval_soft_as(&arg.value, env, name_like)?,
+                _ => self.eval_soft(&arg.value, env)?,
+            };
             let vspan = arg.value.span();
             let positive = |m: &Machine, v: &Value| -> R<usize> {
                 match v {
@@ -269,7 +272,13 @@ impl Machine {
             ..Target::default()
         };
         for arg in options {
-            let v = self.eval_soft(&arg.value, env)?;
+            let v = match arg.key.as_str() {
+                "mapping" => self.eval_soft_as(&arg.value, env, |v| {
+                    name_like(v) || matches!(v, Value::Closure(_) | Value::Builtin(_))
+                })?,
+                "seed" => self.eval_soft(&arg.value, env)?,
+                _ => self.eval_soft_as(&arg.value, env, name_like)?,
+            };
             let vspan = arg.value.span();
             let text = |m: &Machine, v: &Value| -> R<String> {
                 if let Value::Closure(c) = v {
@@ -431,6 +440,10 @@ impl Machine {
             expansions: 0,
         }
     }
+}
+
+fn name_like(v: &Value) -> bool {
+    matches!(v, Value::Symbol(_) | Value::Keyword(_) | Value::Str(_))
 }
 
 fn net_arg(m: &Machine, a: &Args, i: usize) -> R<Rc<NetValue>> {

@@ -65,9 +65,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         t.tasks.len(),
         t.messages.len()
     );
+    let folding = cost(PlaceMethod::Mapping, 0)?;
     println!(
         "  folding {}  identity {}  random {}",
-        cost(PlaceMethod::Mapping, 0)?,
+        folding,
         cost(PlaceMethod::Identity, 0)?,
         cost(PlaceMethod::Random, 0)?
     );
@@ -89,9 +90,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         opts.schedule = schedule.clone();
         let p = place::place_with(&t, &net, &opts, &mut |_| {})?;
         let secs = start.elapsed().as_secs_f64();
+        let c = coarse_cost(&t, &net, &p);
         println!(
-            "  anneal seed {seed}: cost {}  in {secs:.2} s",
-            coarse_cost(&t, &net, &p)
+            "  anneal seed {seed}: cost {c} ({:+.1} % of folding)  in {secs:.2} s",
+            (c as f64 / folding.max(1) as f64 - 1.0) * 100.0
         );
     }
     Ok(())

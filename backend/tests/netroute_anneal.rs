@@ -60,16 +60,20 @@ fn annealing_reaches_the_folding_cost() {
     let target = coarse_cost(&jacobi(true), &net, &folded);
     assert_eq!(target, 8 * 2 * 2 * 8 * 14); // 14 hops per folded ring of 8, both directions
     let t = jacobi(false);
+    // Within 10 % of the folding for every seed, not just a lucky one.
+    let costs: Vec<u64> = (0..10)
+        .map(|seed| {
+            let p = place::place(&t, &net, PlaceMethod::Anneal, seed).unwrap();
+            coarse_cost(&t, &net, &p)
+        })
+        .collect();
     let random = place::place(&t, &net, PlaceMethod::Random, 5).unwrap();
-    let annealed = place::place(&t, &net, PlaceMethod::Anneal, 5).unwrap();
-    let (rc, ac) = (
-        coarse_cost(&t, &net, &random),
-        coarse_cost(&t, &net, &annealed),
-    );
+    let rc = coarse_cost(&t, &net, &random);
     assert!(
-        ac as f64 <= 1.1 * target as f64,
-        "annealed {ac}, folding {target}, random {rc}"
+        costs.iter().all(|&c| c as f64 <= 1.1 * target as f64),
+        "annealed {costs:?}, folding {target}, random {rc}"
     );
+    let annealed = place::place(&t, &net, PlaceMethod::Anneal, 5).unwrap();
     assert_eq!(
         annealed,
         place::place(&t, &net, PlaceMethod::Anneal, 5).unwrap()

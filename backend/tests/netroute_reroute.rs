@@ -117,3 +117,61 @@ fn rerouting_stops_at_the_step_cap_and_says_so() {
     assert!(!o.capped);
     assert!(o.final_peak < o.initial_peak, "{o:?}");
 }
+
+/// A 4-word multicast from node 0 to nodes 2 and 6 of a 3×3 mesh shares link 0→1 with two
+/// 6-word unicast messages that have no slack in their common window of 6, so only the tree can
+/// make way: its branch to node 2 leaves over the kept branch 0→3 and comes round in four hops,
+/// within its slack of two extra hops.
+#[test]
+fn a_multicast_branch_moves_off_the_peak_link() {
+    let msg = |id: usize, dst: Vec<usize>, size: u64| Message {
+        id,
+        src: 0,
+        dst,
+        size,
+        release: 0,
+        deadline: 6,
+        ..Message::default()
+    };
+    let t = Traffic {
+        tasks: (0..9)
+            .map(|i| Task {
+                id: i,
+                name: format!("t{i}"),
+                ..Task::default()
+            })
+            .collect(),
+        messages: vec![
+            msg(0, vec![2, 6], 4),
+            msg(1, vec![1], 6),
+            msg(2, vec![1], 6),
+        ],
+        ..Traffic::default()
+    };
+    let net = Network::build(&"mesh:3x3".parse::<NetworkSpec>().unwrap()).unwrap();
+    let p = Placement {
+        node_of: (0..9).collect(),
+    };
+    let dor = route::route(&t, &net, &p, RouteMethod::Dor, 0).unwrap();
+    assert_eq!(
+        dor.routes[0],
+        Route::Tree(vec![(0, 1), (1, 2), (0, 3), (3, 6)])
+    );
+    let before = Metrics::compute(&t, &net, &p, &dor).peak_utilization;
+    assert!((before - (2.0 + 4.0 / 6.0)).abs() < 1e-9, "{before}");
+    let opts = RouteOptions::new(RouteMethod::Reroute, 2);
+    let (r, outcome) = route::route_with(&t, &net, &p, &opts, &mut |_| {}).unwrap();
+    let o = outcome.unwrap();
+    assert_eq!(o.rerouted, vec![0]);
+    assert!((o.final_peak - 2.0).abs() < 1e-9, "{o:?}");
+    // The branch to node 2 now leaves by the kept 0→3 and takes four hops (3→4→1→2 or 3→4→5→2
+    // cost the same); node 6 keeps its branch.
+    let Route::Tree(edges) = &r.routes[0] else {
+        panic!("multicast lost its tree")
+    };
+    assert!(!edges.contains(&(0, 1)), "{edges:?}");
+    assert_eq!(edges.len(), 5, "{edges:?}");
+    assert!(edges.contains(&(0, 3)) && edges.contains(&(3, 6)) && edges.contains(&(3, 4)));
+    assert!(edges.iter().any(|&(_, b)| b == 2));
+    assert_eq!(Metrics::compute(&t, &net, &p, &r).peak_utilization, 2.0);
+}

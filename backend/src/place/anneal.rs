@@ -20,6 +20,9 @@ pub trait Configuration {
     fn deciding_cost(&self) -> f64;
     /// Called after each temperature: remember the current configuration if it is the best yet.
     fn checkpoint(&mut self) {}
+    /// Called when a temperature begins (before its iterations), with the pass's starting and
+    /// final temperatures: a configuration may scale its moves to the temperature.
+    fn temperature(&mut self, _t: f64, _start_t: f64, _final_t: f64) {}
     /// True once the configuration has used up its own budget of changes: the anneal stops at
     /// once, whatever the schedule says.
     fn exhausted(&self) -> bool {
@@ -147,6 +150,7 @@ pub fn simanneal(
         let mut n_iter = sched.n_iter_start;
         let mut t = initial_t;
         while t > sched.final_t {
+            config.temperature(t, schedule.start_t, sched.final_t);
             for _ in 0..n_iter {
                 if config.exhausted() {
                     config.checkpoint();

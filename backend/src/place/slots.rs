@@ -17,6 +17,8 @@ pub struct Slots {
     slot_of: Vec<usize>,
     /// Slots that do not hold a wired-down task.
     movable: Vec<usize>,
+    /// `is_movable[s]`: slot s is in `movable`.
+    is_movable: Vec<bool>,
 }
 
 impl Slots {
@@ -35,6 +37,7 @@ impl Slots {
             slot: vec![None; nodes * cap],
             slot_of: vec![usize::MAX; tasks],
             movable: Vec::new(),
+            is_movable: Vec::new(),
         }
     }
 
@@ -59,6 +62,10 @@ impl Slots {
                 None => true,
             })
             .collect();
+        self.is_movable = vec![false; self.slot.len()];
+        for &s in &self.movable {
+            self.is_movable[s] = true;
+        }
     }
 
     /// Wired tasks where they must be; the rest in random slots, filling every node once before
@@ -138,6 +145,36 @@ impl Slots {
             let a = self.movable[rng.random_range(0..self.movable.len())];
             let b = self.movable[rng.random_range(0..self.movable.len())];
             if a % self.nodes != b % self.nodes
+                && (self.slot[a].is_some() || self.slot[b].is_some())
+            {
+                return Some((a, b));
+            }
+        }
+        None
+    }
+
+    /// Two movable slots, at least one occupied, the second on a node `near` gives for the
+    /// first's node (a range-limited move); `None` after a few fruitless tries.
+    pub fn pick_near(
+        &self,
+        rng: &mut ChaCha8Rng,
+        mut near: impl FnMut(NodeId, &mut ChaCha8Rng) -> Option<NodeId>,
+    ) -> Option<(usize, usize)> {
+        if self.movable.len() < 2 {
+            return None;
+        }
+        let layers = self.slot.len() / self.nodes.max(1);
+        for _ in 0..32 {
+            let a = self.movable[rng.random_range(0..self.movable.len())];
+            let node_a = a % self.nodes;
+            let Some(node_b) = near(node_a, rng) else {
+                continue;
+            };
+            if node_b == node_a || node_b >= self.nodes {
+                continue;
+            }
+            let b = node_b + self.nodes * rng.random_range(0..layers.max(1));
+            if self.is_movable.get(b) == Some(&true)
                 && (self.slot[a].is_some() || self.slot[b].is_some())
             {
                 return Some((a, b));

@@ -16,16 +16,19 @@
 //! 6. stop when the peak utilization reaches the minimum acceptable value, or after the step cap
 //!    (`RouteOptions::max_steps`, by default `default_max_steps`: 8 per message, at least 2,000).
 //!
-//! Multicast trees are kept as routed.
+//! Multicast trees take part too: when a tree crosses the peak link, the destinations whose
+//! branch crosses it get new weighted paths from the source (the kept branches count as free, so
+//! the new branch joins the tree where it can), each within its own misrouting distance; the tree
+//! is rebuilt from the kept and the new paths. A tree's flexibility is its least flexible branch's.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::paths::route_links;
+use super::paths::{route_links, tree_from_paths};
 use super::RouteOptions;
 use crate::metrics::utilization::{link_utilization, window};
 use crate::place::anneal::{simanneal, Configuration, Progress, Schedule};
@@ -125,12 +128,14 @@ impl<'a> RerouteState<'a> {
             return f;
         }
         let msg = &self.traffic.messages[m];
-        let f = match msg.dst.as_slice() {
-            [d] => self
-                .net
-                .shortest_path_count(self.placement.node_of[msg.src], self.placement.node_of[*d]),
-            _ => 0,
-        };
+        // A tree is as flexible as its least flexible branch.
+        let src = self.placement.node_of[msg.src];
+        let f = msg
+            .dst
+            .iter()
+            .map(|&d| self.net.shortest_path_count(src, self.placement.node_of[d]))
+            .min()
+            .unwrap_or(0);
         self.flex[m] = Some(f);
         f
     }
@@ -165,14 +170,26 @@ impl<'a> RerouteState<'a> {
     }
 
     /// Weighted shortest path for `m` (see the module docs), or `None` if none is allowed.
-    fn weighted_path(&self, m: MsgId, minimal_only: bool, avoid: LinkId) -> Option<Vec<NodeId>> {
+    ///
+    /// `dst` is the node of one of the message's destinations; links in `shared` already carry the
+    /// message (the kept part of a multicast tree), so taking them again adds no load.
+    fn weighted_path(
+        &self,
+        m: MsgId,
+        dst: NodeId,
+        minimal_only: bool,
+        avoid: LinkId,
+        shared: &[LinkId],
+    ) -> Option<Vec<NodeId>> {
         let msg = &self.traffic.messages[m];
         let src = self.placement.node_of[msg.src];
-        let dst = self.placement.node_of[*msg.dst.first()?];
         let (a, b) = window(msg);
         let rate = msg.size as f64 / (b - a).max(1) as f64;
         let current: Vec<LinkId> = route_links(self.net, &self.routes[m]);
         let weight = |l: LinkId| -> f64 {
+            if shared.contains(&l) {
+                return SHARED_LINK_WEIGHT;
+            }
             let base = if current.contains(&l) {
                 let others: Vec<MsgId> = self.link_msgs[l]
                     .iter()
@@ -229,19 +246,90 @@ impl<'a> RerouteState<'a> {
         Some(path)
     }
 
-    fn max_hops(&self, m: MsgId) -> usize {
+    /// Longest path allowed from the message's source to `dst` (footnote 13).
+    fn max_hops(&self, m: MsgId, dst: NodeId) -> usize {
         let msg = &self.traffic.messages[m];
         let src = self.placement.node_of[msg.src];
-        let dst = msg
-            .dst
-            .first()
-            .map(|&d| self.placement.node_of[d])
-            .unwrap_or(src);
         let (a, b) = window(msg);
         let slack = (b - a).saturating_sub(msg.size) as usize;
-        self.net.distance(src, dst) + self.opts.max_misroute.min(slack)
+        self.net
+            .distance(src, dst)
+            .saturating_add(self.opts.max_misroute.min(slack))
+    }
+
+    /// The weighted shortest path to `dst` if it is within the misrouting distance, else the
+    /// cheapest minimal one (step 4 of the module docs).
+    fn detour(
+        &self,
+        m: MsgId,
+        dst: NodeId,
+        avoid: LinkId,
+        shared: &[LinkId],
+    ) -> Option<Vec<NodeId>> {
+        let limit = self.max_hops(m, dst);
+        match self.weighted_path(m, dst, false, avoid, shared) {
+            Some(p) if p.len().saturating_sub(1) <= limit => Some(p),
+            _ => self.weighted_path(m, dst, true, avoid, shared),
+        }
+    }
+
+    /// A multicast tree with the branches through `avoid` rerouted: every destination whose path
+    /// in the tree crosses `avoid` gets a new weighted path from the source (sharing the kept
+    /// branches for free); the others keep theirs. `None` if no destination crosses `avoid` or one
+    /// cannot be reached without it.
+    fn reroute_tree(&self, m: MsgId, edges: &[(NodeId, NodeId)], avoid: LinkId) -> Option<Route> {
+        let msg = &self.traffic.messages[m];
+        let src = self.placement.node_of[msg.src];
+        let cut = self.net.links.get(avoid)?;
+        let parent: BTreeMap<NodeId, NodeId> = edges.iter().map(|&(a, b)| (b, a)).collect();
+        let tree_path = |d: NodeId| -> Option<Vec<NodeId>> {
+            let mut p = vec![d];
+            let mut cur = d;
+            while cur != src {
+                cur = *parent.get(&cur)?;
+                p.push(cur);
+                if p.len() > edges.len() + 1 {
+                    return None;
+                }
+            }
+            p.reverse();
+            Some(p)
+        };
+        let mut dests: Vec<NodeId> = Vec::new();
+        for &d in &msg.dst {
+            let node = self.placement.node_of[d];
+            if !dests.contains(&node) {
+                dests.push(node);
+            }
+        }
+        let mut paths: Vec<Option<Vec<NodeId>>> = vec![None; dests.len()];
+        let mut shared: Vec<LinkId> = Vec::new();
+        let mut affected = Vec::new();
+        for (i, &d) in dests.iter().enumerate() {
+            match tree_path(d) {
+                Some(p) if !p.windows(2).any(|w| (w[0], w[1]) == (cut.from, cut.to)) => {
+                    shared.extend(route_links(self.net, &Route::Path(p.clone())));
+                    paths[i] = Some(p);
+                }
+                _ => affected.push(i),
+            }
+        }
+        if affected.is_empty() {
+            return None;
+        }
+        for i in affected {
+            let p = self.detour(m, dests[i], avoid, &shared)?;
+            shared.extend(route_links(self.net, &Route::Path(p.clone())));
+            paths[i] = Some(p);
+        }
+        let paths: Vec<Vec<NodeId>> = paths.into_iter().flatten().collect();
+        Some(tree_from_paths(&paths))
     }
 }
+
+/// Weight of a link the rerouted branch may share with the rest of its tree: small, so sharing is
+/// preferred, but not zero, so shorter shared paths still win.
+const SHARED_LINK_WEIGHT: f64 = 1e-3;
 
 /// An f64 ordered totally, for the heap.
 #[derive(Clone, Copy, PartialEq)]
@@ -268,11 +356,7 @@ impl Configuration for RerouteState<'_> {
             .filter(|&l| self.lu[l] >= peak - 1e-12)
             .collect();
         let link = peaks[rng.random_range(0..peaks.len())];
-        let cands: Vec<MsgId> = self.link_msgs[link]
-            .iter()
-            .copied()
-            .filter(|&m| self.traffic.messages[m].dst.len() == 1)
-            .collect();
+        let cands: Vec<MsgId> = self.link_msgs[link].clone();
         // Most flexible first; equally flexible messages in random order (as equal peaks are).
         let mut keyed: Vec<(Reverse<u128>, Reverse<u64>, u64, MsgId)> = cands
             .iter()
@@ -291,25 +375,22 @@ impl Configuration for RerouteState<'_> {
         keyed.sort_unstable();
         let cands: Vec<MsgId> = keyed.into_iter().map(|k| k.3).collect();
         for m in cands.into_iter().take(8) {
-            let current = match &self.routes[m] {
-                Route::Path(p) => p.clone(),
-                Route::Tree(_) => continue,
+            let route = match &self.routes[m] {
+                Route::Path(current) => {
+                    let Some(&dst) = current.last() else { continue };
+                    match self.detour(m, dst, link, &[]) {
+                        Some(p) if p != *current => Route::Path(p),
+                        _ => continue,
+                    }
+                }
+                Route::Tree(edges) => match self.reroute_tree(m, edges, link) {
+                    Some(t) if t != self.routes[m] => t,
+                    _ => continue,
+                },
             };
-            let limit = self.max_hops(m);
-            let mut path = self.weighted_path(m, false, link);
-            if path
-                .as_ref()
-                .is_none_or(|p| p.len().saturating_sub(1) > limit)
-            {
-                path = self.weighted_path(m, true, link);
-            }
-            let Some(path) = path else { continue };
-            if path == current {
-                continue;
-            }
             let old_cost = self.cost;
             let old = self.routes[m].clone();
-            self.set_route(m, Route::Path(path));
+            self.set_route(m, route);
             self.pending = Some((m, old, old_cost));
             self.steps += 1;
             return Some(self.cost - old_cost);

@@ -124,3 +124,76 @@ impl Session {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_loads_the_standard_library() {
+        let mut s = Session::new().unwrap_or_else(|e| panic!("{e}"));
+        let names = s.interpreter().global_names();
+        assert!(names.iter().any(|n| n == "torus->mesh"), "{names:?}");
+        let bare = Session::without_stdlib();
+        assert!(!bare
+            .interpreter()
+            .global_names()
+            .iter()
+            .any(|n| n == "torus->mesh"));
+        assert_eq!(s.eval_source("t", "(+ 1 2)").ok().as_deref(), Some("3"));
+    }
+
+    #[test]
+    fn unreadable_file_is_a_clear_error() {
+        let mut s = Session::without_stdlib();
+        let e = s.load_file("/nonexistent/prog.ttdl").unwrap_err();
+        assert!(matches!(e, SessionError::Io { .. }));
+        assert!(
+            e.to_string()
+                .contains("cannot read `/nonexistent/prog.ttdl`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn load_file_evaluates_and_reports_script_errors() {
+        let dir = std::env::temp_dir().join(format!("ttdl-session-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let good = dir.join("good.ttdl");
+        let bad = dir.join("bad.ttdl");
+        std::fs::write(
+            &good,
+            "(deftask a b)\n(with-task a (write-stream 4 b))\n(with-task b (read-stream 4 a))\n",
+        )
+        .unwrap_or_default();
+        std::fs::write(&bad, "(define x 1)\n(+ x y)\n").unwrap_or_default();
+        let mut s = Session::without_stdlib();
+        assert!(s.load_file(&good).is_ok());
+        let t = s
+            .traffic(None)
+            .unwrap_or_else(|d| panic!("{}", s.render(&d)));
+        assert_eq!(t.messages.len(), 1);
+        let e = s.load_file(&bad).unwrap_err();
+        let SessionError::Script {
+            diagnostics,
+            rendered,
+        } = &e
+        else {
+            panic!("expected a script error: {e}");
+        };
+        assert_eq!(diagnostics[0].code, "unbound");
+        assert!(rendered.contains("bad.ttdl:2:"), "{rendered}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn budgets_are_passed_on() {
+        let budget = Budget {
+            steps: 1_000,
+            ..Budget::default()
+        };
+        let mut s = Session::without_stdlib_with_budget(budget);
+        let d = s.eval_source("t", "(define (f) (f)) (f)").unwrap_err();
+        assert_eq!(d[0].code, "budget");
+    }
+}

@@ -58,6 +58,18 @@ fn small_examples_dag() {
     expect_file!["../examples/reader-writer.dag.json"].assert_eq(&out);
 }
 
+/// The tasks file `ttdl check --out` writes for the FFT (Minsky Fig 5-5's layout).
+#[test]
+fn fft_tasks_file() {
+    let dir = std::env::temp_dir().join(format!("ttdl-examples-{}", std::process::id()));
+    let out = dir.to_string_lossy().into_owned();
+    let (code, _, err) = ttdl(&["check", "examples/fft.ttdl", "--out", &out]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(dir.join("fft.tasks")).expect("fft.tasks written");
+    let _ = std::fs::remove_dir_all(&dir);
+    expect_file!["../examples/fft.tasks"].assert_eq(&text);
+}
+
 /// Minsky §5.2: 16 tasks, the twenty messages of Fig 5-10, a period of 12.
 #[test]
 fn fft_matches_the_thesis() {

@@ -81,8 +81,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t_reroute = start.elapsed().as_secs_f64();
     if let Some(o) = outcome {
         println!(
-            "  reroute (dor + {steps} steps): {t_reroute:.2} s: peak lu {:.3} -> {:.3}, {} proposed, {} accepted",
-            o.initial_peak, o.final_peak, o.steps, o.accepted
+            "  reroute (dor + {steps} steps): {t_reroute:.2} s: peak lu {:.3} -> {:.3}, {} proposed, {} accepted{}",
+            o.initial_peak,
+            o.final_peak,
+            o.steps,
+            o.accepted,
+            if o.capped {
+                format!(" (stopped at the step cap of {})", o.step_cap)
+            } else {
+                String::new()
+            }
         );
     }
     println!("  total {:.2} s", t_route + t_metrics + t_reroute);

@@ -2,6 +2,7 @@
 //! leave its shortest path only by as many hops as its slack allows.
 
 use ttdl_backend::metrics::Metrics;
+use ttdl_backend::place::Schedule;
 use ttdl_backend::route::{self, RouteMethod, RouteOptions};
 use ttdl_backend::traffic::{Message, Placement, Route, Task, Traffic};
 use ttdl_backend::{Network, NetworkSpec};
@@ -63,4 +64,56 @@ fn slack_of_one_forbids_it() {
     let (routes, peak) = run(5);
     assert!((peak - 8.0 / 5.0).abs() < 1e-9, "{peak}");
     assert!(routes.iter().all(|r| *r == Route::Path(vec![0, 1])));
+}
+
+/// Many messages crowded onto a 4×4 mesh: rerouting has plenty to do.
+fn crowd(messages: usize) -> Traffic {
+    Traffic {
+        tasks: (0..16)
+            .map(|i| Task {
+                id: i,
+                name: format!("t{i}"),
+                ..Task::default()
+            })
+            .collect(),
+        messages: (0..messages)
+            .map(|id| Message {
+                id,
+                src: id % 16,
+                dst: vec![(id * 7 + 5) % 16],
+                size: 4,
+                release: 0,
+                deadline: 8,
+                ..Message::default()
+            })
+            .collect(),
+        ..Traffic::default()
+    }
+}
+
+#[test]
+fn rerouting_stops_at_the_step_cap_and_says_so() {
+    assert_eq!(route::default_max_steps(10), 2_000);
+    assert_eq!(route::default_max_steps(1_000), 8_000);
+    let t = crowd(64);
+    let net = Network::build(&"mesh:4x4".parse::<NetworkSpec>().unwrap()).unwrap();
+    let p = Placement {
+        node_of: (0..16).collect(),
+    };
+    let mut opts = RouteOptions::new(RouteMethod::Reroute, 1);
+    opts.max_steps = Some(5);
+    let (_, outcome) = route::route_with(&t, &net, &p, &opts, &mut |_| {}).unwrap();
+    let o = outcome.unwrap();
+    assert_eq!((o.steps, o.step_cap, o.capped), (5, 5, true));
+    // Under the default cap (2,000 steps for 64 messages) a short schedule ends on its own.
+    opts.max_steps = None;
+    let mut schedule = Schedule::linear(5.0, 4, 20, 0);
+    schedule.bail_out_t = f64::INFINITY;
+    opts.schedule = Some(schedule);
+    let (_, outcome) = route::route_with(&t, &net, &p, &opts, &mut |_| {}).unwrap();
+    let o = outcome.unwrap();
+    assert_eq!(o.step_cap, 2_000);
+    assert!(o.steps > 5 && o.steps < 2_000, "{o:?}");
+    assert!(!o.capped);
+    assert!(o.final_peak < o.initial_peak, "{o:?}");
 }

@@ -69,6 +69,9 @@ fn main() {
         eval_time.as_nanos() as f64 / ops as f64
     );
 
+    if let Some((cpu, rss)) = cpu_and_peak_memory() {
+        println!("  after evaluation: {cpu:.2} s CPU, peak resident {rss} MB");
+    }
     let t1 = Instant::now();
     match interp.traffic(None) {
         Ok(traffic) => println!(
@@ -82,5 +85,27 @@ fn main() {
             d.first().map(|d| d.message.as_str()).unwrap_or("?")
         ),
     }
-    println!("total {:.3} s", t0.elapsed().as_secs_f64());
+    println!("total {:.3} s wall", t0.elapsed().as_secs_f64());
+    if let Some((cpu, rss)) = cpu_and_peak_memory() {
+        println!("process: {cpu:.2} s CPU (user + system), peak resident {rss} MB");
+    }
+}
+
+/// CPU seconds and peak resident memory of this process, from `/proc` (Linux), so the figure
+/// means something on a loaded machine too.
+fn cpu_and_peak_memory() -> Option<(f64, u64)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // Fields 14 and 15 of stat (utime, stime), counted after the command name.
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: u64 = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some((ticks / 100.0, kb / 1024))
 }

@@ -40,6 +40,30 @@ impl Default for CommLimits {
     }
 }
 
+/// A small, fast hasher for the stream table (keys are pairs of task ids, never attacker-chosen
+/// in a way that matters here): the multiply-rotate step of rustc's FxHasher.
+#[derive(Clone, Copy, Debug, Default)]
+struct PairHasher(u64);
+
+impl std::hash::Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+type StreamMap = HashMap<(TaskId, TaskId), Stream, std::hash::BuildHasherDefault<PairHasher>>;
+
 type WriteId = u32;
 type ReadId = u32;
 
@@ -110,7 +134,7 @@ pub struct Comm {
     reads: Vec<ReadRec>,
     /// Destinations of every write: (reader task, the read that matched it).
     dsts: Vec<(TaskId, Option<ReadId>)>,
-    streams: HashMap<(TaskId, TaskId), Stream>,
+    streams: StreamMap,
     /// Complete messages, in completion order (index = `MsgId`).
     complete: Vec<WriteId>,
     /// First size mismatch per stream.
@@ -431,7 +455,7 @@ impl Comm {
     pub fn iterate_begin(&mut self, task: TaskId, count: u64, span: Span) {
         let _ = span;
         if let Some(t) = self.tasks.get_mut(task) {
-            if t.depth == 0 {
+            if t.depth == 0 && count > 0 {
                 self.iterations = self.iterations.max(count);
                 self.repeats = true;
             }
@@ -836,8 +860,21 @@ impl Comm {
         if let Some(f) = ring.first().cloned() {
             ring.push(f);
         }
+        // One label per form: a pattern's read evaluated for several tasks is one place in the
+        // source, so its waits are listed together.
         labels.sort();
         labels.dedup();
+        let mut merged: Vec<(Span, String)> = Vec::new();
+        for (sp, text) in labels {
+            match merged.last_mut() {
+                Some((last, acc)) if *last == sp => {
+                    acc.push_str("; ");
+                    acc.push_str(&text);
+                }
+                _ => merged.push((sp, text)),
+            }
+        }
+        let labels = merged;
         let mut d = Diagnostic::new(
             "deadlock",
             format!(
@@ -848,8 +885,17 @@ impl Comm {
         for (sp, text) in labels {
             d = d.with_label(sp, text);
         }
-        d.with_note("a read waits until its message has arrived; a write never waits")
-            .with_help("let one of these tasks write before it reads, so that the cycle of reads is broken")
+        let through_phase = cycle
+            .waits
+            .iter()
+            .any(|&(n, _)| matches!(g[n].kind, SubtaskKind::Sync(_)));
+        let d = d.with_note("a read waits until its message has arrived; a write never waits");
+        if through_phase {
+            d.with_note("a phase starts only when every task that synchronizes on it has reached it")
+                .with_help("move the read after the `synchronize`, or the write before it, so that no task needs a message sent after the phase starts")
+        } else {
+            d.with_help("let one of these tasks write before it reads, so that the cycle of reads is broken")
+        }
     }
 }
 

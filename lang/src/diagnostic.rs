@@ -103,7 +103,12 @@ fn render_one(out: &mut String, sources: &SourceMap, d: &Diagnostic, color: bool
     let mut labels = Vec::new();
     for l in &d.labels {
         match sources.get(l.span.file) {
-            Some(file) => labels.push((l.span.file, clamp(&file.text, l.span), &l.message)),
+            Some(file) => labels.push((
+                l.span.file,
+                clamp(&file.text, l.span),
+                &l.message,
+                labels.len(),
+            )),
             None => notes.push(format!(
                 "{} (in a source that is not loaded, file #{} bytes {}..{})",
                 l.message, l.span.file, l.span.start, l.span.end
@@ -111,8 +116,19 @@ fn render_one(out: &mut String, sources: &SourceMap, d: &Diagnostic, color: bool
         }
     }
     notes.extend(d.notes.iter().cloned());
+    // The primary label (the first) gives the report's location. ariadne shows labels in the
+    // order given and starts a new snippet whenever a label goes back up the file, so give them
+    // file by file (in order of first mention) and top to bottom.
+    let primary = labels.first().map(|(f, r, _, _)| (*f, r.clone()));
+    let mut file_rank: Vec<FileId> = Vec::new();
+    for (f, _, _, _) in &labels {
+        if !file_rank.contains(f) {
+            file_rank.push(*f);
+        }
+    }
+    labels.sort_by_key(|(f, r, _, _)| (file_rank.iter().position(|x| x == f), r.start, r.end));
 
-    if let Some(&(file, ref range, _)) = labels.first() {
+    if let Some((file, range)) = primary {
         let config = Config::default()
             .with_color(color)
             .with_index_type(IndexType::Byte);
@@ -123,21 +139,19 @@ fn render_one(out: &mut String, sources: &SourceMap, d: &Diagnostic, color: bool
             Color::Magenta,
             Color::Yellow,
         ];
-        let report = Report::build(
-            ReportKind::Custom(&header, Color::Red),
-            (file, range.clone()),
-        )
-        .with_config(config)
-        .with_message(&d.message)
-        .with_labels(labels.iter().enumerate().map(|(i, (f, r, m))| {
-            let label = ariadne::Label::new((*f, r.clone())).with_message(m);
-            if color {
-                label.with_color(palette[i.min(palette.len() - 1)])
-            } else {
-                label
-            }
-        }))
-        .finish();
+        let report = Report::build(ReportKind::Custom(&header, Color::Red), (file, range))
+            .with_config(config)
+            .with_message(&d.message)
+            .with_labels(labels.iter().map(|(f, r, m, i)| {
+                let label = ariadne::Label::new((*f, r.clone())).with_message(m);
+                if color {
+                    // The primary label is red whatever its place in the snippet.
+                    label.with_color(palette[(*i).min(palette.len() - 1)])
+                } else {
+                    label
+                }
+            }))
+            .finish();
         let mut bytes = Vec::new();
         let cache = MapCache::new(sources);
         match report.write(cache, &mut bytes) {

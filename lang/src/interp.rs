@@ -190,12 +190,12 @@ impl Interpreter {
 
     /// Diagnostics rendered like `rustc`, colour optional.
     pub fn render(&self, diagnostics: &[Diagnostic], color: bool) -> String {
-        let _ = color;
-        render_plain(&self.sources, diagnostics)
+        crate::diagnostic::render(&self.sources, diagnostics, color)
     }
 }
 
-/// A `rustc`-like rendering without colour: code, message, `--> file:line:col`, the source line
+/// A plain `rustc`-like rendering without ariadne (for logs and embedders that want one line
+/// per label): code, message, `--> file:line:col`, the source line
 /// with the labelled range underlined, then notes and help.
 pub fn render_plain(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
     let mut out = String::new();

@@ -26,17 +26,18 @@ use crate::span::{FileId, Span};
 /// walks data recursively, and no real program comes near it.
 pub const MAX_DEPTH: usize = 1000;
 
+/// At most this many syntax errors are reported for one text (a binary file would give millions).
+pub const MAX_ERRORS: usize = 100;
+
 /// Reads every top-level datum of `text`. Returns what could be read and every syntax error.
 pub fn read(file: FileId, text: &str) -> (Vec<Sexpr>, Vec<Diagnostic>) {
     let scan = scan(text);
     if let Some(at) = scan.too_deep {
         let span = Span::new(file, at, at + 1);
-        let diag = Diagnostic::new(
-            "syntax",
-            format!("lists are nested more than {MAX_DEPTH} deep"),
-        )
-        .with_label(span, format!("this `(` opens level {}", MAX_DEPTH + 1))
-        .with_help("flatten the data, or build it with a function instead of writing it out");
+        let diag = Diagnostic::new("syntax", format!("data nested more than {MAX_DEPTH} deep"))
+            .with_label(span, format!("this opens level {}", MAX_DEPTH + 1))
+            .with_note("every list and every quote (`'`, `` ` ``, `,`, `,@`) is one level")
+            .with_help("flatten the data, or build it with a function instead of writing it out");
         return (Vec::new(), vec![diag]);
     }
     let (out, errors) = reader(file).parse(text).into_output_errors();
@@ -50,29 +51,61 @@ pub fn read(file: FileId, text: &str) -> (Vec<Sexpr>, Vec<Diagnostic>) {
                 .with_help("check the file for characters that are not valid text"),
         );
     }
-    for d in &mut read.diags {
-        point_at_next_toplevel_form(text, d);
+    if read.diags.iter().any(|d| d.message == UNCLOSED_LIST) {
+        let mut starts = Vec::new();
+        line_start_lists(text, &read.items, &mut starts);
+        starts.sort_unstable();
+        for d in &mut read.diags {
+            point_at_next_toplevel_form(&starts, d);
+        }
     }
-    read.diags
-        .sort_by_key(|d| d.labels.first().map(|l| (l.span.start, l.span.end)));
+    if read.diags.len() > MAX_ERRORS {
+        read.diags.truncate(MAX_ERRORS);
+        read.diags.push(
+            Diagnostic::new(
+                "syntax",
+                format!("more than {MAX_ERRORS} syntax errors; the rest are not shown"),
+            )
+            .with_help("is this a TTDL program? fix the first errors and read it again"),
+        );
+    }
+    read.diags.sort_by_key(|d| {
+        // In source order; a diagnostic without a place (the cap above) comes last.
+        d.labels
+            .first()
+            .map_or((usize::MAX, usize::MAX), |l| (l.span.start, l.span.end))
+    });
     (read.items, read.diags)
 }
 
+/// Byte offsets of the lists that begin a line, anywhere in `items`.
+fn line_start_lists(text: &str, items: &[Sexpr], out: &mut Vec<usize>) {
+    for x in items {
+        if let Datum::List(children) = &x.datum {
+            let at = x.span.start;
+            if at > 0
+                && text.as_bytes().get(at - 1) == Some(&b'\n')
+                && text.as_bytes().get(at) == Some(&b'(')
+            {
+                out.push(at);
+            }
+            line_start_lists(text, children, out);
+        }
+    }
+}
+
 /// An unclosed list always runs to the end of the file, so the missing `)` is somewhere in
-/// between. A `(` at the start of a later line is usually a new top-level form the user meant to
-/// begin after closing the list: point at the first one.
-fn point_at_next_toplevel_form(text: &str, d: &mut Diagnostic) {
+/// between. A list that begins a later line is usually a new top-level form the user meant to
+/// begin after closing this one: point at the first.
+fn point_at_next_toplevel_form(line_starts: &[usize], d: &mut Diagnostic) {
     if d.message != UNCLOSED_LIST {
         return;
     }
     let Some(open) = d.labels.first().map(|l| l.span) else {
         return;
     };
-    let Some(after) = text.get(open.end..) else {
-        return;
-    };
-    if let Some(i) = after.find("\n(") {
-        let at = open.end + i + 1;
+    let next = line_starts.partition_point(|&p| p <= open.start);
+    if let Some(&at) = line_starts.get(next) {
         let span = Span::new(open.file, at, at + 1);
         d.labels.push(crate::diagnostic::Label {
             span,
@@ -178,7 +211,7 @@ fn macro_prefix(head: &str) -> Option<&'static str> {
 #[derive(Debug, Default)]
 struct Scan {
     depth: usize,
-    /// Byte offset of the first `(` that goes deeper than [`MAX_DEPTH`].
+    /// Byte offset of the first `(` or quote that goes deeper than [`MAX_DEPTH`].
     too_deep: Option<usize>,
     unbalanced_close: bool,
     in_string: bool,
@@ -186,7 +219,12 @@ struct Scan {
 }
 
 fn is_delimiter_char(c: char) -> bool {
-    matches!(c, '(' | ')' | '"' | ';' | '\'' | '`' | ',') || c.is_whitespace()
+    matches!(c, '(' | ')' | '"' | ';' | '\'' | '`' | ',') || is_space(c)
+}
+
+/// Whitespace, and the byte-order mark some editors put at the start of a file.
+fn is_space(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
 }
 
 fn is_delimiter(c: u8) -> bool {
@@ -198,9 +236,15 @@ fn is_delimiter(c: u8) -> bool {
 fn scan(text: &str) -> Scan {
     let b = text.as_bytes();
     let mut s = Scan::default();
-    let mut i = 0;
+    // A byte-order mark is whitespace (and only ever comes first).
+    let mut i = if text.starts_with('\u{feff}') { 3 } else { 0 };
     // Whether the previous byte ends a token (so `#|` here starts a comment, not a symbol).
     let mut at_token_start = true;
+    // Reader-macro prefixes nest like lists (`''x` is `(quote (quote x))`): those waiting for
+    // their datum, and those waiting inside each open list.
+    let mut prefixes = 0usize;
+    let mut prefixes_in_lists = 0usize;
+    let mut saved: Vec<usize> = Vec::new();
     while i < b.len() {
         let c = b[i];
         if s.comment_depth > 0 {
@@ -238,26 +282,38 @@ fn scan(text: &str) -> Scan {
                 at_token_start = true;
                 continue;
             }
-            b'"' => s.in_string = true,
+            b'"' => {
+                s.in_string = true;
+                prefixes = 0;
+            }
+            b'\'' | b'`' | b',' => prefixes += 1,
+            b'@' if i > 0 && b[i - 1] == b',' => {}
             b'(' => {
                 s.depth += 1;
-                if s.depth > MAX_DEPTH && s.too_deep.is_none() {
-                    s.too_deep = Some(i);
-                }
+                saved.push(prefixes);
+                prefixes_in_lists += prefixes;
+                prefixes = 0;
             }
             b')' => {
                 if s.depth == 0 {
                     s.unbalanced_close = true;
                 } else {
                     s.depth -= 1;
+                    prefixes_in_lists -= saved.pop().unwrap_or(0);
                 }
+                prefixes = 0;
             }
             b'#' if at_token_start && b.get(i + 1) == Some(&b'|') => {
                 s.comment_depth = 1;
                 i += 2;
                 continue;
             }
-            _ => {}
+            c if c.is_ascii_whitespace() => {}
+            // A token: the prefixes before it are complete.
+            _ => prefixes = 0,
+        }
+        if s.depth + prefixes_in_lists + prefixes > MAX_DEPTH && s.too_deep.is_none() {
+            s.too_deep = Some(i);
         }
         at_token_start = is_delimiter(c);
         i += 1;
@@ -289,7 +345,9 @@ struct Piece {
 impl Items {
     fn push(mut self, piece: Piece) -> Self {
         self.items.extend(piece.sexpr);
-        self.diags.extend(piece.diags);
+        // One more than shown, so the top level knows some were left out.
+        let room = (MAX_ERRORS + 1).saturating_sub(self.diags.len());
+        self.diags.extend(piece.diags.into_iter().take(room));
         self
     }
 }
@@ -310,7 +368,7 @@ fn reader<'src>(file: FileId) -> impl Parser<'src, &'src str, Items, Extra> {
 
     // Whitespace and comments: a `Piece` with no datum (and an error for an unclosed `#|`).
     let whitespace = any()
-        .filter(|c: &char| c.is_whitespace())
+        .filter(|c: &char| is_space(*c))
         .repeated()
         .at_least(1)
         .to(Piece::default());

@@ -204,3 +204,124 @@ fn stdlib_helpers() {
         "(3 1)",
     );
 }
+
+/// The tasks file carries everything the language produced: reading it back gives the same
+/// traffic, for every thesis example.
+#[test]
+fn tasks_file_round_trip_of_the_examples() {
+    for script in [
+        include_str!("../../examples/reader-writer.ttdl"),
+        include_str!("../../examples/fft.ttdl"),
+        include_str!("../../examples/viterbi.ttdl"),
+        include_str!("../../examples/jacobi-3d.ttdl"),
+    ] {
+        let t = ok(script);
+        let text = ttdl_backend::tasks_file::write(&t, None);
+        assert_eq!(ttdl_backend::tasks_file::read(&text), Ok(t));
+    }
+}
+
+fn eval_value(m: &mut Machine, src: &str) -> String {
+    let (forms, errs) = syntax::read(9, src);
+    assert!(errs.is_empty(), "{errs:?}");
+    let mut last = String::new();
+    for f in &forms {
+        let v = m.eval_top(f).unwrap_or_else(|d| panic!("{src}: {d:?}"));
+        last = m.show(&v);
+    }
+    last
+}
+
+fn ints(text: &str) -> Vec<i64> {
+    text.trim_matches(|c| c == '(' || c == ')')
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect()
+}
+
+/// The thesis's Jacobi mapping (§5.1): torus neighbours, the wrap-around included, land at most
+/// two hops apart on the mesh, and no two tasks share a node.
+#[test]
+fn torus_to_mesh_keeps_neighbours_within_two_hops() {
+    for dims in [vec![4, 4], vec![8, 8], vec![3, 3, 3], vec![5, 2]] {
+        let mut m = Machine::new(Budget::default());
+        for (i, (_, text)) in STDLIB.iter().enumerate() {
+            eval(&mut m, i as u32, text).unwrap();
+        }
+        let d: Vec<String> = dims.iter().map(|x| x.to_string()).collect();
+        let d = d.join(" ");
+        eval_value(
+            &mut m,
+            &format!(
+                "(define tor (make-network :topology torus :dims (list {d}))) \
+                 (define msh (make-network :topology mesh :dims (list {d})))"
+            ),
+        );
+        let n: usize = dims.iter().product();
+        let mut seen = std::collections::BTreeSet::new();
+        for i in 0..n {
+            let mut c = Vec::new();
+            let mut r = i;
+            for &k in &dims {
+                c.push(r % k);
+                r /= k;
+            }
+            let here = ints(&eval_value(
+                &mut m,
+                &format!("(torus->mesh (list {}) tor msh)", join(&c)),
+            ));
+            assert!(seen.insert(here.clone()), "{dims:?}: two tasks on {here:?}");
+            for axis in 0..dims.len() {
+                let mut nb = c.clone();
+                nb[axis] = (nb[axis] + 1) % dims[axis];
+                let there = ints(&eval_value(
+                    &mut m,
+                    &format!("(torus->mesh (list {}) tor msh)", join(&nb)),
+                ));
+                let hops: i64 = here.iter().zip(&there).map(|(a, b)| (a - b).abs()).sum();
+                assert!(
+                    hops <= 2,
+                    "{dims:?}: {c:?} and {nb:?} are {hops} hops apart"
+                );
+            }
+        }
+    }
+}
+
+fn join(c: &[usize]) -> String {
+    c.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Gray-coded hypercube on a mesh: nodes next to each other in a mesh row or column are
+/// hypercube neighbours.
+#[test]
+fn gray_mapping_puts_hypercube_neighbours_side_by_side() {
+    let mut m = Machine::new(Budget::default());
+    for (i, (_, text)) in STDLIB.iter().enumerate() {
+        eval(&mut m, i as u32, text).unwrap();
+    }
+    eval_value(
+        &mut m,
+        "(define cube (make-network :topology hypercube :dims (list 4))) \
+         (define msh (make-network :topology mesh :dims (list 4 4)))",
+    );
+    let mut at = std::collections::BTreeMap::new();
+    for node in 0..16usize {
+        let bits: Vec<usize> = (0..4).map(|b| (node >> b) & 1).collect();
+        let xy = ints(&eval_value(
+            &mut m,
+            &format!("(hypercube->mesh-gray (list {}) cube msh)", join(&bits)),
+        ));
+        assert!(at.insert(xy.clone(), node).is_none(), "{xy:?} used twice");
+    }
+    for (xy, &node) in &at {
+        for (dx, dy) in [(1, 0), (0, 1)] {
+            if let Some(&other) = at.get(&vec![xy[0] + dx, xy[1] + dy]) {
+                assert_eq!((node ^ other).count_ones(), 1, "{node} and {other}");
+            }
+        }
+    }
+}

@@ -238,6 +238,27 @@ fn nesting_limit_is_an_error_not_a_crash() {
 }
 
 #[test]
+fn quotes_count_towards_the_nesting_limit() {
+    let deep = "'".repeat(MAX_DEPTH + 1) + "x";
+    let (items, diags) = read(0, &deep);
+    assert!(items.is_empty());
+    assert_eq!(diags[0].labels[0].span.start, MAX_DEPTH);
+    let mixed = "'(a ".repeat(MAX_DEPTH / 2 + 1) + &")".repeat(MAX_DEPTH / 2 + 1);
+    assert_eq!(read(0, &mixed).1.len(), 1);
+    // Quotes that are complete do not add up, and right at the limit still reads on a small
+    // thread stack.
+    let flat = "'a ".repeat(5000);
+    assert_eq!(read(0, &flat).0.len(), 5000);
+    let ok = "'(a ".repeat(MAX_DEPTH / 2) + &")".repeat(MAX_DEPTH / 2);
+    let ok2 = "'".repeat(MAX_DEPTH) + "x";
+    let handle = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || (read(0, &ok).1.len(), read(0, &ok2).1.len()))
+        .unwrap();
+    assert_eq!(handle.join().unwrap(), (0, 0));
+}
+
+#[test]
 fn incomplete() {
     assert!(is_incomplete("(define (f x)\n  (+ x"));
     assert!(is_incomplete("\"abc"));
@@ -251,4 +272,52 @@ fn print_uses_prefixes() {
     let (items, diags) = read(0, "(a 'b `(c ,d ,@e) \"q\\\"\\n\" 1.0 1e20 :k #t nil ())");
     assert!(diags.is_empty());
     expect![[r#"(a 'b `(c ,d ,@e) "q\"\n" 1.0 1e20 :k #t nil ())"#]].assert_eq(&print(&items[0]));
+}
+
+#[test]
+fn byte_order_mark_is_whitespace() {
+    check(
+        "\u{feff}#| c |# (a)",
+        expect![[r#"
+            List 11..14
+              Symbol("a") 12..13
+        "#]],
+    );
+    assert!(!is_incomplete("\u{feff}#| c |#"));
+}
+
+#[test]
+fn missing_paren_hint_skips_strings_and_finds_nested_lists() {
+    // The `(` after a newline inside the string is not a list; the one in `(g)` is.
+    check(
+        "(define (f)\n  \"a\n(b\"\n(g)",
+        expect![[r#"
+            List 0..24
+              Symbol("define") 1..7
+              List 8..11
+                Symbol("f") 9..10
+              Str("a\n(b") 14..20
+              List 21..24
+                Symbol("g") 22..23
+            [syntax] unclosed `(`
+              0..1: this `(` is never closed
+              21..22: this `(` at the start of a line is still inside the list
+              note: the `)` is probably missing before this line
+              help: add a `)` to close this list
+        "#]],
+    );
+}
+
+#[test]
+fn error_count_is_capped() {
+    let text = ")".repeat(10_000) + "(a";
+    let (items, diags) = read(0, &text);
+    assert_eq!(items.len(), 1);
+    assert_eq!(diags.len(), ttdl_lang::syntax::MAX_ERRORS + 1);
+    // The first errors are kept, and the last entry says the rest were left out.
+    assert_eq!(diags[0].labels[0].span.start, 0);
+    assert_eq!(diags[99].labels[0].span.start, 99);
+    assert!(diags[100]
+        .message
+        .starts_with("more than 100 syntax errors"));
 }

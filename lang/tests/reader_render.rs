@@ -172,3 +172,44 @@ fn missing_paren_points_at_the_next_form() {
     "#]]
     .assert_eq(&render(&map, &diags, false));
 }
+
+#[test]
+fn a_label_above_the_primary_one_stays_in_one_snippet() {
+    let mut map = SourceMap::default();
+    let text = "(define (f a b)\n  (+ a b))\n\n(f 1)\n";
+    let file = map.add("arity.ttdl", text);
+    let d = Diagnostic::new("arity", "`f` takes 2 arguments, but 1 was given")
+        .with_label(Span::new(file, 28, 33), "called with 1 argument")
+        .with_label(Span::new(file, 0, 15), "defined here");
+    expect![[r#"
+        error[arity]: `f` takes 2 arguments, but 1 was given
+           ╭─[ arity.ttdl:4:1 ]
+           │
+         1 │ (define (f a b)
+           │ ───────┬───────  
+           │        ╰───────── defined here
+           │ 
+         4 │ (f 1)
+           │ ──┬──  
+           │   ╰──── called with 1 argument
+        ───╯
+    "#]]
+    .assert_eq(&render(&map, &[d], false));
+}
+
+#[test]
+fn an_empty_file() {
+    let mut map = SourceMap::default();
+    let file = map.add("empty.ttdl", "");
+    let d = Diagnostic::new("type", "nothing here").with_label(Span::new(file, 0, 0), "here");
+    expect![[r#"
+        error[type]: nothing here
+           ╭─[ empty.ttdl:1:1 ]
+           │
+         1 │ 
+           │ │ 
+           │ ╰─ here
+        ───╯
+    "#]]
+    .assert_eq(&render(&map, &[d], false));
+}

@@ -1,7 +1,7 @@
 //! The terminal side: a rustyline editor around [`Repl::handle`].
 
 use std::borrow::Cow;
-use std::io::Write as _;
+use std::io::{BufRead, IsTerminal, Write as _};
 use std::path::PathBuf;
 
 use rustyline::completion::Completer;
@@ -24,6 +24,9 @@ pub struct EditorOptions {
     pub color: bool,
 }
 
+/// Entries kept in the history file.
+const HISTORY_SIZE: usize = 1000;
+
 /// `$TTDL_HISTORY` if set and not empty, else `~/.ttdl_history`.
 pub fn history_path() -> Option<PathBuf> {
     match std::env::var_os("TTDL_HISTORY") {
@@ -37,9 +40,14 @@ pub fn history_path() -> Option<PathBuf> {
 /// Runs the interactive loop until `:quit` or Ctrl-D. Values go to standard output, diagnostics
 /// to standard error; neither ends the loop. Ctrl-C drops the entry being typed.
 pub fn run(repl: &mut Repl, options: &EditorOptions) -> Result<(), String> {
+    if !std::io::stdin().is_terminal() {
+        return run_piped(repl, &mut std::io::stdin().lock());
+    }
     let config = Config::builder()
         .auto_add_history(false)
         .completion_type(CompletionType::List)
+        .max_history_size(HISTORY_SIZE)
+        .map_err(|e| format!("cannot set up history: {e}"))?
         .build();
     let mut editor: Editor<TtdlHelper, DefaultHistory> =
         Editor::with_config(config).map_err(|e| format!("cannot start the line editor: {e}"))?;
@@ -73,7 +81,10 @@ pub fn run(repl: &mut Repl, options: &EditorOptions) -> Result<(), String> {
                 }
             }
             Err(ReadlineError::Interrupted) => repl.cancel(),
-            Err(ReadlineError::Eof) => break,
+            Err(ReadlineError::Eof) => {
+                show(&repl.finish());
+                break;
+            }
             Err(e) => return Err(format!("cannot read input: {e}")),
         }
     }
@@ -83,6 +94,29 @@ pub fn run(repl: &mut Repl, options: &EditorOptions) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Input from a pipe or a file: no line editing, no prompt, no history; each line goes to
+/// [`Repl::handle`] as typed, and an entry left open at the end is reported.
+pub fn run_piped(repl: &mut Repl, input: &mut impl BufRead) -> Result<(), String> {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match input.read_line(&mut line) {
+            Ok(0) => {
+                show(&repl.finish());
+                return Ok(());
+            }
+            Ok(_) => {
+                let out = repl.handle(line.strip_suffix('\n').unwrap_or(&line));
+                show(&out);
+                if out.status == Status::Quit {
+                    return Ok(());
+                }
+            }
+            Err(e) => return Err(format!("cannot read input: {e}")),
+        }
+    }
 }
 
 /// Prints an output: text on standard output, diagnostics on standard error.

@@ -8,6 +8,6 @@ mod editor;
 mod session;
 mod summary;
 
-pub use editor::{history_path, run, show, EditorOptions};
+pub use editor::{history_path, run, run_piped, show, EditorOptions};
 pub use session::{Output, Repl, ReplOptions, Status, COMMANDS};
 pub use summary::traffic_summary;

@@ -15,7 +15,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (":load", "FILE  read and evaluate a file"),
     (
         ":check",
-        "summary of the traffic built so far: tasks, messages, phases, critical path, period",
+        "[MAPPING]  summary of the traffic built so far: tasks, messages, phases, critical path, period",
     ),
     (":reset", "start over with a fresh interpreter"),
     (
@@ -78,13 +78,15 @@ impl Output {
 }
 
 /// How to start a session.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ReplOptions {
     /// Load the standard library into every fresh interpreter (SPEC §1.5).
     pub stdlib: bool,
     /// Colour in rendered diagnostics.
     pub color: bool,
     pub budget: Budget,
+    /// The canned mapping `:check` applies (overrides `target :mapping`).
+    pub mapping: Option<String>,
 }
 
 impl Default for ReplOptions {
@@ -93,6 +95,7 @@ impl Default for ReplOptions {
             stdlib: true,
             color: false,
             budget: Budget::default(),
+            mapping: None,
         }
     }
 }
@@ -162,6 +165,16 @@ impl Repl {
         if let Some(out) = self.command(trimmed) {
             return out;
         }
+        self.eval_entry(&entry)
+    }
+
+    /// The input has ended (Ctrl-D, end of a pipe): an entry left open is read as it is, so
+    /// its syntax errors are shown rather than lost.
+    pub fn finish(&mut self) -> Output {
+        if self.pending.is_empty() {
+            return Output::default();
+        }
+        let entry = std::mem::take(&mut self.pending);
         self.eval_entry(&entry)
     }
 
@@ -241,10 +254,17 @@ impl Repl {
                     self.load(Path::new(arg))
                 }
             }
-            ":check" | ":c" => match self.interp.traffic(None) {
-                Ok(t) => Output::text(traffic_summary(&t)),
-                Err(diags) => Output::error(self.render(&diags)),
-            },
+            ":check" | ":c" => {
+                let mapping = if arg.is_empty() {
+                    self.options.mapping.as_deref()
+                } else {
+                    Some(arg)
+                };
+                match self.interp.traffic(mapping) {
+                    Ok(t) => Output::text(traffic_summary(&t)),
+                    Err(diags) => Output::error(self.render(&diags)),
+                }
+            }
             ":reset" => match fresh_interpreter(&self.options) {
                 Ok(interp) => {
                     self.interp = interp;

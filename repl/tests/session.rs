@@ -31,7 +31,7 @@ fn help_lists_every_command() {
           :help    show this help
           :quit    leave (also Ctrl-D)
           :load    FILE  read and evaluate a file
-          :check   summary of the traffic built so far: tasks, messages, phases, critical path, period
+          :check   [MAPPING]  summary of the traffic built so far: tasks, messages, phases, critical path, period
           :reset   start over with a fresh interpreter
           :env     [PREFIX]  the names bound in the global environment
     "#]]
@@ -184,4 +184,59 @@ fn load_a_file() {
 fn keywords_are_not_commands() {
     let mut r = repl();
     assert_eq!(text(r.handle(":topology")), ":topology\n");
+}
+
+#[test]
+fn check_with_a_mapping() {
+    let mut r = repl();
+    for line in [
+        "(define net (make-network :topology 'torus :dims (list 4 4)))",
+        "(define-comm to-east (self) (write-stream 4 (neighbor net self 'east)))",
+        "(define-comm from-west (self) (read-stream 4 (neighbor net self 'west)))",
+        "(dolist (t (network-tasks net)) (to-east t) (from-west t))",
+    ] {
+        let out = r.handle(line);
+        assert_eq!(out.error, "", "{line}");
+    }
+    assert!(text(r.handle(":check torus->mesh")).starts_with("tasks:         16\n"));
+    let e = error(r.handle(":check no-such-mapping"));
+    assert!(e.contains("no-such-mapping"), "{e}");
+}
+
+#[test]
+fn input_ending_inside_an_entry_shows_its_error() {
+    let mut r = repl();
+    assert_eq!(r.handle("(define (f x)"), Output::more());
+    let e = error(r.finish());
+    assert!(e.contains("unclosed `(`"), "{e}");
+    assert!(!r.is_pending());
+    assert_eq!(r.finish(), Output::default());
+}
+
+#[test]
+fn piped_input_is_evaluated_line_by_line() {
+    let mut r = repl();
+    let mut input = std::io::Cursor::new(
+        "(define (g x)\n  (* x 3))\r\n(define h 5)\n:quit\n(define never 1)\n",
+    );
+    assert_eq!(ttdl_repl::run_piped(&mut r, &mut input), Ok(()));
+    assert_eq!(text(r.handle("(g h)")), "15\n");
+    // Nothing after `:quit` was read.
+    assert!(!r.completions().iter().any(|n| n == "never"));
+}
+
+#[test]
+fn the_standard_library_is_optional() {
+    let mut with = repl();
+    assert_eq!(text(with.handle(":env torus->")), "torus->mesh\n");
+    let mut without = match Repl::new(ReplOptions {
+        stdlib: false,
+        ..ReplOptions::default()
+    }) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(text(without.handle(":env torus->")), "; no names bound\n");
+    // The core language is there all the same.
+    assert_eq!(text(without.handle("(+ 1 2)")), "3\n");
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use clap::Args;
 use serde_json::json;
+use ttdl_backend::tasks_file;
 use ttdl_backend::traffic::Traffic;
 
 use crate::session::Session;
@@ -35,7 +36,22 @@ pub fn run(args: &CheckArgs) -> CliResult {
         }
     };
     print!("{out}");
+    if let Some(dir) = &args.common.out {
+        write_tasks_file(dir, file, &traffic)?;
+    }
     Ok(())
+}
+
+/// `--out DIR`: the tasks file (Minsky Fig 5-5) for the backend, named after the program.
+fn write_tasks_file(dir: &Path, program: &Path, traffic: &Traffic) -> Result<(), CliError> {
+    let stem = program
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "program".into());
+    let path = dir.join(format!("{stem}.tasks"));
+    std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&path, tasks_file::write(traffic, None)))
+        .map_err(|e| CliError::Input(format!("error: cannot write `{}`: {e}", path.display())))
 }
 
 /// The file argument, or a usage error naming the command.

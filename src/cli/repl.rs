@@ -21,6 +21,7 @@ pub fn run(args: &ReplArgs) -> CliResult {
     let options = ReplOptions {
         stdlib: !args.common.no_stdlib,
         color: !no_color && std::io::stderr().is_terminal(),
+        mapping: args.common.mapping.clone(),
         ..ReplOptions::default()
     };
     let mut repl = Repl::new(options).map_err(CliError::Internal)?;

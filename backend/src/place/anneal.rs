@@ -20,6 +20,11 @@ pub trait Configuration {
     fn deciding_cost(&self) -> f64;
     /// Called after each temperature: remember the current configuration if it is the best yet.
     fn checkpoint(&mut self) {}
+    /// True once the configuration has used up its own budget of changes: the anneal stops at
+    /// once, whatever the schedule says.
+    fn exhausted(&self) -> bool {
+        false
+    }
 }
 
 /// The thesis's `Sa_sched` plus the stopping rule.
@@ -143,6 +148,10 @@ pub fn simanneal(
         let mut t = initial_t;
         while t > sched.final_t {
             for _ in 0..n_iter {
+                if config.exhausted() {
+                    config.checkpoint();
+                    return;
+                }
                 match config.propose(rng) {
                     Some(delta) if should_accept(delta, t, rng) => config.accept(),
                     Some(_) => config.reset(),

@@ -315,10 +315,11 @@ fn hop_table(net: &Network) -> Option<Vec<u16>> {
     if n > 2048 {
         return None;
     }
-    let mut t = Vec::with_capacity(n * n);
-    for a in 0..n {
-        for b in 0..n {
-            t.push(net.distance(a, b).min(u16::MAX as usize) as u16);
+    let mut t = vec![0u16; n * n];
+    for b in 0..n {
+        let to = net.distances_to(b);
+        for a in 0..n {
+            t[a * n + b] = to.from(a).min(u16::MAX as usize) as u16;
         }
     }
     Some(t)

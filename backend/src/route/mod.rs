@@ -85,6 +85,26 @@ pub struct RouteOptions {
     pub schedule: Option<Schedule>,
     /// Weight of link overload (Σ max(0, lu − 1)) in the rerouting cost, next to Σ lu.
     pub overload_weight: f64,
+    /// Most rerouting steps (proposed reroutes); `None`: `default_max_steps` of the message
+    /// count. Rerouting stops when it is reached and `RerouteOutcome::capped` says so.
+    #[serde(default)]
+    pub max_steps: Option<u64>,
+}
+
+/// Rerouting steps allowed per message by default.
+pub const REROUTE_STEPS_PER_MESSAGE: u64 = 8;
+
+/// Fewest rerouting steps allowed by default, so small inputs keep the whole schedule.
+pub const REROUTE_MIN_STEPS: u64 = 2_000;
+
+/// The default bound on rerouting steps: `max(REROUTE_MIN_STEPS, 8 × messages)`. Each step costs
+/// a weighted shortest-path search and a scan of the links, so a bound that grows with the
+/// input (rather than with the schedule alone) keeps huge inputs finishing in time while every
+/// message can still be moved several times.
+pub fn default_max_steps(messages: usize) -> u64 {
+    (messages as u64)
+        .saturating_mul(REROUTE_STEPS_PER_MESSAGE)
+        .max(REROUTE_MIN_STEPS)
 }
 
 impl RouteOptions {
@@ -97,6 +117,7 @@ impl RouteOptions {
             min_acceptable_peak: 1.0,
             schedule: None,
             overload_weight: 10.0,
+            max_steps: None,
         }
     }
 }
@@ -206,7 +227,6 @@ fn message_paths(
     placement: &Placement,
     m: &Message,
     method: RouteMethod,
-    graph: &petgraph::graph::DiGraph<(), u32>,
     rng: &mut ChaCha8Rng,
 ) -> Vec<Vec<NodeId>> {
     let src = placement.node_of[m.src];
@@ -216,7 +236,7 @@ fn message_paths(
             let dst = placement.node_of[d];
             match method {
                 RouteMethod::Random => paths::random_minimal(network, src, dst, rng),
-                RouteMethod::Shortest => paths::shortest(network, graph, src, dst),
+                RouteMethod::Shortest => paths::shortest(network, src, dst),
                 RouteMethod::Dor | RouteMethod::Reroute => network.dor_path(src, dst),
             }
         })
@@ -230,14 +250,9 @@ fn initial_routing(
     method: RouteMethod,
     rng: &mut ChaCha8Rng,
 ) -> Result<Routing, RouteError> {
-    let graph = if method == RouteMethod::Shortest {
-        paths::to_graph(network)
-    } else {
-        petgraph::graph::DiGraph::new()
-    };
     let mut routes = Vec::with_capacity(traffic.messages.len());
     for (i, m) in traffic.messages.iter().enumerate() {
-        let ps = message_paths(network, placement, m, method, &graph, rng);
+        let ps = message_paths(network, placement, m, method, rng);
         if let Some(pos) = ps.iter().position(|p| p.is_empty()) {
             return Err(RouteError::NoPath {
                 msg: i,

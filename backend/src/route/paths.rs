@@ -1,5 +1,5 @@
 //! Single-message path choice: dimension order, random minimal (a coin flip at every junction,
-//! Minsky §4.2.2), shortest path on any topology (petgraph), and multicast trees built from them.
+//! Minsky §4.2.2), shortest path on any topology, and multicast trees built from them.
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use rand::Rng;
@@ -10,10 +10,11 @@ use crate::traffic::Route;
 
 /// Random minimal route: at each node one of the neighbours that brings the message closer.
 pub fn random_minimal(net: &Network, a: NodeId, b: NodeId, rng: &mut ChaCha8Rng) -> Vec<NodeId> {
+    let to = net.distances_to(b);
     let mut path = vec![a];
     let mut cur = a;
     while cur != b {
-        let next = net.minimal_next_hops(cur, b);
+        let next = net.minimal_next_hops_by(cur, &to);
         if next.is_empty() {
             return Vec::new();
         }
@@ -35,21 +36,12 @@ pub fn to_graph(net: &Network) -> DiGraph<(), u32> {
     g
 }
 
-/// A shortest path by A* on the network graph, with the hop distance as the (exact) heuristic.
-pub fn shortest(net: &Network, g: &DiGraph<(), u32>, a: NodeId, b: NodeId) -> Vec<NodeId> {
-    if a == b {
-        return vec![a];
-    }
-    let target = NodeIndex::new(b);
-    petgraph::algo::astar(
-        g,
-        NodeIndex::new(a),
-        |n| n == target,
-        |e| *e.weight(),
-        |n| net.distance(n.index(), b).min(u32::MAX as usize) as u32,
-    )
-    .map(|(_, p)| p.into_iter().map(|n| n.index()).collect())
-    .unwrap_or_default()
+/// A shortest path: the lowest-numbered minimal next hop at every step, from a breadth-first
+/// search over the network's sorted adjacency (`Network::least_shortest_path`). petgraph's A*
+/// keeps its frontier in hash maps; this never looks at hash order, so the same input gives the
+/// same path in every process.
+pub fn shortest(net: &Network, a: NodeId, b: NodeId) -> Vec<NodeId> {
+    net.least_shortest_path(a, b)
 }
 
 /// A multicast tree from the source's paths to every destination: each node keeps the first edge

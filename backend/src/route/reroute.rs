@@ -13,7 +13,8 @@
 //! 5. the configuration cost is Σ_j lu_j (the thesis's sum over all links) plus
 //!    `overload_weight · Σ_j max(0, lu_j − 1)`, which makes removing an overfull link worth a
 //!    longer path; the change is accepted by the Boltzmann rule;
-//! 6. stop when the peak utilization reaches the minimum acceptable value.
+//! 6. stop when the peak utilization reaches the minimum acceptable value, or after the step cap
+//!    (`RouteOptions::max_steps`, by default `default_max_steps`: 8 per message, at least 2,000).
 //!
 //! Multicast trees are kept as routed.
 
@@ -41,6 +42,13 @@ pub struct RerouteOutcome {
     pub accepted: u64,
     /// Messages whose final route differs from the initial one, in id order.
     pub rerouted: Vec<MsgId>,
+    /// The bound on steps that applied (`RouteOptions::max_steps` or its default).
+    #[serde(default)]
+    pub step_cap: u64,
+    /// True when rerouting stopped because it reached `step_cap` rather than by its schedule or
+    /// by reaching the acceptable peak.
+    #[serde(default)]
+    pub capped: bool,
 }
 
 struct RerouteState<'a> {
@@ -52,12 +60,15 @@ struct RerouteState<'a> {
     link_msgs: Vec<Vec<MsgId>>,
     lu: Vec<f64>,
     cost: f64,
-    flex: Vec<u128>,
+    /// Shortest-path counts, computed when a message first sits on a peak link (a count is a
+    /// breadth-first search on graph and diamond networks).
+    flex: Vec<Option<u128>>,
     pending: Option<(MsgId, Route, f64)>,
     best_routes: Vec<Route>,
     best_key: (f64, f64),
     dirty: Vec<MsgId>,
     steps: u64,
+    step_cap: u64,
     accepted: u64,
 }
 
@@ -84,14 +95,7 @@ impl<'a> RerouteState<'a> {
             .map(|ms| link_utilization(traffic, ms))
             .collect();
         let cost = lu.iter().map(|&u| link_cost(u, opts.overload_weight)).sum();
-        let flex = traffic
-            .messages
-            .iter()
-            .map(|m| match m.dst.as_slice() {
-                [d] => net.shortest_path_count(placement.node_of[m.src], placement.node_of[*d]),
-                _ => 0,
-            })
-            .collect();
+        let flex = vec![None; traffic.messages.len()];
         let mut st = RerouteState {
             traffic,
             net,
@@ -107,10 +111,28 @@ impl<'a> RerouteState<'a> {
             best_key: (f64::INFINITY, f64::INFINITY),
             dirty: Vec::new(),
             steps: 0,
+            step_cap: opts
+                .max_steps
+                .unwrap_or_else(|| super::default_max_steps(traffic.messages.len())),
             accepted: 0,
         };
         st.best_key = (st.peak(), st.cost);
         st
+    }
+
+    fn flexibility(&mut self, m: MsgId) -> u128 {
+        if let Some(f) = self.flex[m] {
+            return f;
+        }
+        let msg = &self.traffic.messages[m];
+        let f = match msg.dst.as_slice() {
+            [d] => self
+                .net
+                .shortest_path_count(self.placement.node_of[msg.src], self.placement.node_of[*d]),
+            _ => 0,
+        };
+        self.flex[m] = Some(f);
+        f
     }
 
     fn peak(&self) -> f64 {
@@ -164,6 +186,7 @@ impl<'a> RerouteState<'a> {
             1.0 + 2.0 * base + self.opts.overload_weight * (base + rate - 1.0).max(0.0)
         };
         let n = self.net.nodes();
+        let to = self.net.distances_to(dst);
         let mut dist = vec![f64::INFINITY; n];
         let mut prev = vec![usize::MAX; n];
         let mut heap = BinaryHeap::new();
@@ -176,10 +199,10 @@ impl<'a> RerouteState<'a> {
             if u == dst {
                 break;
             }
-            let du = self.net.distance(u, dst);
+            let du = to.from(u);
             for &l in &self.net.out[u] {
                 let v = self.net.links[l].to;
-                if l == avoid || (minimal_only && self.net.distance(v, dst) + 1 != du) {
+                if l == avoid || (minimal_only && to.from(v).saturating_add(1) != du) {
                     continue;
                 }
                 let nd = d + weight(l);
@@ -254,10 +277,11 @@ impl Configuration for RerouteState<'_> {
         let mut keyed: Vec<(Reverse<u128>, Reverse<u64>, u64, MsgId)> = cands
             .iter()
             .map(|&m| {
+                let flex = self.flexibility(m);
                 let msg = &self.traffic.messages[m];
                 let (a, b) = window(msg);
                 (
-                    Reverse(self.flex[m]),
+                    Reverse(flex),
                     Reverse((b - a).saturating_sub(msg.size)),
                     rng.random::<u64>(),
                     m,
@@ -318,6 +342,10 @@ impl Configuration for RerouteState<'_> {
     fn deciding_cost(&self) -> f64 {
         self.best_key.0
     }
+
+    fn exhausted(&self) -> bool {
+        self.steps >= self.step_cap
+    }
 }
 
 /// Improves `routing` by rerouting (see the module docs). Returns the best routing seen.
@@ -349,6 +377,8 @@ pub fn reroute(
         steps: st.steps,
         accepted: st.accepted,
         rerouted,
+        step_cap: st.step_cap,
+        capped: st.steps >= st.step_cap,
     };
     (Routing { routes }, outcome)
 }

@@ -16,6 +16,8 @@ pub mod grid;
 pub mod hypercube;
 mod paths;
 
+pub use paths::{DistancesTo, MAX_CROSSBAR_NODES};
+
 pub type NodeId = usize;
 pub type LinkId = usize;
 
@@ -147,10 +149,10 @@ impl NetworkSpec {
         if nodes > 1 << 22 {
             return bad("more than 4,194,304 nodes");
         }
-        if matches!(self.kind, Kind::Graph | Kind::Diamond | Kind::Crossbar)
-            && nodes > paths::MAX_TABLE_NODES
-        {
-            return bad("graph, diamond and crossbar networks are limited to 4,096 nodes");
+        if self.kind == Kind::Crossbar && nodes > MAX_CROSSBAR_NODES {
+            return bad(
+                "a crossbar of n nodes has n(n-1) links; crossbars are limited to 4,096 nodes",
+            );
         }
         for &(a, b) in &self.edges {
             if a >= nodes || b >= nodes {
@@ -248,8 +250,12 @@ pub struct Network {
     pub links: Vec<Link>,
     /// `out[n]`: ids of the links leaving node n, sorted by destination.
     pub out: Vec<Vec<LinkId>>,
-    /// All-pairs hop distances for kinds without a closed form (graph, diamond).
-    hops: paths::HopTable,
+    /// Neighbour ids of each node (successors and predecessors), sorted: the breadth-first
+    /// searches behind distances on graph and diamond networks.
+    succ: Vec<Vec<NodeId>>,
+    into: Vec<Vec<NodeId>>,
+    /// Rows of hop distances to a target, for kinds without a closed form (graph, diamond).
+    hops: paths::HopCache,
 }
 
 impl Network {
@@ -266,20 +272,27 @@ impl Network {
         };
         links.sort_by_key(|l| (l.from, l.to, l.port));
         links.dedup_by_key(|l| (l.from, l.to));
-        let mut out = vec![Vec::new(); coords.len()];
+        let n = coords.len();
+        let mut out = vec![Vec::new(); n];
+        let mut succ = vec![Vec::new(); n];
+        let mut into = vec![Vec::new(); n];
         for (id, l) in links.iter().enumerate() {
             out[l.from].push(id);
+            succ[l.from].push(l.to);
+            into[l.to].push(l.from);
         }
-        let mut net = Network {
+        for v in into.iter_mut() {
+            v.sort_unstable();
+        }
+        let net = Network {
             spec: spec.clone(),
             coords,
             links,
             out,
-            hops: paths::HopTable::default(),
+            succ,
+            into,
+            hops: paths::HopCache::default(),
         };
-        if matches!(spec.kind, Kind::Graph | Kind::Diamond) {
-            net.hops = paths::HopTable::all_pairs(&net);
-        }
         if let Some(node) = paths::first_unreachable(&net) {
             return Err(TopologyError::Shape(
                 spec.to_string(),

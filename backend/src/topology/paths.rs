@@ -1,59 +1,100 @@
 //! Distances, dimension-order routes and shortest-path counts on any built network. Regular kinds
-//! use closed forms; the explicit graph and the diamond lattice use an all-pairs hop table filled
-//! by breadth-first search when the network is built.
+//! use closed forms; the explicit graph and the diamond lattice use rows of hop distances *to* a
+//! target, each filled by one breadth-first search over the reversed links the first time it is
+//! asked for and kept in a bounded cache. A route is built towards its destination, so one row
+//! serves every step of it; no all-pairs table is needed, and networks of any size the node limit
+//! allows can be routed.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::{diamond, grid, hypercube, Kind, Network, NodeId};
 
-/// Largest network that gets an all-pairs table (4,096² two-byte entries = 32 MiB).
-pub const MAX_TABLE_NODES: usize = 4096;
+/// Largest crossbar: a crossbar of n nodes has n(n − 1) links (4,096 nodes: 16.8 million).
+pub const MAX_CROSSBAR_NODES: usize = 4096;
 
-/// All-pairs hop distances, `dist[a * n + b]`; empty for kinds with a closed form.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct HopTable {
-    n: usize,
-    dist: Arc<Vec<u16>>,
+/// Memory the cached distance rows may use (64 MiB of `u32`); beyond it the oldest row goes.
+const CACHE_BYTES: usize = 64 << 20;
+
+const UNREACHED: u32 = u32::MAX;
+
+/// Hop distances to a target node, computed on demand and cached (graph and diamond kinds).
+///
+/// The cache is derived data: clones start empty and every two caches compare equal, so a
+/// `Network` is still compared by its spec, coordinates and links.
+#[derive(Default)]
+pub struct HopCache {
+    inner: Mutex<CacheInner>,
 }
 
-impl fmt::Debug for HopTable {
+#[derive(Default)]
+struct CacheInner {
+    /// Target node → distance from every node to it.
+    rows: HashMap<NodeId, Arc<[u32]>>,
+    /// Targets in the order their rows were computed (the eviction order).
+    order: VecDeque<NodeId>,
+}
+
+impl Clone for HopCache {
+    fn clone(&self) -> Self {
+        HopCache::default()
+    }
+}
+
+impl PartialEq for HopCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for HopCache {}
+
+impl fmt::Debug for HopCache {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "HopTable({} nodes)", self.n)
+        f.write_str("HopCache")
     }
 }
 
-const UNREACHED: u16 = u16::MAX;
-
-impl HopTable {
-    pub fn all_pairs(net: &Network) -> HopTable {
+impl HopCache {
+    /// The row of distances from every node to `to`, computing (and caching) it if needed.
+    fn row(&self, net: &Network, to: NodeId) -> Arc<[u32]> {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(row) = inner.rows.get(&to) {
+            return Arc::clone(row);
+        }
         let n = net.nodes();
-        let mut dist = vec![UNREACHED; n * n];
-        for src in 0..n {
-            let row = &mut dist[src * n..(src + 1) * n];
-            bfs_into(net, src, row);
+        let mut row = vec![UNREACHED; n];
+        bfs_into(n, to, &mut row, |u| {
+            net.into.get(u).map(|v| v.as_slice()).unwrap_or(&[])
+        });
+        let row: Arc<[u32]> = row.into();
+        let capacity = (CACHE_BYTES / (4 * n.max(1))).max(1);
+        while inner.order.len() >= capacity {
+            match inner.order.pop_front() {
+                Some(old) => {
+                    inner.rows.remove(&old);
+                }
+                None => break,
+            }
         }
-        HopTable {
-            n,
-            dist: Arc::new(dist),
-        }
-    }
-
-    fn get(&self, a: NodeId, b: NodeId) -> Option<usize> {
-        let d = *self.dist.get(a * self.n + b)?;
-        (d != UNREACHED).then_some(d as usize)
+        inner.order.push_back(to);
+        inner.rows.insert(to, Arc::clone(&row));
+        row
     }
 }
 
-fn bfs_into(net: &Network, src: NodeId, row: &mut [u16]) {
+/// Breadth-first search from `src` along `next(u)` (neighbour ids), writing hop counts to `row`.
+fn bfs_into<'a>(n: usize, src: NodeId, row: &mut [u32], next: impl Fn(NodeId) -> &'a [NodeId]) {
+    if src >= n {
+        return;
+    }
     let mut queue = VecDeque::new();
     row[src] = 0;
     queue.push_back(src);
     while let Some(u) = queue.pop_front() {
         let du = row[u];
-        for &l in &net.out[u] {
-            let v = net.links[l].to;
+        for &v in next(u) {
             if row[v] == UNREACHED {
                 row[v] = du.saturating_add(1);
                 queue.push_back(v);
@@ -68,33 +109,57 @@ pub fn first_unreachable(net: &Network) -> Option<NodeId> {
     if n == 0 {
         return None;
     }
-    let mut row = vec![UNREACHED; n];
-    bfs_into(net, 0, &mut row);
-    if let Some(v) = row.iter().position(|&d| d == UNREACHED) {
-        return Some(v);
-    }
-    // Reverse reachability: every link of ours has its reverse for all built kinds, but check.
-    let mut rev: Vec<Vec<NodeId>> = vec![Vec::new(); n];
-    for l in &net.links {
-        rev[l.to].push(l.from);
-    }
-    let mut seen = vec![false; n];
-    let mut queue = VecDeque::from([0]);
-    seen[0] = true;
-    while let Some(u) = queue.pop_front() {
-        for &v in &rev[u] {
-            if !seen[v] {
-                seen[v] = true;
-                queue.push_back(v);
-            }
+    for adj in [&net.succ, &net.into] {
+        let mut row = vec![UNREACHED; n];
+        bfs_into(n, 0, &mut row, |u| {
+            adj.get(u).map(|v| v.as_slice()).unwrap_or(&[])
+        });
+        if let Some(v) = row.iter().position(|&d| d == UNREACHED) {
+            return Some(v);
         }
     }
-    seen.iter().position(|&s| !s)
+    None
+}
+
+/// Hop distances from any node to one target: a cached row on graph and diamond networks, the
+/// closed form elsewhere. Fetch it once per route rather than calling `Network::distance` per hop.
+pub struct DistancesTo<'a> {
+    net: &'a Network,
+    to: NodeId,
+    row: Option<Arc<[u32]>>,
+}
+
+impl DistancesTo<'_> {
+    /// Hops from `v` to the target (`usize::MAX` if unreachable or not a node).
+    pub fn from(&self, v: NodeId) -> usize {
+        match &self.row {
+            Some(row) => match row.get(v) {
+                Some(&d) if d != UNREACHED => d as usize,
+                _ => usize::MAX,
+            },
+            None => self.net.distance(v, self.to),
+        }
+    }
+
+    /// The target node.
+    pub fn target(&self) -> NodeId {
+        self.to
+    }
 }
 
 impl Network {
     fn coords_of(&self, n: NodeId) -> &[i64] {
         self.coords.get(n).map(|c| c.as_slice()).unwrap_or(&[])
+    }
+
+    fn has_table(&self) -> bool {
+        matches!(self.spec.kind, Kind::Diamond | Kind::Graph)
+    }
+
+    /// Hop distances from every node to `to` (see `DistancesTo`).
+    pub fn distances_to(&self, to: NodeId) -> DistancesTo<'_> {
+        let row = (self.has_table() && to < self.nodes()).then(|| self.hops.row(self, to));
+        DistancesTo { net: self, to, row }
     }
 
     /// Hop distance from `a` to `b` along directed links (`usize::MAX` for a node that does not
@@ -116,14 +181,19 @@ impl Network {
             }
             Kind::Hypercube => hypercube::distance(a, b),
             Kind::Crossbar => 1,
-            Kind::Diamond | Kind::Graph => self.hops.get(a, b).unwrap_or(usize::MAX),
+            Kind::Diamond | Kind::Graph => self.distances_to(b).from(a),
         }
     }
 
     /// Neighbours of `a` one hop closer to `b`, in link order: the choices at a junction of a
     /// minimal route.
     pub fn minimal_next_hops(&self, a: NodeId, b: NodeId) -> Vec<NodeId> {
-        let d = self.distance(a, b);
+        self.minimal_next_hops_by(a, &self.distances_to(b))
+    }
+
+    /// `minimal_next_hops` with the target's distances already fetched.
+    pub fn minimal_next_hops_by(&self, a: NodeId, to: &DistancesTo) -> Vec<NodeId> {
+        let d = to.from(a);
         if d == 0 || d == usize::MAX {
             return Vec::new();
         }
@@ -132,10 +202,33 @@ impl Network {
             .map(|ls| {
                 ls.iter()
                     .map(|&l| self.links[l].to)
-                    .filter(|&v| self.distance(v, b) + 1 == d)
+                    .filter(|&v| to.from(v).checked_add(1) == Some(d))
                     .collect()
             })
             .unwrap_or_default()
+    }
+
+    /// A shortest route from `a` to `b`, both ends included, choosing the lowest-numbered minimal
+    /// next hop at every step (the lexicographically least shortest path). It depends only on
+    /// the network's sorted adjacency, never on hash order, so it is the same in every run.
+    /// Empty if `b` cannot be reached.
+    pub fn least_shortest_path(&self, a: NodeId, b: NodeId) -> Vec<NodeId> {
+        if a >= self.nodes() || b >= self.nodes() {
+            return Vec::new();
+        }
+        let to = self.distances_to(b);
+        let mut path = vec![a];
+        let mut cur = a;
+        while cur != b {
+            match self.minimal_next_hops_by(cur, &to).into_iter().min() {
+                Some(next) => {
+                    path.push(next);
+                    cur = next;
+                }
+                None => return Vec::new(),
+            }
+        }
+        path
     }
 
     /// The dimension-order route from `a` to `b` as node ids, both ends included: x first, then y…
@@ -158,20 +251,7 @@ impl Network {
             }
             Kind::Hypercube => hypercube::dor_path(a, b),
             Kind::Crossbar => vec![a, b],
-            Kind::Diamond | Kind::Graph => {
-                let mut path = vec![a];
-                let mut cur = a;
-                while cur != b {
-                    match self.minimal_next_hops(cur, b).into_iter().min() {
-                        Some(next) => {
-                            path.push(next);
-                            cur = next;
-                        }
-                        None => return Vec::new(),
-                    }
-                }
-                path
-            }
+            Kind::Diamond | Kind::Graph => self.least_shortest_path(a, b),
         }
     }
 
@@ -200,31 +280,30 @@ impl Network {
         }
     }
 
-    /// Paths counted backwards from `b`: count(v) = Σ count(w) over minimal next hops w of v.
+    /// Paths counted layer by layer of a breadth-first search from `a`: a node's count is the sum
+    /// of the counts of its predecessors one layer nearer `a`. Stops once `b`'s layer is reached.
     fn count_by_layers(&self, a: NodeId, b: NodeId) -> u128 {
-        let d = self.distance(a, b);
-        if d == usize::MAX {
-            return 0;
-        }
-        // Nodes on some shortest a→b path, by distance from a.
-        let mut layers: Vec<Vec<NodeId>> = vec![Vec::new(); d + 1];
-        for v in 0..self.nodes() {
-            let (da, db) = (self.distance(a, v), self.distance(v, b));
-            if da != usize::MAX && db != usize::MAX && da + db == d {
-                layers[da].push(v);
+        let n = self.nodes();
+        let mut dist = vec![UNREACHED; n];
+        let mut count = vec![0u128; n];
+        dist[a] = 0;
+        count[a] = 1;
+        let mut queue = VecDeque::from([a]);
+        while let Some(u) = queue.pop_front() {
+            if dist[b] != UNREACHED && dist[u] >= dist[b] {
+                break;
+            }
+            for &v in &self.succ[u] {
+                if dist[v] == UNREACHED {
+                    dist[v] = dist[u] + 1;
+                    queue.push_back(v);
+                }
+                if dist[v] == dist[u] + 1 {
+                    count[v] = count[v].saturating_add(count[u]);
+                }
             }
         }
-        let mut count = vec![0u128; self.nodes()];
-        count[b] = 1;
-        for layer in layers.iter().rev().skip(1) {
-            for &v in layer {
-                count[v] = self
-                    .minimal_next_hops(v, b)
-                    .iter()
-                    .fold(0u128, |acc, &w| acc.saturating_add(count[w]));
-            }
-        }
-        count[a]
+        count[b]
     }
 
     /// The diamond lattice's own count (Minsky §4.2.2) for two nodes of a diamond network.

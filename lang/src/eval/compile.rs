@@ -205,7 +205,7 @@ impl Compiler<'_> {
                 let Some((params, body)) = args.split_first() else {
                     return Err(syntax(span, "`lambda` needs a parameter list", "here"));
                 };
-                NodeKind::Lambda(self.lambda(None, params, body, span)?)
+                NodeKind::Lambda(self.lambda(None, params, body, span.to(params.span))?)
             }
             "let" | "let*" => return self.let_form(name == "let*", args, span).map(Some),
             "if" => {
@@ -286,7 +286,12 @@ impl Compiler<'_> {
                     ));
                 };
                 let name = self.sym(name_s, "the macro's name")?;
-                NodeKind::DefMacro(self.lambda(Some(name), params, body, span)?)
+                NodeKind::DefMacro(self.lambda(
+                    Some(name),
+                    params,
+                    body,
+                    name_s.span.to(params.span),
+                )?)
             }
             "define-comm" | "define-mapping" => {
                 let [name_s, params, body @ ..] = args else {
@@ -302,7 +307,7 @@ impl Compiler<'_> {
                 } else {
                     ClosureKind::Mapping
                 };
-                let lambda = self.lambda(Some(sym), params, body, span)?;
+                let lambda = self.lambda(Some(sym), params, body, name_s.span.to(params.span))?;
                 if kind == ClosureKind::Comm && lambda.required.is_empty() {
                     return Err(syntax(
                         params.span,
@@ -449,7 +454,7 @@ impl Compiler<'_> {
                 let fsym = self.sym(fname, "the procedure's name")?;
                 let local = self.declare(fsym);
                 let params = Sexpr::new(Datum::List(params.to_vec()), first.span);
-                let lambda = self.lambda(Some(fsym), &params, &args[1..], span)?;
+                let lambda = self.lambda(Some(fsym), &params, &args[1..], first.span)?;
                 let value = mk(NodeKind::Lambda(lambda), span);
                 return Ok(mk(
                     NodeKind::Define {
@@ -470,7 +475,7 @@ impl Compiler<'_> {
                     ));
                 };
                 let local = self.declare(fsym);
-                let lambda = self.lambda(Some(fsym), params, body, span)?;
+                let lambda = self.lambda(Some(fsym), params, body, first.span.to(params.span))?;
                 let value = mk(NodeKind::Lambda(lambda), span);
                 return Ok(mk(
                     NodeKind::Define {

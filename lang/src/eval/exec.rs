@@ -78,9 +78,25 @@ impl Machine {
             ));
         }
         self.depth += 1;
+        let name = c.name();
         let r = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.run_closure(c, args, span));
         self.depth -= 1;
-        r
+        r.map_err(|d| self.add_call_site(d, name, span))
+    }
+
+    /// As an error leaves a procedure, shows where it was called from (the innermost few calls;
+    /// not for runaway errors, whose calls are all alike).
+    fn add_call_site(&self, mut d: Diagnostic, name: Option<Sym>, span: Span) -> Diagnostic {
+        const MAX_LABELS: usize = 4;
+        let runaway = matches!(d.code.as_str(), "runaway-recursion" | "budget" | "arity");
+        if !runaway && d.labels.len() < MAX_LABELS && d.labels.iter().all(|l| l.span != span) {
+            let what = match name {
+                Some(n) => format!("in this call of `{}`", self.name(n)),
+                None => "in this call".to_string(),
+            };
+            d = d.with_label(span, what);
+        }
+        d
     }
 
     /// A `define-comm` pattern: its first argument is the task in whose context the body runs.

@@ -33,7 +33,8 @@ pub enum Value {
     Network(Rc<NetValue>),
 }
 
-/// A cons cell. Dropping a long list unlinks it iteratively (no deep recursion in `Drop`).
+/// A cons cell. Dropping a long or deeply nested list unlinks it with an explicit stack, so no
+/// shape of list can overflow the Rust stack in `Drop`.
 #[derive(Debug)]
 pub struct Cons {
     pub car: Value,
@@ -42,11 +43,19 @@ pub struct Cons {
 
 impl Drop for Cons {
     fn drop(&mut self) {
-        let mut next = std::mem::replace(&mut self.cdr, Value::Nil);
-        while let Value::Pair(rc) = next {
-            match Rc::try_unwrap(rc) {
-                Ok(mut cell) => next = std::mem::replace(&mut cell.cdr, Value::Nil),
-                Err(_) => break,
+        let mut pending: Vec<Rc<Cons>> = Vec::new();
+        let take = |v: &mut Value, pending: &mut Vec<Rc<Cons>>| {
+            if let Value::Pair(rc) = std::mem::replace(v, Value::Nil) {
+                pending.push(rc);
+            }
+        };
+        take(&mut self.car, &mut pending);
+        take(&mut self.cdr, &mut pending);
+        while let Some(rc) = pending.pop() {
+            // Only cells nobody else holds are taken apart; the rest just lose one reference.
+            if let Ok(mut cell) = Rc::try_unwrap(rc) {
+                take(&mut cell.car, &mut pending);
+                take(&mut cell.cdr, &mut pending);
             }
         }
     }
@@ -226,7 +235,9 @@ impl Value {
                     if Rc::ptr_eq(x, y) {
                         return true;
                     }
-                    if !x.car.equal(&y.car) {
+                    let same_car =
+                        stacker::maybe_grow(64 * 1024, 1024 * 1024, || x.car.equal(&y.car));
+                    if !same_car {
                         return false;
                     }
                     a = &x.cdr;
@@ -267,6 +278,13 @@ impl<'a> Iterator for ListIter<'a> {
 }
 
 fn print_value(out: &mut String, v: &Value, syms: &Interner, write: bool) {
+    // Lists nest without bound (built by loops, not recursion), so printing grows the stack.
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        print_atom_or_list(out, v, syms, write)
+    })
+}
+
+fn print_atom_or_list(out: &mut String, v: &Value, syms: &Interner, write: bool) {
     match v {
         Value::Nil => out.push_str("nil"),
         Value::Bool(true) => out.push_str("#t"),

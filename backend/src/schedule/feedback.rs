@@ -104,12 +104,15 @@ fn blame(
     release: u64,
 ) -> Vec<Blame> {
     let steps = &problem.steps[m];
+    // `holds` is sorted by (msg, start): this message's holds are one contiguous run.
+    let lo = holds.partition_point(|h| h.msg < m);
+    let hi = holds.partition_point(|h| h.msg <= m);
+    let mine = &holds[lo..hi];
     let first: Vec<Option<u64>> = steps
         .iter()
         .map(|st| {
-            holds
-                .iter()
-                .filter(|h| h.msg == m && h.resource == st.resource)
+            mine.iter()
+                .filter(|h| h.resource == st.resource)
                 .map(|h| h.start)
                 .min()
         })
@@ -127,9 +130,11 @@ fn blame(
         let holders: Vec<usize> = by_resource
             .get(&st.resource)
             .map(|v| {
-                let mut hs: Vec<usize> = v
+                // `v` is sorted by start: only holds starting before `start` can overlap.
+                let upto = v.partition_point(|h| h.start < start);
+                let mut hs: Vec<usize> = v[..upto]
                     .iter()
-                    .filter(|h| h.msg != m && h.start < start && h.end > ready)
+                    .filter(|h| h.msg != m && h.end > ready)
                     .map(|h| h.msg)
                     .collect();
                 hs.sort_unstable();

@@ -410,16 +410,19 @@ pub fn schedule(
             let e = checked(exact::schedule(&problem)?)?;
             // An LP that fails to solve is not fatal when the exact answer exists.
             match lp::schedule(&problem, &lp::MicroLp).and_then(checked) {
-                Ok(l) if better(&l, &e) => Ok(l),
+                Ok(l) if key(&problem, &l) < key(&problem, &e) => Ok(l),
                 _ => Ok(e),
             }
         }
     }
 }
 
-/// Fewer relaxed deadlines first, then the shorter makespan.
-fn better(a: &Schedule, b: &Schedule) -> bool {
-    (a.relaxed.len(), a.makespan) < (b.relaxed.len(), b.makespan)
+/// How `best` ranks schedules: a repeating program by its steady-state period first (throughput
+/// is what a periodic real-time program needs, Minsky §5.2), then fewer relaxed deadlines, then
+/// the shorter makespan.
+fn key(problem: &Problem, s: &Schedule) -> (u64, usize, u64) {
+    let period = periodic::analyze(problem, s).map_or(0, |p| p.achieved);
+    (period, s.relaxed.len(), s.makespan)
 }
 
 /// A makespan no schedule can beat, and what sets it: the critical path of the ideal timing,

@@ -91,6 +91,25 @@ pub fn run(
             all.push((np.node, *i));
         }
     }
+    // How far along its message's route each instruction sits: running them in this order lets
+    // a word cross every switch of a zero-latency route in one pass.
+    let depth: Vec<usize> = all
+        .iter()
+        .map(|(node, i)| {
+            let r = match i.output {
+                Port::Eject => Resource::Eject(*node),
+                out => match network.neighbor(*node, out) {
+                    Some(to) => Resource::Link { from: *node, to },
+                    None => return usize::MAX,
+                },
+            };
+            problem
+                .steps
+                .get(i.msg)
+                .and_then(|st| st.iter().position(|s| s.resource == r))
+                .unwrap_or(usize::MAX)
+        })
+        .collect();
     let injections = switch::injections(schedule);
     let mut starts: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
     for (k, (_, i)) in all.iter().enumerate() {
@@ -137,6 +156,7 @@ pub fn run(
         }
         if let Some(ks) = starts.get(&t) {
             active.extend(ks);
+            active.sort_by_key(|&k| (depth[k], k));
         }
         if let Some(ks) = inj_starts.get(&t) {
             active_inj.extend(ks);

@@ -1,0 +1,161 @@
+//! `ttdl run` end to end through the binary: every example's summary against its golden copy
+//! (`UPDATE_EXPECT=1 cargo test --test run_cli` refreshes them), the JSON contract of SPEC §4,
+//! the artifacts of `--out`, tasks files as input, and the pipelined FFT at period 12 (Minsky
+//! §5.2).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use expect_test::expect_file;
+
+fn ttdl(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ttdl"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the ttdl binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ttdl-run-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+#[test]
+fn examples_run_as_golden() {
+    for name in ["jacobi-2d", "jacobi-3d", "fft", "reader-writer", "viterbi"] {
+        let file = format!("examples/{name}.ttdl");
+        let (code, out, err) = ttdl(&["run", &file]);
+        assert_eq!(code, 0, "{name}: {err}");
+        expect_file![format!("run_golden/{name}.txt")].assert_eq(&out);
+    }
+}
+
+#[test]
+fn json_follows_the_contract() {
+    let (code, out, err) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["network"]["topology"], "mesh");
+    assert_eq!(v["network"]["dims"], serde_json::json!([4, 4]));
+    assert_eq!(v["network"]["nodes"], 16);
+    assert_eq!(v["network"]["links"].as_array().map(Vec::len), Some(48));
+    let tasks = v["tasks"].as_array().expect("tasks");
+    assert!(tasks
+        .iter()
+        .all(|t| t["id"].is_u64() && t["name"].is_string() && t["node"].is_u64()));
+    let msgs = v["messages"].as_array().expect("messages");
+    for m in msgs {
+        for key in ["id", "src", "dst", "size", "release", "deadline", "phase"] {
+            assert!(m[key].is_u64(), "{key} in {m}");
+        }
+        let route = m["route"].as_array().expect("route");
+        assert!(!route.is_empty());
+    }
+    let rows = v["schedule"].as_array().expect("schedule");
+    let kinds = |k: &str| rows.iter().filter(|r| r["link"][0] == k).count();
+    assert_eq!(kinds("inject"), msgs.len());
+    assert_eq!(kinds("eject"), msgs.len());
+    assert!(rows.iter().all(|r| r["start"].as_u64() < r["end"].as_u64()));
+    let metrics = &v["metrics"];
+    for key in ["makespan", "critical_path", "lower_bound"] {
+        assert!(metrics[key].is_u64(), "{key}");
+    }
+    assert!(metrics["peak_utilization"].is_f64());
+    assert_eq!(metrics["deadlines_met"], true);
+    assert_eq!(metrics["relaxed"], serde_json::json!([]));
+    // Deterministic: byte-identical on a second run.
+    let (_, again, _) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--format", "json"]);
+    assert_eq!(out, again);
+}
+
+#[test]
+fn out_writes_artifacts_and_guards_foreign_files() {
+    let dir = scratch("out");
+    let d = dir.to_string_lossy().to_string();
+    let (code, _, err) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--out", &d]);
+    assert_eq!(code, 0, "{err}");
+    for f in [
+        "jacobi-2d.tasks",
+        "jacobi-2d.switch",
+        "jacobi-2d.json",
+        "jacobi-2d.txt",
+        "jacobi-2d.schedule.svg",
+        "jacobi-2d.snapshots.svg",
+    ] {
+        let p = dir.join(f);
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        assert!(!text.is_empty(), "{f} missing or empty");
+    }
+    let switch = std::fs::read_to_string(dir.join("jacobi-2d.switch")).unwrap_or_default();
+    assert!(switch.starts_with("[Schedule for node: 0]\n#Instruction# WAIT-FOR-VALID-BIT\n"));
+    assert!(switch.contains("#Instruction# SWITCH Msg:"));
+    // Our own files are replaced on a second run.
+    let (code, _, err) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--out", &d]);
+    assert_eq!(code, 0, "{err}");
+    // The tasks file runs on its own (the backend without the language).
+    let tasks = dir.join("jacobi-2d.tasks");
+    let (code, out, err) = ttdl(&["run", &tasks.to_string_lossy()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("deadlines:"), "{out}");
+    // A user's file is never overwritten silently.
+    let other = scratch("foreign");
+    std::fs::write(other.join("jacobi-2d.json"), "mine").expect("write");
+    let o = other.to_string_lossy().to_string();
+    let (code, _, err) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--out", &o]);
+    assert_eq!(code, 1);
+    assert!(err.contains("refusing to overwrite"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(other.join("jacobi-2d.json")).unwrap_or_default(),
+        "mine"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+    let _ = std::fs::remove_dir_all(other);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let (code, _, err) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--schedule", "magic"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("lp, exact or best"), "{err}");
+    let (code, _, _) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--network", "blob:3"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn pipelined_fft_runs_at_period_12() {
+    let src =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/fft.ttdl"))
+            .expect("fft example");
+    assert!(src.contains("(defvar n 1)"));
+    let dir = scratch("fft");
+    let file = dir.join("fft16.ttdl");
+    std::fs::write(&file, src.replace("(defvar n 1)", "(defvar n 16)")).expect("write");
+    for method in ["exact", "best"] {
+        let (code, out, err) = ttdl(&["run", &file.to_string_lossy(), "--schedule", method]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.contains("period:           12 cycles over 16 iterations (lower bound 12: compute"),
+            "{method}: {out}"
+        );
+    }
+    // The LP, solved level by level, keeps within two cycles of it on this placement.
+    let (code, out, err) = ttdl(&["run", &file.to_string_lossy(), "--schedule", "lp"]);
+    assert_eq!(code, 0, "{err}");
+    let period: u64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("period:"))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    assert!((12..=14).contains(&period), "{out}");
+    let _ = std::fs::remove_dir_all(dir);
+}

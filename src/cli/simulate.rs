@@ -183,7 +183,7 @@ fn text_report(prog: &Program, r: &SimReport) -> String {
     let _ = writeln!(s, "peak link    {:.1}% busy", 100.0 * r.peak_utilization);
     // The busiest links, ties by link order, so the output is stable.
     let mut links: Vec<_> = r.links.iter().filter(|l| l.busy > 0).collect();
-    links.sort_by(|a, b| b.busy.cmp(&a.busy));
+    links.sort_by_key(|l| std::cmp::Reverse(l.busy));
     if !links.is_empty() {
         let top: Vec<String> = links
             .iter()

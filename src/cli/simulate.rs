@@ -181,6 +181,17 @@ fn text_report(prog: &Program, r: &SimReport) -> String {
         r.throughput, r.words
     );
     let _ = writeln!(s, "peak link    {:.1}% busy", 100.0 * r.peak_utilization);
+    // The busiest links, ties by link order, so the output is stable.
+    let mut links: Vec<_> = r.links.iter().filter(|l| l.busy > 0).collect();
+    links.sort_by_key(|l| std::cmp::Reverse(l.busy));
+    if !links.is_empty() {
+        let top: Vec<String> = links
+            .iter()
+            .take(5)
+            .map(|l| format!("{}->{} {:.1}%", l.from, l.to, 100.0 * l.utilization))
+            .collect();
+        let _ = writeln!(s, "busiest      {}", top.join(", "));
+    }
     let _ = writeln!(s, "\ntask           node  finish");
     for t in &r.tasks {
         let _ = writeln!(s, "{:<14} {:>4}  {:>6}", t.name, t.node, t.finish);

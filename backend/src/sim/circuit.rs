@@ -10,9 +10,9 @@
 //!
 //! Contention: a header that finds a resource taken either holds what it has and waits for it
 //! (`blocked=hold`; deadlock-free with dimension-order routing on meshes and hypercubes), or
-//! releases its partial path and retries after a back-off (`blocked=retry`, the default on tori
-//! and rings, whose wrap-around links close dependency cycles, and on topologies without
-//! dimensions, where routes are shortest paths found by search). Waiting headers are served oldest
+//! waits up to `patience` cycles, then releases its partial path and retries after a back-off
+//! (`blocked=retry`, the default on tori and rings, whose wrap-around links close dependency
+//! cycles, and on topologies without dimensions, where routes are shortest paths found by search). Waiting headers are served oldest
 //! first (`arb=oldest`, default) or in order of arrival (`arb=fifo`).
 
 use std::cmp::Reverse;
@@ -26,7 +26,7 @@ use super::registry::ModelContext;
 use super::{Delivery, NetworkModel, Packet};
 
 pub const OPTIONS: &str =
-    "setup=2 (C1, cycles per hop) overhead=0 (a) arb=oldest|fifo blocked=hold|retry";
+    "setup=2 (C1, cycles per hop) overhead=0 (a) arb=oldest|fifo blocked=hold|retry patience=32";
 
 /// Builds the model from registry options.
 pub fn build(
@@ -44,13 +44,10 @@ pub fn build(
         if wraps { "retry" } else { "hold" },
         &["hold", "retry"],
     )? == "retry";
-    Ok(Box::new(Circuit::new(
-        ctx.network,
-        setup,
-        overhead,
-        oldest,
-        retry,
-    )?))
+    let patience = opts.u64_in("patience", 32, 0, 1 << 32)?;
+    let mut c = Circuit::new(ctx.network, setup, overhead, oldest, retry)?;
+    c.patience = patience;
+    Ok(Box::new(c))
 }
 
 const FREE: usize = usize::MAX;
@@ -64,6 +61,8 @@ struct Pkt {
     /// How many of `path` are held.
     held: usize,
     attempts: u64,
+    /// Since when the header has waited for its next resource.
+    wait_since: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -74,6 +73,8 @@ enum Ev {
     Probe(usize),
     /// The last word crosses during this cycle.
     Done(usize),
+    /// A waiting header's patience may have run out (retry mode).
+    Timeout(usize),
 }
 
 /// The circuit-switching model.
@@ -85,6 +86,8 @@ pub struct Circuit {
     overhead: u64,
     oldest: bool,
     retry: bool,
+    /// Cycles a blocked header waits before giving up its partial path (retry mode).
+    pub patience: u64,
     pkts: Vec<Option<Pkt>>,
     free_slots: Vec<usize>,
     owner: Vec<usize>,
@@ -114,6 +117,7 @@ impl Circuit {
             overhead,
             oldest,
             retry,
+            patience: 32,
             pkts: Vec::new(),
             free_slots: Vec::new(),
             owner: vec![FREE; nres],
@@ -140,6 +144,7 @@ impl Circuit {
             let Some(p) = self.pkts[s].as_mut() else {
                 continue;
             };
+            p.wait_since = None;
             p.held += 1;
             if p.held == p.path.len() {
                 // Path complete: stream the data.
@@ -155,12 +160,24 @@ impl Circuit {
                 let delay = if next < self.nlinks { self.setup } else { 0 };
                 if delay == 0 {
                     let key = self.key(s, now);
-                    self.waiters[next].push((key, s));
+                    self.wait(s, next, key, now);
                     work.push(next);
                 } else {
                     self.events.push(Reverse((now + delay, Ev::Probe(s))));
                 }
             }
+        }
+    }
+
+    /// Queues header `s` for resource `r`; in retry mode, wakes it when its patience runs out.
+    fn wait(&mut self, s: usize, r: usize, key: (u64, u64), now: u64) {
+        self.waiters[r].push((key, s));
+        if let Some(p) = self.pkts[s].as_mut() {
+            p.wait_since = Some(now);
+        }
+        if self.retry {
+            self.events
+                .push(Reverse((now + self.patience.max(1), Ev::Timeout(s))));
         }
     }
 
@@ -187,6 +204,9 @@ impl NetworkModel for Circuit {
         if !self.oldest {
             s.push_str(" arb=fifo");
         }
+        if self.retry {
+            s.push_str(&format!(" retry patience={}", self.patience));
+        }
         s
     }
 
@@ -203,6 +223,7 @@ impl NetworkModel for Circuit {
             path,
             held: 0,
             attempts: 0,
+            wait_since: None,
         };
         let slot = match self.free_slots.pop() {
             Some(s) => {
@@ -240,7 +261,7 @@ impl NetworkModel for Circuit {
                             continue;
                         };
                         let key = self.key(s, now);
-                        self.waiters[r].push((key, s));
+                        self.wait(s, r, key, now);
                         work.push(r);
                     }
                     Ev::Done(s) => {
@@ -256,16 +277,28 @@ impl NetworkModel for Circuit {
                         }
                         self.free_slots.push(s);
                     }
+                    Ev::Timeout(_) => {}
                 }
             }
             self.arbitrate(now, work);
             if self.retry {
                 // Headers still waiting on a taken resource give up their partial path.
+                // Headers that have waited `patience` cycles on a taken resource give up.
                 let mut giving_up = Vec::new();
                 for r in 0..self.waiters.len() {
-                    if self.owner[r] != FREE && !self.waiters[r].is_empty() {
-                        giving_up.extend(self.waiters[r].drain(..).map(|(_, s)| s));
+                    if self.owner[r] == FREE || self.waiters[r].is_empty() {
+                        continue;
                     }
+                    let pkts = &self.pkts;
+                    let patience = self.patience;
+                    self.waiters[r].retain(|&(_, s)| {
+                        let since = pkts[s].as_ref().and_then(|p| p.wait_since);
+                        let tired = since.is_none_or(|x| now >= x + patience);
+                        if tired {
+                            giving_up.push(s);
+                        }
+                        !tired
+                    });
                 }
                 giving_up.sort_unstable();
                 for s in giving_up {
@@ -276,6 +309,7 @@ impl NetworkModel for Circuit {
                         self.events.push(Reverse((now + 1, Ev::Free(r))));
                     }
                     p.held = 0;
+                    p.wait_since = None;
                     p.attempts += 1;
                     let backoff =
                         self.setup.max(1) * (p.path.len() as u64) * p.attempts.min(8) + p.id % 7;

@@ -1,8 +1,9 @@
 //! Routing benchmark: dimension-order routing, metrics and rerouting of a large random traffic.
 //!
-//! `cargo run --release -p ttdl-backend --example bench_route [SIDE] [MESSAGES] [STEPS]` routes
-//! MESSAGES (default 16,384) seeded random messages among the tasks of a SIDE×SIDE mesh (default 64,
-//! one task per node), computes the metrics, then runs STEPS (default 100) rerouting steps.
+//! `cargo run --release -p ttdl-backend --example bench_route [SIDE] [MESSAGES] [STEPS] [NETWORK]`
+//! routes MESSAGES (default 16,384) seeded random messages among the tasks of a SIDE×SIDE mesh
+//! (default 64, one task per node), computes the metrics, then runs STEPS (default 100) rerouting
+//! steps. NETWORK (e.g. `diamond:64x64x4`) replaces the mesh; SIDE is then ignored.
 
 use std::time::Instant;
 
@@ -23,7 +24,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .transpose()?
         .unwrap_or(16_384);
     let steps: u64 = args.get(3).map(|s| s.parse()).transpose()?.unwrap_or(100);
-    let spec: NetworkSpec = format!("mesh:{side}x{side}").parse()?;
+    let spec: NetworkSpec = match args.get(4) {
+        Some(s) => s.parse()?,
+        None => format!("mesh:{side}x{side}").parse()?,
+    };
     let net = Network::build(&spec)?;
     let n = net.nodes();
     let mut rng = ChaCha8Rng::seed_from_u64(1);
@@ -59,6 +63,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..Traffic::default()
     };
     println!("{count} random messages on {spec}");
+    let start = Instant::now();
+    let shortest = route::route(
+        &t,
+        &net,
+        &place::place(&t, &net, PlaceMethod::Identity, 0)?,
+        RouteMethod::Shortest,
+        0,
+    )?;
+    println!(
+        "  shortest: {:.2} s ({} routes)",
+        start.elapsed().as_secs_f64(),
+        shortest.routes.len()
+    );
     let p = place::place(&t, &net, PlaceMethod::Identity, 0)?;
 
     let start = Instant::now();

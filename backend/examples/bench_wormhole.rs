@@ -2,8 +2,8 @@
 //!
 //! `cargo run --release -p ttdl-backend --example bench_wormhole` — 8×8 mesh, uniform traffic of
 //! 8-flit packets at 0.02 packets/node/cycle for 100,000 cycles; prints router-cycles per second.
-//! `… --example bench_wormhole -- transpose [K]` — matrix transpose on a K×K mesh (default 12)
-//! with 50-flit packets, oldest-first arbitration, one VC: accepted throughput of the average and
+//! `… --example bench_wormhole -- transpose [K] [ARB]` — matrix transpose on a K×K mesh (default
+//! 12) with 50-flit packets, one VC, arbitration ARB (default oldest): accepted throughput of the average and
 //! worst node against offered load, next to Chittor's predictions (§3.3, §5.4): worst node
 //! saturates at 1/(ν_max+1) = 1/(K−1), average node at δ/(ν_avg+1) = 3/(2K−1).
 
@@ -17,7 +17,8 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("transpose") {
         let k: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(12);
-        transpose(k);
+        let arb = args.get(2).map(String::as_str).unwrap_or("oldest");
+        transpose(k, arb);
         return;
     }
     let net = match Network::build(&"mesh:8x8".parse().expect("spec")) {
@@ -82,7 +83,7 @@ fn main() {
     }
 }
 
-fn transpose(k: usize) {
+fn transpose(k: usize, arb: &str) {
     let net = match Network::build(&format!("mesh:{k}x{k}").parse().expect("spec")) {
         Ok(n) => n,
         Err(e) => return eprintln!("{e}"),
@@ -96,7 +97,8 @@ fn transpose(k: usize) {
     let nu_max = k as f64 - 2.0;
     let nu_avg = 2.0 * (k as f64 - 2.0) / 3.0;
     println!(
-        "transpose {k}x{k}, 50-flit packets; predicted saturation: worst node {:.3}, average node {:.3}",
+        "transpose {k}x{k}, 50-flit packets, arb={arb}; predicted saturation: worst node {:.3}, \
+         average node {:.3}",
         1.0 / (nu_max + 1.0),
         1.0 / (nu_avg + 1.0)
     );
@@ -113,7 +115,7 @@ fn transpose(k: usize) {
             seed: 7,
             ..SyntheticConfig::default()
         };
-        let mut model = match registry::build("wormhole vc=1 buf=2 arb=oldest", &ctx) {
+        let mut model = match registry::build(&format!("wormhole vc=1 buf=2 arb={arb}"), &ctx) {
             Ok(m) => m,
             Err(e) => return eprintln!("{e}"),
         };

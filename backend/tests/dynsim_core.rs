@@ -33,11 +33,11 @@ fn program() -> Traffic {
     let n = 8;
     let mut ops: Vec<Vec<Op>> = (0..=n).map(|_| Vec::new()).collect();
     let mut messages = Vec::new();
-    for i in 0..n {
-        ops[i].push(Op::Sync(0));
-        ops[i].push(Op::Compute(5 * i as u64));
+    for (i, o) in ops.iter_mut().enumerate().take(n) {
+        o.push(Op::Sync(0));
+        o.push(Op::Compute(5 * i as u64));
         messages.push(msg(i, i, &[(i + 3) % n], 24));
-        ops[i].push(Op::Send(i));
+        o.push(Op::Send(i));
     }
     for i in 0..n {
         ops[(i + 3) % n].push(Op::Recv(i));
@@ -188,4 +188,68 @@ fn waiting_forever_is_an_error_naming_the_tasks() {
     )
     .unwrap_err();
     expect!["the program cannot finish on model `wormhole vc=1 buf=2`: t0 (waiting for message 1), t1 (waiting for message 0) never complete"].assert_eq(&err.to_string());
+}
+
+#[test]
+fn scheduled_plan_runs_the_program() {
+    let traffic = program();
+    let r = run("scheduled", "mesh:4x2", &traffic, None);
+    assert!(r.model.starts_with("scheduled"));
+    for m in &r.messages {
+        assert!(m.delivered >= m.sent + m.size, "{m:?}");
+    }
+    // A collision-free plan is never slower than store-and-forward on this program.
+    let sf = run("store-forward", "mesh:4x2", &traffic, None);
+    assert!(
+        r.completion <= sf.completion,
+        "{} > {}",
+        r.completion,
+        sf.completion
+    );
+}
+
+#[test]
+fn bad_models_and_options_are_errors() {
+    let net = Network::build(&"mesh:4x4".parse().unwrap()).unwrap();
+    let ctx = ModelContext {
+        network: &net,
+        traffic: None,
+        placement: None,
+        seed: 1,
+    };
+    let err = |spec: &str| registry::build(spec, &ctx).err().map(|e| e.to_string());
+    assert!(err("warp-drive")
+        .is_some_and(|e| e.starts_with("unknown model `warp-drive`; known models: ")));
+    expect![[r#"
+        [
+            Some(
+                "model `wormhole` has no option `vcs`; its options are: vc=1 (2 on tori) buf=2 delay=0 overhead=0 arb=oldest|fifo|biased|rr routing=dor|west-first|odd-even",
+            ),
+            Some(
+                "option `vc=0`: must be between 1 and 64",
+            ),
+            Some(
+                "option `arb=random`: expected one of oldest, fifo, biased, rr",
+            ),
+            Some(
+                "option `setup=x`: expected a non-negative integer",
+            ),
+            Some(
+                "the scheduled model plans a whole program; it cannot run synthetic traffic",
+            ),
+        ]
+    "#]].assert_debug_eq(&[
+        err("wormhole vcs=2"),
+        err("wormhole vc=0"),
+        err("wormhole arb=random"),
+        err("circuit setup=x"),
+        err("scheduled"),
+    ]);
+    let torus = Network::build(&"torus:4x4".parse().unwrap()).unwrap();
+    let ctx = ModelContext {
+        network: &torus,
+        ..ctx
+    };
+    assert!(registry::build("wormhole vc=1", &ctx).is_err());
+    assert!(registry::build("wormhole routing=odd-even", &ctx).is_err());
 }

@@ -122,6 +122,8 @@ struct Stream {
     /// Writes not yet read: (write, index of this stream's reader among the write's destinations).
     writes: VecDeque<(WriteId, u32)>,
     reads: VecDeque<ReadId>,
+    /// Pairs matched so far (for messages about what is left over).
+    matched: usize,
 }
 
 /// Everything the communication forms have built so far. Cheap enough to clone for REPL snapshots.
@@ -331,7 +333,10 @@ impl Comm {
         });
         let stream = self.streams.entry((peer, task)).or_default();
         match stream.writes.pop_front() {
-            Some((w, slot)) => self.matched(w, slot, rid),
+            Some((w, slot)) => {
+                stream.matched += 1;
+                self.matched(w, slot, rid)
+            }
             None => stream.reads.push_back(rid),
         }
         Ok(())
@@ -391,7 +396,10 @@ impl Comm {
         for (slot, &p) in peers.iter().enumerate() {
             let stream = self.streams.entry((task, p)).or_default();
             match stream.reads.pop_front() {
-                Some(r) => self.matched(wid, slot as u32, r),
+                Some(r) => {
+                    stream.matched += 1;
+                    self.matched(wid, slot as u32, r)
+                }
                 None => stream.writes.push_back((wid, slot as u32)),
             }
         }
@@ -679,13 +687,23 @@ impl Comm {
             .map(|(k, _)| k)
             .collect();
         keys.sort();
-        let mut out = Vec::new();
-        for &(w, r) in keys {
+        let mut out: Vec<Diagnostic> = Vec::new();
+        let total = keys.len();
+        for (shown, &(w, r)) in keys.into_iter().enumerate() {
+            if shown == MAX_UNMATCHED_STREAMS {
+                if let Some(last) = out.pop() {
+                    out.push(last.with_note(format!(
+                        "…and {} more streams with writes or reads left over",
+                        total - shown
+                    )));
+                }
+                break;
+            }
             let Some(s) = self.streams.get(&(w, r)) else {
                 continue;
             };
             let (wn, rn) = (self.task_name(w), self.task_name(r));
-            let matched = self.matched_count(w, r);
+            let matched = s.matched;
             if !s.writes.is_empty() {
                 let n = s.writes.len();
                 let spans = distinct(
@@ -752,23 +770,13 @@ impl Comm {
         out
     }
 
-    /// Number of matched pairs on a stream.
-    fn matched_count(&self, writer: TaskId, reader: TaskId) -> usize {
-        self.reads
-            .iter()
-            .filter(|r| {
-                r.task == reader
-                    && r.write
-                        .map(|w| self.writes[w as usize].task == writer)
-                        .unwrap_or(false)
-            })
-            .count()
-    }
-
     fn size_mismatches(&self) -> Vec<Diagnostic> {
         let mut list = self.mismatches.clone();
         list.sort_by_key(|&(w, r)| (self.writes[w as usize].task, self.reads[r as usize].task, w));
-        list.into_iter()
+        let total = list.len();
+        list.truncate(MAX_UNMATCHED_STREAMS);
+        let mut out: Vec<Diagnostic> = list
+            .into_iter()
             .map(|(w, r)| {
                 let (wr, rr) = (&self.writes[w as usize], &self.reads[r as usize]);
                 let (wn, rn) = (self.task_name(wr.task), self.task_name(rr.task));
@@ -794,7 +802,16 @@ impl Comm {
                 }
                 d.with_help("use the same message type (or size) in the write and the read it matches; the k-th write on a stream matches the k-th read")
             })
-            .collect()
+            .collect();
+        if total > MAX_UNMATCHED_STREAMS {
+            if let Some(last) = out.last_mut() {
+                last.notes.push(format!(
+                    "…and {} more streams whose sizes disagree",
+                    total - MAX_UNMATCHED_STREAMS
+                ));
+            }
+        }
+        out
     }
 
     /// The span of the form that created a subtask, if it has one.
@@ -898,6 +915,9 @@ impl Comm {
         }
     }
 }
+
+/// Streams reported one by one before the rest are summed up in a note.
+const MAX_UNMATCHED_STREAMS: usize = 20;
 
 fn no_task(task: TaskId, span: Span) -> Diagnostic {
     Diagnostic::new("internal", format!("task {task} does not exist"))

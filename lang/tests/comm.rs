@@ -479,3 +479,27 @@ fn latency_per_message() {
         17
     );
 }
+
+/// Thousands of streams left unread: a bounded list of diagnostics, quickly.
+#[test]
+fn many_unmatched_streams_are_summed_up() {
+    let mut c = Comm::new(CommLimits::default());
+    let t: Vec<usize> = (0..400)
+        .map(|i| c.task_numbered(i, sp(0)).unwrap())
+        .collect();
+    for &a in &t {
+        for k in 1..=10 {
+            for _ in 0..20 {
+                c.read(a, t[(a + k) % t.len()], 8, None, sp(1)).unwrap();
+            }
+        }
+    }
+    let d = c.finish().unwrap_err();
+    assert_eq!(d.len(), 20);
+    assert!(d.iter().all(|d| d.code == "unmatched-read"));
+    let last = d.last().unwrap();
+    assert!(
+        last.notes.iter().any(|n| n.contains("3980 more streams")),
+        "{last:?}"
+    );
+}

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::json;
+use ttdl_backend::place::{self, PlaceMethod};
 use ttdl_backend::sim::core::{default_placement, simulate, SimOptions, SimReport};
 use ttdl_backend::sim::registry::{self, ModelContext};
 use ttdl_backend::{Network, NetworkSpec, Placement, Traffic};
@@ -43,12 +44,12 @@ pub struct Program {
     pub placement: Placement,
 }
 
-/// Reads a program: a Traffic IR written as JSON (`.json`), or TTDL source evaluated by the
-/// language front end.
-pub fn load_traffic(path: &Path) -> Result<Traffic, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", path.display())))?;
+/// Reads a program: TTDL source evaluated by a [`crate::session::Session`] (the standard library
+/// first unless `--no-stdlib`), or a Traffic IR written as JSON (`.json`).
+pub fn load_traffic(path: &Path, common: &Common) -> Result<Traffic, CliError> {
     if path.extension().is_some_and(|e| e == "json") {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", path.display())))?;
         return serde_json::from_str(&text).map_err(|e| {
             CliError::Input(format!(
                 "`{}` is not a Traffic document: {e}",
@@ -56,18 +57,17 @@ pub fn load_traffic(path: &Path) -> Result<Traffic, CliError> {
             ))
         });
     }
-    Err(CliError::Input(format!(
-        "`{}`: evaluating TTDL source is not available in this build; pass the program's traffic \
-         as JSON (`.json`)",
-        path.display()
-    )))
+    let (printed, traffic) = super::check::evaluate(path, common)?;
+    // What the script printed goes to standard error, keeping standard output for the report.
+    eprint!("{printed}");
+    Ok(traffic)
 }
 
 /// The program, its network (`--network`, else the script's `target`, else its logical network,
 /// else the smallest square mesh that holds its tasks) and placement.
 pub fn load_program(file: Option<&Path>, common: &Common) -> Result<Program, CliError> {
     let path = file.ok_or_else(|| CliError::Usage("a program file is required".into()))?;
-    let traffic = load_traffic(path)?;
+    let traffic = load_traffic(path, common)?;
     let spec: NetworkSpec = match &common.network {
         Some(s) => s
             .parse()
@@ -87,7 +87,25 @@ pub fn load_program(file: Option<&Path>, common: &Common) -> Result<Program, Cli
         },
     };
     let network = Network::build(&spec).map_err(|e| CliError::Input(e.to_string()))?;
-    let placement = default_placement(&traffic, &network);
+    // `--place`, else the script's `target :place`, else its canned mapping when every task has
+    // mapped coordinates, else identity (task i on node i mod N).
+    let method = common
+        .place
+        .clone()
+        .or_else(|| traffic.target.as_ref().and_then(|t| t.place.clone()));
+    let placement = match method {
+        Some(m) => {
+            let m: PlaceMethod = m
+                .parse()
+                .map_err(|e: ttdl_backend::place::PlaceError| CliError::Usage(e.to_string()))?;
+            let seed = common
+                .seed
+                .or_else(|| traffic.target.as_ref().and_then(|t| t.seed))
+                .unwrap_or(1);
+            place::place(&traffic, &network, m, seed).map_err(|e| CliError::Input(e.to_string()))?
+        }
+        None => default_placement(&traffic, &network),
+    };
     Ok(Program {
         traffic,
         network,

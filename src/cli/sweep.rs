@@ -17,7 +17,8 @@ use super::{CliError, CliResult, Common, Format};
 #[derive(Clone, Debug, Args)]
 #[command(after_help = models_help())]
 pub struct SweepArgs {
-    /// Hardware model, optionally with options: `wormhole` or `"wormhole vc=2 buf=4"`
+    /// Hardware model(s), optionally with options: `wormhole`, `"wormhole vc=2 buf=4"`, or several
+    /// separated by commas to draw them on one chart: `"wormhole,circuit,store-forward"`
     #[arg(long, value_name = "MODEL", default_value = "wormhole")]
     pub model: String,
     /// Model options, KEY=VALUE
@@ -97,12 +98,13 @@ fn rates(args: &SweepArgs) -> Result<Vec<f64>, CliError> {
 
 fn csv(results: &[SyntheticResult]) -> String {
     let mut s = String::from(
-        "offered_packets,offered_flits,accepted_flits,worst_node_flits,mean_latency,p50,p95,p99,max_latency,packets,unfinished\n",
+        "model,offered_packets,offered_flits,accepted_flits,worst_node_flits,mean_latency,p50,p95,p99,max_latency,packets,unfinished\n",
     );
     for r in results {
         let _ = writeln!(
             s,
-            "{:.6},{:.6},{:.6},{:.6},{:.3},{},{},{},{},{},{}",
+            "\"{}\",{:.6},{:.6},{:.6},{:.6},{:.3},{},{},{},{},{},{}",
+            r.model,
             r.offered,
             r.offered_flits,
             r.accepted_flits,
@@ -145,10 +147,24 @@ pub fn run(args: &SweepArgs) -> CliResult {
         .injection
         .parse()
         .map_err(|e: ttdl_backend::sim::ModelError| CliError::Usage(e.to_string()))?;
-    let mut model_spec = args.model.clone();
-    for o in &args.options {
-        model_spec.push(' ');
-        model_spec.push_str(o);
+    // Several models may be swept onto one chart: `--model "wormhole,wormhole vc=2,circuit"`;
+    // trailing KEY=VALUE options apply to each.
+    let model_specs: Vec<String> = args
+        .model
+        .split(',')
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(|m| {
+            let mut spec = m.to_string();
+            for o in &args.options {
+                spec.push(' ');
+                spec.push_str(o);
+            }
+            spec
+        })
+        .collect();
+    if model_specs.is_empty() {
+        return Err(CliError::Usage("--model names no model".into()));
     }
     let seed = args.common.seed.unwrap_or(1);
     let ctx = ModelContext {
@@ -158,57 +174,71 @@ pub fn run(args: &SweepArgs) -> CliResult {
         seed,
     };
     // Fail on a bad model before starting the long run.
-    registry::build(&model_spec, &ctx).map_err(|e| CliError::Usage(e.to_string()))?;
+    for m in &model_specs {
+        registry::build(m, &ctx).map_err(|e| CliError::Usage(e.to_string()))?;
+    }
     let loads = rates(args)?;
-    let bar = ProgressBar::new(loads.len() as u64);
+    let bar = ProgressBar::new((loads.len() * model_specs.len()) as u64);
     bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} load {msg}")
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut results = Vec::new();
-    for &rate in &loads {
-        bar.set_message(format!("{rate:.4}"));
-        let cfg = SyntheticConfig {
-            pattern,
-            injection,
-            rate,
-            size: args.size,
-            warmup: args.warmup,
-            measure: args.measure,
-            drain: args.drain,
-            hot_node: args.hot_node,
-            hot_fraction: args.hot_fraction,
-            seed,
-        };
-        let mut model =
-            registry::build(&model_spec, &ctx).map_err(|e| CliError::Usage(e.to_string()))?;
-        let r = synthetic::run(&net, model.as_mut(), &cfg)
-            .map_err(|e| CliError::Usage(e.to_string()))?;
-        results.push(r);
-        bar.inc(1);
+    let mut series = Vec::new();
+    for model_spec in &model_specs {
+        let mut curve = Vec::new();
+        for &rate in &loads {
+            bar.set_message(format!("{model_spec} at {rate:.4}"));
+            let cfg = SyntheticConfig {
+                pattern,
+                injection,
+                rate,
+                size: args.size,
+                warmup: args.warmup,
+                measure: args.measure,
+                drain: args.drain,
+                hot_node: args.hot_node,
+                hot_fraction: args.hot_fraction,
+                seed,
+            };
+            let mut model =
+                registry::build(model_spec, &ctx).map_err(|e| CliError::Usage(e.to_string()))?;
+            let r = synthetic::run(&net, model.as_mut(), &cfg)
+                .map_err(|e| CliError::Usage(e.to_string()))?;
+            if r.latency.count > 0 {
+                curve.push((r.offered_flits, r.latency.mean));
+            }
+            results.push(r);
+            bar.inc(1);
+        }
+        series.push(Series {
+            label: results
+                .last()
+                .map(|r| r.model.clone())
+                .unwrap_or_else(|| model_spec.clone()),
+            points: curve,
+        });
     }
     bar.finish_and_clear();
-    let model_name = results
-        .first()
-        .map(|r| r.model.clone())
-        .unwrap_or(model_spec.clone());
+    let model_name = series
+        .iter()
+        .map(|s| s.label.clone())
+        .collect::<Vec<_>>()
+        .join(", ");
     let table = csv(&results);
-    let title = format!(
-        "{model_name}, {pattern} traffic, {}-flit packets, {spec}",
-        args.size
-    );
+    let title = if series.len() == 1 {
+        format!(
+            "{model_name}, {pattern} traffic, {}-flit packets, {spec}",
+            args.size
+        )
+    } else {
+        format!("{pattern} traffic, {}-flit packets, {spec}", args.size)
+    };
     let svg = line_chart(
         &title,
         "offered load (flits/node/cycle)",
         "mean latency (cycles)",
-        &[Series {
-            label: model_name.clone(),
-            points: results
-                .iter()
-                .filter(|r| r.latency.count > 0)
-                .map(|r| (r.offered_flits, r.latency.mean))
-                .collect(),
-        }],
+        &series,
     );
     let csv_path = args
         .csv
@@ -239,7 +269,8 @@ pub fn run(args: &SweepArgs) -> CliResult {
             } else {
                 for r in &results {
                     println!(
-                        "load {:.4} flits/node/cycle: accepted {:.4}, mean latency {:.2}, p99 {}{}",
+                        "{}: load {:.4} flits/node/cycle: accepted {:.4}, mean latency {:.2}, p99 {}{}",
+                        r.model,
                         r.offered_flits,
                         r.accepted_flits,
                         r.latency.mean,

@@ -68,7 +68,7 @@ impl TopologyParams {
                 }
                 let r = n.trailing_zeros() as usize;
                 let base = (4 * n + 3 * n) / 12; // ⌊N/3 + N/4⌋
-                let d = base + if r % 2 == 0 { 1 } else { 2 };
+                let d = base + if r & 1 == 0 { 1 } else { 2 };
                 let lg = r as f64;
                 (lg - 1.0, d as f64, 2.0 * nodes * lg)
             }

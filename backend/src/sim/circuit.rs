@@ -196,7 +196,7 @@ impl NetworkModel for Circuit {
         let pkt = Pkt {
             id: packet.id,
             created: packet.created,
-            size: packet.size.max(1),
+            size: packet.size.clamp(1, 1 << 40),
             path,
             held: 0,
             attempts: 0,

@@ -196,7 +196,7 @@ pub fn simulate(
                     Op::Compute(c) => {
                         pc[task] += 1;
                         if c > 0 {
-                            wake.push(Reverse((t + c, task)));
+                            wake.push(Reverse((t.saturating_add(c), task)));
                             break;
                         }
                     }
@@ -215,10 +215,10 @@ pub fn simulate(
                         for (k, &d) in msg.dst.iter().enumerate() {
                             let dst = node_of(d)?;
                             if dst == src {
-                                arrival[m][k] = Some(t + msg.size);
+                                arrival[m][k] = Some(t.saturating_add(msg.size));
                                 if let Some(w) = waiting[m][k].take() {
                                     state[w] = State::Ready;
-                                    wake.push(Reverse((t + msg.size, w)));
+                                    wake.push(Reverse((t.saturating_add(msg.size), w)));
                                 }
                             } else {
                                 let id = packets.len() as u64;

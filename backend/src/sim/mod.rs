@@ -20,6 +20,7 @@ pub mod plot;
 pub mod pms;
 pub mod registry;
 pub mod scheduled;
+pub mod scheduled_plan;
 pub mod stats;
 pub mod store_forward;
 pub mod synthetic;

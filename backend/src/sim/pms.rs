@@ -299,6 +299,8 @@ pub struct PmsModel {
     voqs: BTreeMap<(NodeId, NodeId), Voq>,
     /// Preloaded configurations, in groups of `preload` slots.
     groups: Vec<Vec<Vec<(NodeId, NodeId)>>>,
+    /// The preload groups holding each pair.
+    group_of: BTreeMap<(NodeId, NodeId), Vec<usize>>,
     group: usize,
     /// Slot the fabric is in (the TDM counter).
     current: Option<usize>,
@@ -355,7 +357,14 @@ impl PmsModel {
             .chunks(params.preload.max(1))
             .map(|c| c.to_vec())
             .collect();
+        let mut group_of: BTreeMap<(NodeId, NodeId), Vec<usize>> = BTreeMap::new();
+        for (g, group) in groups.iter().enumerate() {
+            for &p in group.iter().flatten() {
+                group_of.entry(p).or_default().push(g);
+            }
+        }
         let mut model = PmsModel {
+            group_of,
             rng: ChaCha8Rng::seed_from_u64(params.seed),
             tables: vec![SlotTable::new(ports); params.slots],
             n: ports,
@@ -433,20 +442,21 @@ impl PmsModel {
         if self.groups.len() < 2 {
             return None;
         }
-        let requested: Vec<(NodeId, NodeId)> = self
-            .voqs
-            .iter()
-            .filter(|(_, q)| !q.packets.is_empty() && q.requested(t))
-            .map(|(&k, _)| k)
-            .collect();
-        let holds = |g: usize, p: &(NodeId, NodeId)| self.groups[g].iter().any(|c| c.contains(p));
-        if requested.iter().any(|p| holds(self.group, p)) {
-            return None;
-        }
         let n = self.groups.len();
-        (1..n)
-            .map(|o| (self.group + o) % n)
-            .find(|&g| requested.iter().any(|p| holds(g, p)))
+        let mut best: Option<usize> = None; // offset of the nearest wanted group
+        for (k, q) in &self.voqs {
+            if q.packets.is_empty() || !q.requested(t) {
+                continue;
+            }
+            for &g in self.group_of.get(k).map(Vec::as_slice).unwrap_or(&[]) {
+                if g == self.group {
+                    return None;
+                }
+                let off = (g + n - self.group) % n;
+                best = Some(best.map_or(off, |b: usize| b.min(off)));
+            }
+        }
+        best.map(|off| (self.group + off) % n)
     }
 
     /// One SL clock: schedule slot `s` (Tables 1 and 2).
@@ -482,6 +492,9 @@ impl PmsModel {
         if cells.is_empty() {
             return;
         }
+        // Queues that are empty and seen so by the scheduler carry no state worth keeping.
+        self.voqs
+            .retain(|_, q| !q.packets.is_empty() || q.dropped.is_none_or(|d| d > t));
         let a0 = self.rng.random_range(0..self.n);
         let b0 = self.rng.random_range(0..self.n);
         for (u, v, established) in logic::sl_pass(&mut self.tables[s], &cells, a0, b0) {

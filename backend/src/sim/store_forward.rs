@@ -100,7 +100,7 @@ impl NetworkModel for StoreForward {
         let pkt = Pkt {
             id: packet.id,
             created: packet.created,
-            size: packet.size.max(1),
+            size: packet.size.clamp(1, 1 << 40),
             path,
             hop: 0,
         };

@@ -171,6 +171,8 @@ pub struct Wormhole {
     moves: Vec<(u32, u32)>,
     used_in: Vec<u64>,
     used_out: Vec<u64>,
+    /// Outputs granted in this cycle's VC allocation (for biased priority).
+    va_out: Vec<u64>,
     stamp: u64,
     router_cycles: u64,
 }
@@ -222,6 +224,7 @@ impl Wormhole {
             moves: Vec::new(),
             used_in: vec![0; nodes * nin],
             used_out: vec![0; nodes * (ports + 1)],
+            va_out: vec![0; nodes * (ports + 1)],
             stamp: 0,
             router_cycles: 0,
             geo,
@@ -459,6 +462,13 @@ impl Wormhole {
             if granted == NONE {
                 continue;
             }
+            if self.cfg.arb == Arbitration::Biased {
+                // Chittor's biased priority: the winner resets to its base; the losers of this
+                // output drop by one (below).
+                let inp = cur * self.nin + self.port_of_vc(id);
+                self.bias[inp] = if inp % self.nin == self.ports { 9 } else { 4 };
+                self.va_out[cur * (self.ports + 1) + port as usize] = self.stamp + 1;
+            }
             if granted >= self.eject_base {
                 let e = &mut self.eject[(granted - self.eject_base) as usize];
                 e.owner = owner;
@@ -476,6 +486,17 @@ impl Wormhole {
                 let pk = &mut self.pkts[owner as usize];
                 pk.dim = (port / 2) as u8;
                 pk.class = class;
+            }
+        }
+        if self.cfg.arb == Arbitration::Biased {
+            for r in 0..self.reqs.len() {
+                let (_, _, id, port) = self.reqs[r];
+                let cur = self.node_of_vc(id);
+                let won = self.vcs[id as usize].out != NONE;
+                if !won && self.va_out[cur * (self.ports + 1) + port as usize] == self.stamp + 1 {
+                    let inp = cur * self.nin + self.port_of_vc(id);
+                    self.bias[inp] = self.bias[inp].saturating_sub(1);
+                }
             }
         }
     }

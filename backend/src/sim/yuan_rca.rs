@@ -6,10 +6,14 @@
 //!
 //! - Hypercube on a linear array: `Assign_array` (Yuan Fig 4.6), ⌊2N/3⌋ channels (Thm 3).
 //! - Hypercube on a ring: `Assign_ring` (Yuan Fig 4.9), ⌊N/3 + N/4⌋ channels (Thm 5), odd–even routing.
-//! - Torus realizations of hypercube and allXY: ring channel sets of the rows and of the columns,
-//!   applied line by line and packed first-fit into torus channels (rows and columns never share a
-//!   link under XY routing, only nodes — the observation behind Yuan's Lemmas 8 and 10). This packing
-//!   is ours, not Yuan's combination; the channel counts it reaches are reported beside Yuan's.
+//! - allXY on a 16×16 torus: the grouped ring AAPC phases combined into N²/8 = 32 channels (Yuan's
+//!   count), by the construction in [`allxy_from_groups`].
+//! - Hypercube (and allXY on other sizes): ring channel sets of the rows and of the columns, applied
+//!   line by line and packed into torus channels by colouring their conflict graph (DSatur, then
+//!   Culberson's iterated greedy; rows and columns never share a link under XY routing, only nodes —
+//!   the observation behind Yuan's Lemmas 8 and 10). This packing is ours, not Yuan's combination:
+//!   it meets Yuan's counts on 8×8 (hypercube 6, allXY 14) but needs 11 channels for the hypercube
+//!   on 16×16 where Yuan's construction needs 10.
 //! - Logical torus: 4 channels, one per direction (Yuan Fig 4.11).
 //! - All-to-all: the N³/8 AAPC phases of [`super::yuan_aapc`].
 
@@ -220,7 +224,10 @@ pub fn realize(t: &Torus, logical: Logical) -> Result<Vec<Phase>, String> {
             };
             pack_lines(t, &rows, &cols)
         }
-        Logical::AllXY => pack_lines(t, &ring_aapc(t.nx), &ring_aapc(t.ny)),
+        Logical::AllXY => match allxy_from_groups(t) {
+            Some(p) => p,
+            None => pack_lines(t, &ring_aapc(t.nx), &ring_aapc(t.ny)),
+        },
     };
     super::yuan_aapc::check_phases(t, &phases)?;
     Ok(phases)
@@ -278,6 +285,62 @@ pub fn ring_aapc(n: usize) -> Vec<Vec<LinePair>> {
     chans
 }
 
+/// allXY in N²/8 channels (Yuan §4.1.2) for N×N tori whose ring AAPC phases come in groups of
+/// k = N/8 ≥ 2 with node sets partitioning the ring ([`ring_groups`], N = 16).
+///
+/// Pair row group {G_a} with column group {H_j}. In channel σ (σ < k) row phase G_a is applied on
+/// the rows S(H_(a+σ)) and column phase H_j on the columns S(G_(j−σ−1)), indices mod k, where S(·)
+/// is a phase's node set. A node (x, y) with x ∈ S(G_a) is then used by its row iff
+/// y ∈ S(H_(a+σ)) and by its column iff y ∈ S(H_(a+σ+1)): never both. Rows and columns never share
+/// links, and within one line a ring phase is conflict-free, so the channel is; the k channels of a
+/// pair apply every phase of both groups on every line. N pairs × k = N²/8 channels.
+fn allxy_from_groups(t: &Torus) -> Option<Vec<Phase>> {
+    if t.nx != t.ny {
+        return None;
+    }
+    let groups = ring_groups(t.nx)?;
+    let k = groups.first()?.len();
+    if k < 2 {
+        return None;
+    }
+    let nodes_of = |p: &[RingPair]| -> Vec<usize> {
+        let mut v: Vec<usize> = p.iter().map(|q| q.src).collect();
+        v.sort_unstable();
+        v
+    };
+    let mut out = Vec::new();
+    for g in &groups {
+        // The same groups serve the columns; pair each row group with itself.
+        let h = g;
+        for sigma in 0..k {
+            let mut phase = Vec::new();
+            for (a, ga) in g.iter().enumerate() {
+                for y in nodes_of(&h[(a + sigma) % k]) {
+                    for p in ga.iter().filter(|p| p.len > 0) {
+                        let src = t.node(p.src, y);
+                        let mut links = Vec::new();
+                        let dst = t.walk(src, 0, p.way, p.len, &mut links);
+                        phase.push(Connection { src, dst, links });
+                    }
+                }
+            }
+            for (j, hj) in h.iter().enumerate() {
+                for x in nodes_of(&g[(j + 2 * k - sigma - 1) % k]) {
+                    for p in hj.iter().filter(|p| p.len > 0) {
+                        let src = t.node(x, p.src);
+                        let mut links = Vec::new();
+                        let dst = t.walk(src, 1, p.way, p.len, &mut links);
+                        phase.push(Connection { src, dst, links });
+                    }
+                }
+            }
+            phase.sort_by_key(|c| (c.src, c.dst));
+            out.push(phase);
+        }
+    }
+    Some(out)
+}
+
 /// Logical torus (Yuan Fig 4.11): all +x links on one channel, all −x, all +y, all −y.
 fn torus_channels(t: &Torus) -> Vec<Phase> {
     let mut out = Vec::new();
@@ -306,6 +369,7 @@ fn torus_channels(t: &Torus) -> Vec<Phase> {
 }
 
 /// One line channel applied in one row (dim 0) or column (dim 1).
+#[derive(Clone, Copy)]
 struct Item {
     dim: usize,
     line: usize,
@@ -315,7 +379,13 @@ struct Item {
 /// Packs row channels (applied in every row) and column channels (in every column) first-fit
 /// into torus channels without node conflicts; items of one line never share a torus channel
 /// (they may share links), and rows never share links with columns.
+///
+/// First-fit depends on the order of the items, so several orders are tried — the natural one
+/// (channel by channel, even lines before odd ones, rows beside columns, the pairing behind Yuan's
+/// Lemma 8) and [`PACKING_TRIES`] seeded shuffles — and the fewest channels kept.
 fn pack_lines(t: &Torus, rows: &[Vec<LinePair>], cols: &[Vec<LinePair>]) -> Vec<Phase> {
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
     let mut items = Vec::new();
     let most = rows.len().max(cols.len());
     for chan in 0..most {
@@ -329,6 +399,178 @@ fn pack_lines(t: &Torus, rows: &[Vec<LinePair>], cols: &[Vec<LinePair>]) -> Vec<
             }
         }
     }
+    let mut best = dsatur(t, rows, cols, &items);
+    let natural = first_fit(t, rows, cols, &items);
+    if natural.len() < best.len() {
+        best = natural;
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x5eed);
+    for _ in 0..PACKING_TRIES {
+        items.shuffle(&mut rng);
+        let trial = first_fit(t, rows, cols, &items);
+        if trial.len() < best.len() {
+            best = trial;
+        }
+    }
+    best
+}
+
+/// The connections of one item on the torus.
+fn item_connections(
+    t: &Torus,
+    it: &Item,
+    rows: &[Vec<LinePair>],
+    cols: &[Vec<LinePair>],
+) -> Vec<Connection> {
+    let chans = if it.dim == 0 { rows } else { cols };
+    let Some(chan) = chans.get(it.chan) else {
+        return Vec::new();
+    };
+    chan.iter()
+        .filter(|p| p.len > 0)
+        .map(|p| {
+            let src = if it.dim == 0 {
+                t.node(p.src, it.line)
+            } else {
+                t.node(it.line, p.src)
+            };
+            let mut links = Vec::new();
+            let dst = t.walk(src, it.dim, p.way, p.len, &mut links);
+            Connection { src, dst, links }
+        })
+        .collect()
+}
+
+/// Culberson's iterated greedy: recolour greedily with the vertices grouped by colour class, the
+/// classes in a new order each round (largest first, reversed, by seeded shuffle). Greedy on such an
+/// order never needs more colours than before, and often fewer.
+fn iterated_greedy(adj: &[Vec<usize>], mut colour: Vec<usize>, rounds: usize) -> Vec<usize> {
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
+    let m = adj.len();
+    if colour.contains(&usize::MAX) {
+        return colour;
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0xc01);
+    for round in 0..rounds {
+        let k = colour.iter().max().map_or(0, |c| c + 1);
+        let mut classes: Vec<Vec<usize>> = vec![Vec::new(); k];
+        for (v, &c) in colour.iter().enumerate() {
+            classes[c].push(v);
+        }
+        match round % 3 {
+            0 => classes.sort_by_key(|c| std::cmp::Reverse(c.len())),
+            1 => classes.reverse(),
+            _ => classes.shuffle(&mut rng),
+        }
+        let mut next = vec![usize::MAX; m];
+        let mut used: Vec<bool> = Vec::new();
+        for v in classes.into_iter().flatten() {
+            used.clear();
+            for &u in &adj[v] {
+                let c = next[u];
+                if c != usize::MAX {
+                    if used.len() <= c {
+                        used.resize(c + 1, false);
+                    }
+                    used[c] = true;
+                }
+            }
+            next[v] = (0..)
+                .find(|&c| !used.get(c).copied().unwrap_or(false))
+                .unwrap_or(0);
+        }
+        colour = next;
+    }
+    colour
+}
+
+/// DSatur colouring of the item conflict graph (two items conflict when they are on the same line
+/// or share a source or a destination): a colour is a torus channel.
+fn dsatur(t: &Torus, rows: &[Vec<LinePair>], cols: &[Vec<LinePair>], items: &[Item]) -> Vec<Phase> {
+    let n = t.nodes();
+    let words = n.div_ceil(64);
+    let conns: Vec<Vec<Connection>> = items
+        .iter()
+        .map(|it| item_connections(t, it, rows, cols))
+        .collect();
+    let masks: Vec<(Vec<u64>, Vec<u64>)> = conns
+        .iter()
+        .map(|cs| {
+            let mut tx = vec![0u64; words];
+            let mut rx = vec![0u64; words];
+            for c in cs {
+                tx[c.src / 64] |= 1 << (c.src % 64);
+                rx[c.dst / 64] |= 1 << (c.dst % 64);
+            }
+            (tx, rx)
+        })
+        .collect();
+    let m = items.len();
+    let clash = |a: usize, b: usize| {
+        (items[a].dim == items[b].dim && items[a].line == items[b].line)
+            || masks[a].0.iter().zip(&masks[b].0).any(|(x, y)| x & y != 0)
+            || masks[a].1.iter().zip(&masks[b].1).any(|(x, y)| x & y != 0)
+    };
+    let adj: Vec<Vec<usize>> = (0..m)
+        .map(|a| (0..m).filter(|&b| b != a && clash(a, b)).collect())
+        .collect();
+    let mut colour = vec![usize::MAX; m];
+    let mut seen: Vec<Vec<bool>> = vec![Vec::new(); m];
+    let mut sat = vec![0usize; m];
+    for _ in 0..m {
+        let Some(v) = (0..m)
+            .filter(|&v| colour[v] == usize::MAX)
+            .max_by(|&a, &b| {
+                sat[a]
+                    .cmp(&sat[b])
+                    .then(adj[a].len().cmp(&adj[b].len()))
+                    .then(b.cmp(&a))
+            })
+        else {
+            break;
+        };
+        let c = (0..)
+            .find(|&c| !seen[v].get(c).copied().unwrap_or(false))
+            .unwrap_or(0);
+        colour[v] = c;
+        for &u in &adj[v] {
+            if seen[u].len() <= c {
+                seen[u].resize(c + 1, false);
+            }
+            if !seen[u][c] {
+                seen[u][c] = true;
+                sat[u] += 1;
+            }
+        }
+    }
+    let colour = iterated_greedy(&adj, colour, 2000);
+    let colours = colour
+        .iter()
+        .filter(|&&c| c != usize::MAX)
+        .max()
+        .map_or(0, |c| c + 1);
+    let mut out: Vec<Phase> = vec![Vec::new(); colours];
+    for (i, cs) in conns.into_iter().enumerate() {
+        if let Some(p) = out.get_mut(colour[i]) {
+            p.extend(cs);
+        }
+    }
+    for p in &mut out {
+        p.sort_by_key(|c| (c.src, c.dst));
+    }
+    out
+}
+
+/// Random item orders tried by [`pack_lines`] after the natural one.
+pub const PACKING_TRIES: usize = 24;
+
+fn first_fit(
+    t: &Torus,
+    rows: &[Vec<LinePair>],
+    cols: &[Vec<LinePair>],
+    items: &[Item],
+) -> Vec<Phase> {
     struct Slot {
         tx: Vec<bool>,
         rx: Vec<bool>,

@@ -319,3 +319,21 @@ fn memory_hungry_builtins_are_bounded() {
         "budget"
     );
 }
+
+#[test]
+fn case_and_while() {
+    assert_eq!(
+        run("(define (kind d) (case d ((east west) 'x) ((north south) 'y) (else 'z))) (map kind '(west south up))"),
+        "(x y z)"
+    );
+    assert_eq!(run("(case 3 (1 'one) (3 'three))"), "three");
+    assert_eq!(
+        run("(define i 0) (define s 0) (while (< i 5) (set! s (+ s i)) (set! i (+ i 1))) s"),
+        "10"
+    );
+    let small = Budget {
+        steps: 10_000,
+        ..Budget::default()
+    };
+    assert_eq!(fail_with(small, "(while #t 1)").0, "budget");
+}

@@ -171,3 +171,24 @@ fn user_error() {
         ───╯
     "#]]);
 }
+
+#[test]
+fn peer_off_the_edge_of_a_mesh() {
+    check(
+        "(define net (make-network :topology mesh :dims (list 2 2)))\n(define-comm send-west (self) (write-stream 8 (neighbor net self west)))\n(send-west (car (network-tasks net)))",
+        expect![[r#"
+            error[type]: expected a task, found `nil`
+               ╭─[ prog.ttdl:2:47 ]
+               │
+             2 │ (define-comm send-west (self) (write-stream 8 (neighbor net self west)))
+               │                                               ────────────┬───────────  
+               │                                                           ╰───────────── this is a nil
+             3 │ (send-west (car (network-tasks net)))
+               │ ──────────────────┬──────────────────  
+               │                   ╰──────────────────── in this call of `send-west`
+            ───╯
+              = note: in argument 2 of `write-stream`
+              = help: `neighbor` gives nil off the edge of a mesh: skip that peer, e.g. `(when peer (write-stream m peer))`, or use a torus
+        "#]],
+    );
+}

@@ -50,6 +50,17 @@ pub enum NodeKind {
     And(Vec<Node>),
     Or(Vec<Node>),
     Cond(Vec<Clause>),
+    /// `(case KEY ((d…) body…) … (else body…))`: the first clause listing a datum `equal?` to KEY.
+    Case {
+        key: Box<Node>,
+        clauses: Vec<(Vec<Value>, Vec<Node>)>,
+        default: Option<Vec<Node>>,
+    },
+    /// `(while TEST body…)`.
+    While {
+        test: Box<Node>,
+        body: Vec<Node>,
+    },
     Dotimes {
         var: Sym,
         count: Box<Node>,

@@ -202,6 +202,10 @@ fn peer(m: &mut Machine, a: &Args, v: &Value, i: usize) -> R<TaskId> {
     match v {
         Value::Task(t) => Ok(*t),
         Value::Int(id) => m.comm.task_numbered(*id, a.span(i)),
+        Value::Nil => Err(a.type_err(m, i, "a task").with_help(
+            "`neighbor` gives nil off the edge of a mesh: skip that peer, e.g. \
+             `(when peer (write-stream m peer))`, or use a torus",
+        )),
         _ => Err(a.type_err(m, i, "a task").with_help(
             "a peer is a task: from `deftask`, `(task NAME)`, `network-tasks` or `neighbor`",
         )),

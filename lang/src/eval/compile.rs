@@ -293,6 +293,49 @@ impl Compiler<'_> {
                 }
                 NodeKind::Cond(clauses)
             }
+            "case" => {
+                let Some((key, clauses)) = args.split_first() else {
+                    return Err(syntax(span, "`case` needs a key", "here"));
+                };
+                let key = Box::new(self.expr(key)?);
+                let mut out = Vec::new();
+                let mut default = None;
+                for c in clauses {
+                    let Some((data, body)) = c.as_list().and_then(|p| p.split_first()) else {
+                        return Err(syntax(
+                            c.span,
+                            "a `case` clause is `((DATUM…) body…)`",
+                            "not a clause",
+                        ));
+                    };
+                    let body = self.exprs(body)?;
+                    match (&data.datum, data.as_symbol()) {
+                        (_, Some("else" | "otherwise" | "t")) => default = Some(body),
+                        (Datum::List(items), _) => {
+                            let vals = items
+                                .iter()
+                                .map(|d| datum_to_value(self.m, d, &mut None))
+                                .collect();
+                            out.push((vals, body));
+                        }
+                        _ => out.push((vec![datum_to_value(self.m, data, &mut None)], body)),
+                    }
+                }
+                NodeKind::Case {
+                    key,
+                    clauses: out,
+                    default,
+                }
+            }
+            "while" => {
+                let Some((test, body)) = args.split_first() else {
+                    return Err(syntax(span, "`while` is `(while TEST body…)`", "here"));
+                };
+                NodeKind::While {
+                    test: Box::new(self.expr(test)?),
+                    body: self.exprs(body)?,
+                }
+            }
             "and" => NodeKind::And(self.exprs(args)?),
             "or" => NodeKind::Or(self.exprs(args)?),
             "begin" | "progn" | "sequence" => NodeKind::Begin(self.exprs(args)?),

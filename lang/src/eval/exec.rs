@@ -333,6 +333,28 @@ impl Machine {
                 }
                 Value::Nil
             }
+            NodeKind::Case {
+                key,
+                clauses,
+                default,
+            } => {
+                let k = self.eval(key, env)?;
+                for (data, body) in clauses {
+                    if data.iter().any(|d| d.equal(&k)) {
+                        return self.eval_seq_flow(body, env);
+                    }
+                }
+                match default {
+                    Some(body) => return self.eval_seq_flow(body, env),
+                    None => Value::Nil,
+                }
+            }
+            NodeKind::While { test, body } => {
+                while self.eval(test, env)?.is_true() {
+                    self.eval_seq(body, env)?;
+                }
+                Value::Nil
+            }
             NodeKind::Let {
                 bindings,
                 body,

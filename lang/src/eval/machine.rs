@@ -180,11 +180,12 @@ impl Machine {
 }
 
 pub fn type_error(span: Span, expected: &str, got: &Value, shown: String) -> Diagnostic {
-    Diagnostic::new(
-        "type",
-        format!("expected {expected}, found {} `{shown}`", got.type_name()),
-    )
-    .with_label(
+    let found = if shown == got.type_name() {
+        format!("`{shown}`")
+    } else {
+        format!("{} `{shown}`", got.type_name())
+    };
+    Diagnostic::new("type", format!("expected {expected}, found {found}")).with_label(
         span,
         format!("this is {} {}", article(got.type_name()), got.type_name()),
     )

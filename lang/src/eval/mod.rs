@@ -69,6 +69,8 @@ pub const SPECIAL_FORMS: &[&str] = &[
     "when",
     "unless",
     "cond",
+    "case",
+    "while",
     "and",
     "or",
     "begin",

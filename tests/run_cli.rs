@@ -176,3 +176,17 @@ fn thesis_tasks_file_runs_on_fixed_windows() {
         assert!(out.contains("deadlines:        all met"), "{out}");
     }
 }
+
+#[test]
+fn small_plan_json_golden() {
+    let (code, out, err) = ttdl(&[
+        "run",
+        "tests/run_golden/fig-5-5.tasks",
+        "--schedule",
+        "exact",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    expect_file!["run_golden/fig-5-5.json"].assert_eq(&out);
+}

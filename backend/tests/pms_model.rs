@@ -128,7 +128,10 @@ fn preloaded_connection() {
         preload: 4,
         ..PmsParams::default()
     };
-    assert_eq!(crossbar_configurations(&[(0, 1), (0, 2), (3, 1)], 4).len(), 2);
+    assert_eq!(
+        crossbar_configurations(&[(0, 1), (0, 2), (3, 1)], 4).len(),
+        2
+    );
     let cfgs = crossbar_configurations(&[(0, 1), (3, 2)], 4);
     assert_eq!(cfgs.len(), 1);
     let mut m = PmsModel::with_preload(8, params, cfgs).unwrap();

@@ -303,7 +303,7 @@ pub fn bipartite_edge_coloring(pairs: &[(NodeId, NodeId)]) -> Vec<Vec<(NodeId, N
             // Swap colours a and b along the alternating path from v (output side, colour a
             // first); it cannot reach u, so afterwards a is free at both ends.
             let mut path = Vec::new(); // (input, output, colour)
-            // Outputs are left by colour a, inputs by colour b.
+                                       // Outputs are left by colour a, inputs by colour b.
             let mut out = v;
             while let Some(inp) = at_out[out][a] {
                 path.push((inp, out, a));

@@ -245,7 +245,12 @@ pub fn run_with(
             break;
         }
         for (m, at) in sent {
-            for &d in &traffic.messages[m].dst {
+            let Some(msg) = traffic.messages.get(m) else {
+                return Err(ScheduleError::Input(format!(
+                    "a task sends message {m}, which does not exist"
+                )));
+            };
+            for &d in &msg.dst {
                 let a = arrival_at(m, d, at);
                 ex.deliver(m, d, a);
             }

@@ -43,6 +43,7 @@ fn main() {
         let mut interp = Interpreter::new(Budget::default());
         let t0 = Instant::now();
         let r = interp.eval_source(&path, &text);
+        print!("{}", interp.take_output());
         println!("{path}: {:.3} s", t0.elapsed().as_secs_f64());
         match r {
             Ok(v) => println!("=> {v}"),

@@ -24,6 +24,9 @@
 //!   when it is bound (to something that fits) and the name itself otherwise. `east west north
 //!   south up down` are bound to themselves so `(neighbor net t east)` works unquoted.
 //! - `(with-task T body…)` runs stream forms in the context of `T` without a `define-comm`.
+//! - Beyond the specified forms: `defun`, named `let`, `case`, `while`; builtins such as
+//!   `for-each remove gensym 1+ 1- ash logand logior logxor`, type predicates, `task-name`,
+//!   `task-id`, `message-size`, `current-task`, `network-size`, `network-dims`, `network-kind`.
 //! - `network-tasks` names its tasks by coordinates (`t2_3`); tasks of a second network get a
 //!   prefix (`n1.t2_3`).
 //! - The step budget restarts with each evaluated source (a file or a REPL entry). A loop whose

@@ -48,11 +48,7 @@ pub fn run(args: &DagArgs) -> CliResult {
         ..Common::default()
     };
     let (_, traffic) = evaluate(file, &common)?;
-    let dag = SubtaskGraph::build(&traffic)
-        .map_err(|e| CliError::Internal(format!("the task graph is inconsistent: {e}")))?;
-    let delays = timing::solve(&dag)
-        .map(|t| t.delay)
-        .map_err(|_| CliError::Internal("the task graph has a cycle after checking".into()))?;
+    let (dag, delays) = graph_of(&traffic)?;
     let out = match args.format {
         DagFormat::Json => {
             let doc = to_json(&traffic, &dag, &delays);
@@ -63,6 +59,22 @@ pub fn run(args: &DagArgs) -> CliResult {
     };
     print!("{out}");
     Ok(())
+}
+
+/// The subtask graph of checked traffic, with every subtask's delay (start time).
+fn graph_of(traffic: &Traffic) -> Result<(SubtaskGraph, Vec<u64>), CliError> {
+    let dag = SubtaskGraph::build(traffic)
+        .map_err(|e| CliError::Internal(format!("the task graph is inconsistent: {e}")))?;
+    let delays = timing::solve(&dag)
+        .map(|t| t.delay)
+        .map_err(|_| CliError::Internal("the task graph has a cycle after checking".into()))?;
+    Ok((dag, delays))
+}
+
+/// The task graph as Graphviz DOT (what `ttdl dag` prints and `ttdl run --out` writes).
+pub fn dot_of(traffic: &Traffic) -> Result<String, CliError> {
+    let (dag, delays) = graph_of(traffic)?;
+    Ok(to_dot(traffic, &dag, &delays))
 }
 
 fn kind_parts(k: SubtaskKind) -> (&'static str, Option<usize>) {

@@ -75,6 +75,10 @@ pub fn run(args: &RunArgs) -> CliResult {
                 tasks_file::write(&out.traffic, Some((&out.network, &out.placement))),
             ),
             (format!("{}.switch", out.name), programs),
+            (
+                format!("{}.dag.dot", out.name),
+                super::dag::dot_of(&out.traffic)?,
+            ),
             (format!("{}.json", out.name), json),
             (format!("{}.txt", out.name), text),
             (

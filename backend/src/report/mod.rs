@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::metrics::Metrics;
 use crate::schedule::periodic::{self, PeriodReport};
 use crate::schedule::{self, Problem, Resource, Schedule};
 use crate::topology::Network;
@@ -29,6 +30,9 @@ pub struct Plan<'a> {
     pub peak_utilization: (f64, Option<Resource>),
     /// Number of fragment-holds on links and ports.
     pub fragments: usize,
+    /// Route-level contention (Minsky's lu_j, Chittor's χ and ν, dilation), which does not depend
+    /// on the schedule: it says how hard the placement and routing made the scheduler's job.
+    pub contention: Metrics,
 }
 
 impl<'a> Plan<'a> {
@@ -76,6 +80,12 @@ impl<'a> Plan<'a> {
             placement_cost,
             peak_utilization: peak,
             fragments: schedule.holds.len(),
+            contention: Metrics::compute(
+                traffic,
+                problem.network,
+                problem.placement,
+                problem.routing,
+            ),
         }
     }
 }

@@ -57,6 +57,12 @@ pub fn summary(p: &Plan) -> String {
             let _ = writeln!(o, "peak link use:    0% (no message crosses a link)");
         }
     }
+    let c = &p.contention;
+    let _ = writeln!(
+        o,
+        "contention:       window utilization peak {:.2} (Minsky lu_j), channel load max {}, path contention max {} avg {:.2} (Chittor), dilation {}",
+        c.peak_utilization, c.channel_load_max, c.path_contention_max, c.path_contention_avg, c.dilation
+    );
     let _ = writeln!(
         o,
         "schedule:         {} scheduler, {} holds, switch latency {} cycle(s), {} port(s) per node",

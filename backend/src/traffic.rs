@@ -53,7 +53,38 @@ impl Traffic {
         }
         Ok(())
     }
+
+    /// [`Traffic::check_words`], and every release, deadline and compute time below
+    /// [`MAX_TIME`], so that cycle arithmetic in the schedulers and models cannot overflow (a
+    /// Traffic document written by hand may hold anything).
+    pub fn check_limits(&self) -> Result<(), String> {
+        self.check_words()?;
+        for m in &self.messages {
+            if m.release > MAX_TIME || m.deadline > MAX_TIME {
+                return Err(format!(
+                    "message {} has release {} and deadline {}; times are limited to {MAX_TIME} cycles",
+                    m.id, m.release, m.deadline
+                ));
+            }
+        }
+        for t in &self.tasks {
+            let compute = t.ops.iter().fold(0u64, |acc, op| match op {
+                Op::Compute(c) => acc.saturating_add(*c),
+                _ => acc,
+            });
+            if compute > MAX_TIME {
+                return Err(format!(
+                    "task `{}` computes for {compute} cycles; times are limited to {MAX_TIME} cycles",
+                    t.name
+                ));
+            }
+        }
+        Ok(())
+    }
 }
+
+/// Latest cycle a release, deadline or total compute time may name (about 3·10¹⁴ cycles).
+pub const MAX_TIME: u64 = 1 << 48;
 
 /// A task: a sequential program of compute, non-blocking send and blocking receive.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -355,7 +355,7 @@ impl<'a> Problem<'a> {
         routing: &'a Routing,
         hardware: Hardware,
     ) -> Result<Self, ScheduleError> {
-        traffic.check_words().map_err(ScheduleError::Input)?;
+        traffic.check_limits().map_err(ScheduleError::Input)?;
         if placement.node_of.len() < traffic.tasks.len() {
             return Err(ScheduleError::Input(format!(
                 "{} tasks but only {} placed",

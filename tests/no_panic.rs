@@ -4,7 +4,7 @@
 //! and every failure must be an error value with a message.
 //!
 //! Case counts are small so the suite stays fast in debug builds; raise `PROPTEST_CASES` to fuzz
-//! longer.
+//! longer, and set `TTDL_FUZZ_LOG` to see every case and error on standard error.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
@@ -94,6 +94,9 @@ fn evaluate(mut session: Session, source: &str) -> Option<Traffic> {
 
 fn check_message(stage: &str, e: impl std::fmt::Display) {
     let text = e.to_string();
+    if std::env::var_os("TTDL_FUZZ_LOG").is_some() {
+        eprintln!("ERROR {stage}: {text}");
+    }
     assert!(
         !text.trim().is_empty(),
         "{stage}: an error without a message"
@@ -159,6 +162,9 @@ fn backend_stages(traffic: &Traffic, spec: &NetworkSpec, c: Choices) {
                 .unwrap_or_else(|e| panic!("a scheduled problem cannot be rebuilt: {e}"));
             if let Err(v) = verify::verify(&problem, &s) {
                 panic!("the verifier rejects a returned schedule: {}", v.0);
+            }
+            if std::env::var_os("TTDL_FUZZ_LOG").is_some() {
+                eprintln!("SCHEDULED");
             }
             let programs = switch::build(&problem, &s);
             let _ = programs.to_string();
@@ -417,7 +423,7 @@ fn program() -> impl Strategy<Value = (usize, Vec<Msg>, Option<usize>)> {
         let msg = (
             0..tasks,
             proptest::collection::vec(0..tasks, 1..3),
-            prop_oneof![Just(0u64), 1u64..12, Just(1u64 << 40)],
+            prop_oneof![1 => Just(0u64), 12 => 1u64..12, 1 => Just(1u64 << 40)],
             prop_oneof![Just(0u64), 1u64..20],
         )
             .prop_map(|(src, dst, size, compute)| Msg {
@@ -744,6 +750,9 @@ proptest! {
     ) {
         let source = program_source(tasks, &msgs, phases);
         if let Some(traffic) = evaluate(base_session(), &source) {
+            if std::env::var_os("TTDL_FUZZ_LOG").is_some() {
+                eprintln!("EVALUATED {} messages", traffic.messages.len());
+            }
             backend(&traffic, &spec, c);
         }
     }

@@ -30,6 +30,62 @@ pub struct Traffic {
     pub target: Option<Target>,
 }
 
+/// Most words one program may send (every destination of a multicast counted): the schedulers
+/// and the flit-level models place or move every word, so this bounds their time and memory.
+pub const MAX_WORDS: u64 = 1 << 24;
+
+impl Traffic {
+    /// Words sent in all, every destination of a multicast counted (saturating).
+    pub fn total_words(&self) -> u64 {
+        self.messages.iter().fold(0u64, |acc, m| {
+            acc.saturating_add(m.size.saturating_mul(m.dst.len().max(1) as u64))
+        })
+    }
+
+    /// An error message when the program sends more than [`MAX_WORDS`].
+    pub fn check_words(&self) -> Result<(), String> {
+        let words = self.total_words();
+        if words > MAX_WORDS {
+            return Err(format!(
+                "the program sends {words} words, more than the {MAX_WORDS} that can be \
+                 scheduled or simulated word by word; make the messages smaller"
+            ));
+        }
+        Ok(())
+    }
+
+    /// [`Traffic::check_words`], and every release, deadline and compute time below
+    /// [`MAX_TIME`], so that cycle arithmetic in the schedulers and models cannot overflow (a
+    /// Traffic document written by hand may hold anything).
+    pub fn check_limits(&self) -> Result<(), String> {
+        self.check_words()?;
+        for m in &self.messages {
+            if m.release > MAX_TIME || m.deadline > MAX_TIME {
+                return Err(format!(
+                    "message {} has release {} and deadline {}; times are limited to {MAX_TIME} cycles",
+                    m.id, m.release, m.deadline
+                ));
+            }
+        }
+        for t in &self.tasks {
+            let compute = t.ops.iter().fold(0u64, |acc, op| match op {
+                Op::Compute(c) => acc.saturating_add(*c),
+                _ => acc,
+            });
+            if compute > MAX_TIME {
+                return Err(format!(
+                    "task `{}` computes for {compute} cycles; times are limited to {MAX_TIME} cycles",
+                    t.name
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Latest cycle a release, deadline or total compute time may name (about 3·10¹⁴ cycles).
+pub const MAX_TIME: u64 = 1 << 48;
+
 /// A task: a sequential program of compute, non-blocking send and blocking receive.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Task {

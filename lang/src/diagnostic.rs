@@ -89,15 +89,33 @@ impl SourceMap {
 /// Never panics on bad spans: a span past the end of its file is clamped to it, a span inside a
 /// UTF-8 character is widened to the character, and a label in a file the map does not have
 /// becomes a note.
+///
+/// A label on a line longer than [`MAX_SHOWN_LINE`] bytes is shown as an excerpt around the label
+/// (ariadne would print the whole line, which for a machine-made file can be megabytes, once per
+/// diagnostic).
 pub fn render(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> String {
     let mut out = String::new();
+    // One cache for every diagnostic: indexing a file's lines costs a pass over the whole file.
+    let mut cache = MapCache::new(sources);
     for d in diagnostics {
-        render_one(&mut out, sources, d, color);
+        render_one(&mut out, sources, &mut cache, d, color);
     }
     out
 }
 
-fn render_one(out: &mut String, sources: &SourceMap, d: &Diagnostic, color: bool) {
+/// Longest source line ariadne is asked to show whole.
+pub const MAX_SHOWN_LINE: usize = 400;
+
+/// Bytes of context shown on each side of a label on a longer line.
+const EXCERPT_CONTEXT: usize = 60;
+
+fn render_one(
+    out: &mut String,
+    sources: &SourceMap,
+    cache: &mut MapCache<'_>,
+    d: &Diagnostic,
+    color: bool,
+) {
     let header = format!("error[{}]", d.code);
     let mut notes = Vec::new();
     let mut labels = Vec::new();
@@ -128,7 +146,31 @@ fn render_one(out: &mut String, sources: &SourceMap, d: &Diagnostic, color: bool
     }
     labels.sort_by_key(|(f, r, _, _)| (file_rank.iter().position(|x| x == f), r.start, r.end));
 
-    if let Some((file, range)) = primary {
+    let long_line = labels.iter().any(|(f, r, _, _)| {
+        sources
+            .get(*f)
+            .is_some_and(|file| line_around(&file.text, r.clone()).len() > MAX_SHOWN_LINE)
+    });
+    if long_line {
+        let _ = writeln!(out, "{header}: {}", d.message);
+        // The primary label first, then the others in the order given.
+        let mut given: Vec<_> = labels.iter().collect();
+        given.sort_by_key(|(_, _, _, i)| *i);
+        for (f, r, m, i) in given {
+            if let Some(file) = sources.get(*f) {
+                render_excerpt(
+                    out,
+                    cache,
+                    *f,
+                    &file.name,
+                    &file.text,
+                    r.clone(),
+                    m,
+                    *i == 0,
+                );
+            }
+        }
+    } else if let Some((file, range)) = primary {
         let config = Config::default()
             .with_color(color)
             .with_index_type(IndexType::Byte);
@@ -153,8 +195,7 @@ fn render_one(out: &mut String, sources: &SourceMap, d: &Diagnostic, color: bool
             }))
             .finish();
         let mut bytes = Vec::new();
-        let cache = MapCache::new(sources);
-        match report.write(cache, &mut bytes) {
+        match report.write(&mut *cache, &mut bytes) {
             Ok(()) => {
                 let text = String::from_utf8_lossy(&bytes);
                 if color {
@@ -183,6 +224,78 @@ fn render_one(out: &mut String, sources: &SourceMap, d: &Diagnostic, color: bool
     }
 }
 
+/// The source line(s) holding `range`, without the line breaks around them.
+fn line_around(text: &str, range: std::ops::Range<usize>) -> &str {
+    let start = text[..range.start].rfind('\n').map_or(0, |p| p + 1);
+    let end = text[range.end..]
+        .find('\n')
+        .map_or(text.len(), |p| range.end + p);
+    &text[start..end]
+}
+
+/// One label on an over-long line, `rustc` style, showing only [`EXCERPT_CONTEXT`] bytes on each
+/// side of the label (and at most that much of the label itself).
+#[allow(clippy::too_many_arguments)]
+fn render_excerpt(
+    out: &mut String,
+    cache: &mut MapCache<'_>,
+    id: FileId,
+    name: &str,
+    text: &str,
+    range: std::ops::Range<usize>,
+    message: &str,
+    primary: bool,
+) {
+    let (line_no, line_start) = cache.line_of(id, text, range.start);
+    let col = text[line_start..range.start].chars().count() + 1;
+    let line_end = text[range.start..]
+        .find('\n')
+        .map_or(text.len(), |p| range.start + p);
+    let shown_end = floor_char(
+        text,
+        range.end.min(line_end).min(range.start + EXCERPT_CONTEXT),
+    );
+    let from = floor_char(
+        text,
+        range.start.saturating_sub(EXCERPT_CONTEXT).max(line_start),
+    );
+    let to = floor_char(text, (shown_end + EXCERPT_CONTEXT).min(line_end));
+    let excerpt: String = text[from..to]
+        .chars()
+        .map(|c| if c == '\t' { ' ' } else { c })
+        .collect();
+    let (lead, trail) = (
+        if from > line_start { "…" } else { "" },
+        if to < line_end { "…" } else { "" },
+    );
+    let gutter = " ".repeat(line_no.to_string().len());
+    let arrow = if primary { "-->" } else { ":::" };
+    let _ = writeln!(out, "{gutter}{arrow} {name}:{line_no}:{col}");
+    let _ = writeln!(out, "{gutter} |");
+    let _ = writeln!(out, "{line_no} | {lead}{excerpt}{trail}");
+    let pad = lead.chars().count() + text[from..range.start].chars().count();
+    let width = text[range.start..shown_end.max(range.start)]
+        .chars()
+        .count()
+        .max(1);
+    let mark = if primary { "^" } else { "-" };
+    let _ = writeln!(
+        out,
+        "{gutter} | {}{} {message}",
+        " ".repeat(pad),
+        mark.repeat(width)
+    );
+}
+
+/// The largest character boundary at or below `i`.
+fn floor_char(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
 /// A byte range inside `text`, on character boundaries, never empty unless `text` is.
 fn clamp(text: &str, span: Span) -> std::ops::Range<usize> {
     let len = text.len();
@@ -209,6 +322,8 @@ fn clamp(text: &str, span: Span) -> std::ops::Range<usize> {
 struct MapCache<'a> {
     map: &'a SourceMap,
     loaded: std::collections::BTreeMap<FileId, Source<&'a str>>,
+    /// Byte offsets of every line start, per file (for excerpts of long lines).
+    line_starts: std::collections::BTreeMap<FileId, Vec<usize>>,
 }
 
 impl<'a> MapCache<'a> {
@@ -216,7 +331,19 @@ impl<'a> MapCache<'a> {
         MapCache {
             map,
             loaded: std::collections::BTreeMap::new(),
+            line_starts: std::collections::BTreeMap::new(),
         }
+    }
+
+    /// The 1-based line number of byte `offset` in `text` (file `id`) and where that line starts.
+    fn line_of(&mut self, id: FileId, text: &str, offset: usize) -> (usize, usize) {
+        let starts = self.line_starts.entry(id).or_insert_with(|| {
+            std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        let line = starts.partition_point(|&s| s <= offset).max(1);
+        (line, starts.get(line - 1).copied().unwrap_or(0))
     }
 }
 
@@ -239,5 +366,32 @@ impl<'a> Cache<FileId> for MapCache<'a> {
             Some(file) => file.name.clone(),
             None => format!("<file #{id}>"),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A machine-made file with one enormous line: the diagnostic shows an excerpt around the
+    /// label, not the whole line.
+    #[test]
+    fn long_lines_are_shown_as_excerpts() {
+        let mut map = SourceMap::default();
+        let text = format!("(a\n{}é(b", "x".repeat(100_000));
+        let at = text.len() - 2;
+        let file = map.add("long.ttdl", text);
+        let d = Diagnostic::new("syntax", "unclosed `(`")
+            .with_label(Span::new(file, at, at + 1), "this `(` is never closed")
+            .with_label(Span::new(file, 0, 1), "and this one");
+        let out = render(&map, &[d.clone(), d], false);
+        assert!(out.len() < 2_000, "{} bytes", out.len());
+        let first = out.lines().take(6).collect::<Vec<_>>().join("\n");
+        let shown = format!("2 | …{}é(b", "x".repeat(58));
+        let expected = format!(
+            "error[syntax]: unclosed `(`\n --> long.ttdl:2:100002\n  |\n{shown}\n  | {}^ this `(` is never closed\n :::\u{20}long.ttdl:1:1",
+            " ".repeat(60)
+        );
+        assert_eq!(first, expected);
     }
 }

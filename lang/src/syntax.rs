@@ -290,8 +290,12 @@ fn scan(text: &str) -> Scan {
             b'@' if i > 0 && b[i - 1] == b',' => {}
             b'(' => {
                 s.depth += 1;
-                saved.push(prefixes);
-                prefixes_in_lists += prefixes;
+                // Past the limit only the depth still matters: a file of a hundred million `(`
+                // must not keep a hundred million counts.
+                if s.too_deep.is_none() {
+                    saved.push(prefixes);
+                    prefixes_in_lists += prefixes;
+                }
                 prefixes = 0;
             }
             b')' => {
@@ -299,7 +303,7 @@ fn scan(text: &str) -> Scan {
                     s.unbalanced_close = true;
                 } else {
                     s.depth -= 1;
-                    prefixes_in_lists -= saved.pop().unwrap_or(0);
+                    prefixes_in_lists = prefixes_in_lists.saturating_sub(saved.pop().unwrap_or(0));
                 }
                 prefixes = 0;
             }
@@ -723,6 +727,17 @@ mod tests {
         assert_eq!(number("1e999"), Number::FloatOverflow);
         assert_eq!(number("inf"), Number::Symbol);
         assert_eq!(number("nan"), Number::Symbol);
+    }
+
+    #[test]
+    fn too_deep_keeps_counting_depth_but_nothing_else() {
+        let deep = "(".repeat(MAX_DEPTH + 5);
+        let s = scan(&deep);
+        assert_eq!(s.too_deep, Some(MAX_DEPTH));
+        assert_eq!(s.depth, MAX_DEPTH + 5);
+        let closed = format!("{deep}{}", ")".repeat(MAX_DEPTH + 5));
+        assert!(!is_incomplete(&closed));
+        assert!(is_incomplete(&deep));
     }
 
     #[test]

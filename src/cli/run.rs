@@ -55,7 +55,11 @@ pub fn run(args: &RunArgs) -> CliResult {
     .map_err(|e| CliError::Internal(e.to_string()))?;
     let plan = Plan::new(&problem, &out.schedule);
     let text = summary(&plan, &out);
-    let json = report::json::to_string(&plan);
+    // The JSON lists every link of the network: build it only when it is written.
+    let json = match (args.common.format, &args.common.out) {
+        (Format::Text, None) => String::new(),
+        _ => report::json::to_string(&plan),
+    };
     match args.common.format {
         Format::Text => {
             print!("{printed}");

@@ -70,7 +70,19 @@ pub struct SweepArgs {
     pub common: Common,
 }
 
+/// Most load points one sweep draws (each is a whole simulation).
+pub const MAX_POINTS: usize = 1_000;
+
 fn rates(args: &SweepArgs) -> Result<Vec<f64>, CliError> {
+    let points = args
+        .rates
+        .as_ref()
+        .map_or(args.steps, |list| list.split(',').count());
+    if points > MAX_POINTS {
+        return Err(CliError::Usage(format!(
+            "--rates/--steps: {points} load points is more than {MAX_POINTS}; each is a whole simulation"
+        )));
+    }
     if let Some(list) = &args.rates {
         return list
             .split(',')
@@ -286,4 +298,39 @@ pub fn run(args: &SweepArgs) -> CliResult {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        args: SweepArgs,
+    }
+
+    fn args(line: &[&str]) -> SweepArgs {
+        let argv = std::iter::once("sweep").chain(line.iter().copied());
+        Cmd::try_parse_from(argv)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .args
+    }
+
+    /// A typo of a few zeros must not start a day-long run.
+    #[test]
+    fn too_many_load_points_are_refused() {
+        assert_eq!(
+            rates(&args(&["--steps", "3"])).map(|r| r.len()).ok(),
+            Some(3)
+        );
+        let many = args(&["--steps", "100000000"]);
+        assert!(matches!(rates(&many), Err(CliError::Usage(_))));
+        let list = vec!["0.01"; MAX_POINTS + 1].join(",");
+        assert!(matches!(
+            rates(&args(&["--rates", &list])),
+            Err(CliError::Usage(_))
+        ));
+    }
 }

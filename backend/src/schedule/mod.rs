@@ -69,6 +69,12 @@ impl Default for Hardware {
     }
 }
 
+/// Most processor–network ports per node a schedule may use (each is a lane the schedulers
+/// track cycle by cycle).
+pub const MAX_PORTS: u32 = 64;
+/// Longest per-switch latency, in cycles (as the `scheduled` model's `latency` option).
+pub const MAX_HOP_LATENCY: u64 = 65_536;
+
 impl Hardware {
     /// How many messages may hold `r` in one cycle.
     pub fn capacity(&self, r: Resource) -> u32 {
@@ -355,6 +361,14 @@ impl<'a> Problem<'a> {
         routing: &'a Routing,
         hardware: Hardware,
     ) -> Result<Self, ScheduleError> {
+        traffic.check_limits().map_err(ScheduleError::Input)?;
+        if hardware.ports > MAX_PORTS || hardware.hop_latency > MAX_HOP_LATENCY {
+            return Err(ScheduleError::Input(format!(
+                "{} ports per node and {} cycles per switch: at most {MAX_PORTS} ports and \
+                 {MAX_HOP_LATENCY} cycles are supported",
+                hardware.ports, hardware.hop_latency
+            )));
+        }
         if placement.node_of.len() < traffic.tasks.len() {
             return Err(ScheduleError::Input(format!(
                 "{} tasks but only {} placed",
@@ -451,4 +465,80 @@ pub fn lower_bound(problem: &Problem) -> (u64, String) {
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::traffic::{Message, Op, Task, MAX_WORDS};
+
+    /// A message of 2⁴⁰ words is refused up front, not scheduled word by word until memory runs
+    /// out; the dynamic models refuse it too.
+    #[test]
+    fn enormous_messages_are_an_input_error() {
+        let task = |id, op| Task {
+            id,
+            name: format!("t{id}"),
+            ops: vec![op],
+            ..Task::default()
+        };
+        let traffic = Traffic {
+            tasks: vec![task(0, Op::Send(0)), task(1, Op::Recv(0))],
+            messages: vec![Message {
+                id: 0,
+                src: 0,
+                dst: vec![1],
+                size: 1 << 40,
+                deadline: 1 << 40,
+                ..Message::default()
+            }],
+            ..Traffic::default()
+        };
+        assert!(traffic.total_words() > MAX_WORDS);
+        let mut small = traffic.clone();
+        small.messages[0].size = 4;
+        small.messages[0].deadline = 100;
+        let network = Network::build(&"mesh:2x1".parse().unwrap()).unwrap();
+        let placement = Placement {
+            node_of: vec![0, 1],
+        };
+        let routing = Routing {
+            routes: vec![crate::traffic::Route::Path(vec![0, 1])],
+        };
+        let hw = Hardware {
+            ports: 1,
+            hop_latency: 0,
+        };
+        for hw in [
+            Hardware {
+                ports: u32::MAX,
+                hop_latency: 0,
+            },
+            Hardware {
+                ports: 1,
+                hop_latency: u64::MAX,
+            },
+        ] {
+            let e = schedule(&small, &network, &placement, &routing, Method::Exact, hw);
+            assert!(matches!(e, Err(ScheduleError::Input(_))), "{e:?}");
+        }
+        assert!(schedule(&small, &network, &placement, &routing, Method::Exact, hw).is_ok());
+        let e = schedule(&traffic, &network, &placement, &routing, Method::Best, hw).unwrap_err();
+        assert!(
+            matches!(&e, ScheduleError::Input(m) if m.contains("words")),
+            "{e}"
+        );
+        let ctx = crate::sim::registry::ModelContext {
+            network: &network,
+            traffic: Some(&traffic),
+            placement: Some(&placement),
+            seed: 1,
+        };
+        let mut model = crate::sim::registry::build("wormhole", &ctx).unwrap();
+        let opts = crate::sim::core::SimOptions::default();
+        assert!(
+            crate::sim::core::simulate(&traffic, &placement, &network, model.as_mut(), &opts)
+                .is_err()
+        );
+    }
 }

@@ -142,6 +142,7 @@ pub fn simulate(
             )));
         }
     }
+    traffic.check_limits().map_err(ModelError)?;
     // Barrier sizes: how many tasks reach their k-th Sync(p).
     let mut barrier_size: BTreeMap<(usize, usize), usize> = BTreeMap::new();
     for t in &traffic.tasks {

@@ -413,6 +413,10 @@ pub struct MultiHopResult {
     pub paths_per_packet: f64,
 }
 
+/// Largest nodes × slots a Poisson run visits, and most packets it injects.
+pub const MAX_NODE_SLOTS: f64 = 1e9;
+pub const MAX_PACKETS: f64 = 2e7;
+
 /// Poisson arrivals of single packets at λ per node per slot, destinations uniform over the other
 /// nodes (Yuan §4.3's verification setup).
 pub fn poisson_run(
@@ -423,11 +427,29 @@ pub fn poisson_run(
     seed: u64,
 ) -> Result<MultiHopResult, String> {
     let nodes = net.cfg.torus.nodes();
-    if nodes < 2 || lambda <= 0.0 {
+    if nodes < 2 || lambda <= 0.0 || !lambda.is_finite() {
         return Err("Poisson traffic needs at least two nodes and a positive rate".into());
     }
+    // The run visits every node every slot and injects about λ·nodes packets a slot: refuse
+    // runs that cannot finish rather than loop for days.
+    let end = warmup
+        .checked_add(measure)
+        .filter(|&e| e as f64 * nodes as f64 <= MAX_NODE_SLOTS)
+        .ok_or_else(|| {
+            format!(
+                "{} slots on {nodes} nodes is more than a run can simulate \
+                 ({MAX_NODE_SLOTS:.0e} node-slots); simulate fewer slots",
+                warmup.saturating_add(measure)
+            )
+        })?;
+    let packets = lambda * nodes as f64 * end as f64;
+    if packets > MAX_PACKETS {
+        return Err(format!(
+            "λ = {lambda} would inject about {packets:.3e} packets, more than a run can \
+             simulate ({MAX_PACKETS:.0e}); lower λ or simulate fewer slots"
+        ));
+    }
     net.stats.measure_from = warmup;
-    let end = warmup + measure;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let exp = |rng: &mut ChaCha8Rng| -> f64 {
         let u: f64 = rng.random();
@@ -469,4 +491,30 @@ pub fn poisson_run(
         delay: net.mean_delay(),
         paths_per_packet: (net.stats.hops - hops_before) as f64 / id.max(1) as f64,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::yuan_torus::Torus;
+
+    /// Slot counts and rates a user can type that would overflow or never finish are refused.
+    #[test]
+    fn impossible_poisson_runs_are_refused() {
+        let mut net = MultiHop::new(MultiHopConfig {
+            torus: Torus::new(4, 4),
+            logical: Logical::Torus,
+            gamma: 1.0,
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        for (lambda, warmup, measure) in [
+            (0.01, u64::MAX / 5, u64::MAX),
+            (0.01, 0, 1 << 40),
+            (1e300, 10, 100),
+            (f64::INFINITY, 10, 100),
+        ] {
+            assert!(poisson_run(&mut net, lambda, warmup, measure, 1).is_err());
+        }
+        assert!(poisson_run(&mut net, 0.01, 10, 100, 1).is_ok());
+    }
 }

@@ -760,11 +760,21 @@ pub fn poisson_run(
 ) -> Result<LoadResult, String> {
     let mut net = PathReservation::new(cfg.clone())?;
     let nodes = cfg.torus.nodes();
-    if nodes < 2 || rate <= 0.0 {
+    if nodes < 2 || rate <= 0.0 || !rate.is_finite() {
         return Err("Poisson traffic needs at least two nodes and a positive rate".into());
     }
+    let end = warmup
+        .checked_add(measure)
+        .ok_or_else(|| format!("warm-up {warmup} plus measurement {measure} slots is too long"))?;
+    let packets = rate * nodes as f64 * end as f64;
+    if packets > super::multihop::MAX_PACKETS {
+        return Err(format!(
+            "rate {rate} would inject about {packets:.3e} messages, more than a run can simulate \
+             ({:.0e}); lower the rate or simulate fewer slots",
+            super::multihop::MAX_PACKETS
+        ));
+    }
     net.measure_from = warmup;
-    let end = warmup + measure;
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x9e37_79b9_7f4a_7c15);
     let mut next: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
     let exp = |rng: &mut ChaCha8Rng| -> f64 {

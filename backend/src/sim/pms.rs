@@ -183,13 +183,17 @@ pub fn build(
     let d = PmsParams::default();
     let slots = opts.u64_in("slots", d.slots as u64, 1, 1024)? as usize;
     let preload = opts.u64_in("preload", 0, 0, slots as u64)? as usize;
+    // Both predictor settings are read whichever predictor is chosen, so that `threshold=…`
+    // with the default predictor is checked rather than called an unknown option.
+    let threshold = opts.u64_in("threshold", 8, 1, u32::MAX as u64)? as u32;
+    let timeout = opts.u64("timeout", 80)?;
     let predictor = match opts
         .choice("predictor", "timeout", &["timeout", "none", "counter"])?
         .as_str()
     {
         "none" => Predictor::None,
-        "counter" => Predictor::Counter(opts.u64_in("threshold", 8, 1, u32::MAX as u64)? as u32),
-        _ => Predictor::Timeout(opts.u64("timeout", 80)?),
+        "counter" => Predictor::Counter(threshold),
+        _ => Predictor::Timeout(timeout),
     };
     let params = PmsParams {
         slots,
@@ -804,5 +808,31 @@ impl NetworkModel for PmsModel {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::sim::registry::{build, ModelContext};
+    use crate::topology::Network;
+
+    /// `threshold` is listed among the options: with the default predictor it is range-checked,
+    /// not called unknown.
+    #[test]
+    fn predictor_settings_are_options_whatever_the_predictor() {
+        let net = Network::build(&"mesh:2x2".parse().unwrap()).unwrap();
+        let ctx = ModelContext {
+            network: &net,
+            traffic: None,
+            placement: None,
+            seed: 1,
+        };
+        assert!(build("pms threshold=4", &ctx).is_ok());
+        assert!(build("pms predictor=counter timeout=10", &ctx).is_ok());
+        let e = build("pms threshold=0", &ctx)
+            .err()
+            .map(|e| e.0)
+            .unwrap_or_default();
+        assert!(e.contains("must be between 1"), "{e}");
     }
 }

@@ -268,6 +268,11 @@ pub fn destination(
     Ok(dst.filter(|&d| d != src))
 }
 
+/// Most packets one synthetic run may inject, and most flits: bounds that keep a run to
+/// minutes, far above any sweep of the seeds (Chittor §5.5 runs 10⁴-cycle windows).
+pub const MAX_PACKETS: f64 = 2e7;
+pub const MAX_FLITS: f64 = 1e9;
+
 /// Runs synthetic traffic on `model` over `net`.
 pub fn run(
     net: &Network,
@@ -288,6 +293,33 @@ pub fn run(
     }
     let n = net.nodes();
     let size = cfg.size.max(1);
+    let end_inject = cfg.warmup.checked_add(cfg.measure).ok_or_else(|| {
+        ModelError(format!(
+            "warm-up {} plus measurement window {} cycles is too long",
+            cfg.warmup, cfg.measure
+        ))
+    })?;
+    // Every node offers at most `rate` packets a cycle (the closed loop fewer).
+    let packets = n as f64 * cfg.rate * end_inject as f64;
+    if packets > MAX_PACKETS || packets * size as f64 > MAX_FLITS {
+        return Err(ModelError(format!(
+            "this run would inject about {packets:.3e} packets of {size} flits, more than a \
+             simulation can finish (at most {MAX_PACKETS:.0e} packets and {MAX_FLITS:.0e} flits); \
+             lower the rate, the packet size or the measurement window"
+        )));
+    }
+    if cfg.pattern == Pattern::Hotspot && (cfg.hot_node >= n) {
+        return Err(ModelError(format!(
+            "hotspot node {} is not a node of {} ({n} nodes, numbered from 0)",
+            cfg.hot_node, net.spec
+        )));
+    }
+    if !(0.0..=1.0).contains(&cfg.hot_fraction) {
+        return Err(ModelError(format!(
+            "hotspot fraction {} is not between 0 and 1",
+            cfg.hot_fraction
+        )));
+    }
     let mut rngs: Vec<ChaCha8Rng> = (0..n)
         .map(|i| {
             let mut r = ChaCha8Rng::seed_from_u64(cfg.seed);
@@ -303,7 +335,6 @@ pub fn run(
             || n > 1 && { matches!(cfg.pattern, Pattern::Uniform | Pattern::Hotspot) };
     }
     let active_nodes = active.iter().filter(|&&a| a).count();
-    let end_inject = cfg.warmup + cfg.measure;
     let end = end_inject.saturating_add(cfg.drain);
 
     // Next arrival per node, as a real time (cycle = floor).
@@ -458,6 +489,55 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Settings a user can type that would overflow, never finish or silently mean something
+    /// else are refused with a message.
+    #[test]
+    fn impossible_runs_are_refused() {
+        let net = Network::build(&"mesh:2x2".parse().unwrap()).unwrap();
+        let ctx = crate::sim::registry::ModelContext {
+            network: &net,
+            traffic: None,
+            placement: None,
+            seed: 1,
+        };
+        let mut model = crate::sim::registry::build("wormhole", &ctx).unwrap();
+        let base = SyntheticConfig::default();
+        let bad = [
+            SyntheticConfig {
+                measure: u64::MAX,
+                ..base.clone()
+            },
+            SyntheticConfig {
+                injection: Injection::Poisson,
+                rate: 1e9,
+                ..base.clone()
+            },
+            SyntheticConfig {
+                size: u64::MAX,
+                ..base.clone()
+            },
+            SyntheticConfig {
+                pattern: Pattern::Hotspot,
+                hot_node: 4,
+                ..base.clone()
+            },
+            SyntheticConfig {
+                hot_fraction: 2.0,
+                ..base.clone()
+            },
+        ];
+        for cfg in bad {
+            let e = run(&net, model.as_mut(), &cfg).unwrap_err();
+            assert!(!e.0.is_empty());
+        }
+        let quiet = SyntheticConfig {
+            rate: 0.0,
+            measure: u64::MAX / 2,
+            ..base
+        };
+        assert!(run(&net, model.as_mut(), &quiet).is_ok());
+    }
 
     #[test]
     fn permutations_on_an_8x8_mesh() {

@@ -774,3 +774,130 @@ proptest! {
         let _ = no_panic(&text, || tasks_file::read(&text).map(|_| ()).map_err(|e| check_message("tasks", e)));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The binary on nasty command lines: exit 1 (bad input) or 2 (bad usage) with a message, quickly.
+
+#[test]
+fn nasty_command_lines_fail_cleanly() {
+    let dir = std::env::temp_dir().join(format!("ttdl-no-panic-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let file = |name: &str, text: &[u8]| {
+        let p = dir.join(name);
+        let _ = std::fs::write(&p, text);
+        p.display().to_string()
+    };
+    let small = file(
+        "small.ttdl",
+        b"(deftask a b)\n(with-task a (write-stream 8 b))\n(with-task b (read-stream 8 a))\n",
+    );
+    let parens = file("parens.ttdl", "(".repeat(1 << 20).as_bytes());
+    let garbage = file("garbage.ttdl", &[0xff, 0xfe, 0x00, 0x80, b'(', 0xc3]);
+    let long_line = file(
+        "long.ttdl",
+        format!("{}\n{}", "(a".repeat(200), "x".repeat(1 << 20)).as_bytes(),
+    );
+    let huge = file(
+        "huge.ttdl",
+        b"(deftask a b)\n(with-task a (write-stream 1099511627776 b))\n(with-task b (read-stream 1099511627776 a))\n",
+    );
+    let existing = file("existing.txt", b"x");
+    let missing = dir.join("missing.ttdl").display().to_string();
+    let d = dir.display().to_string();
+    let cases: &[(&[&str], u8)] = &[
+        (&["check", &d], 1),
+        (&["run", &missing], 1),
+        (&["check", &garbage], 1),
+        (&["check", &parens], 1),
+        (&["check", &long_line], 1),
+        (&["run", &huge], 1),
+        (&["run", &small, "--network", "mesh:0x4"], 2),
+        (&["run", &small, "--network", "hypercube:40"], 2),
+        (&["run", &small, "--network", "torus:100000x100000"], 2),
+        (&["run", &small, "--seed", "18446744073709551616"], 2),
+        (&["run", &small, "--out", &existing], 1),
+        (&["run", &small, "--ports", "4294967295"], 1),
+        (&["run", &small, "--latency", "18446744073709551615"], 1),
+        (&["simulate", &small, "--model", "wormhole", "vc=0"], 2),
+        (&["simulate", &small, "--model", "wormhole", "buf=0"], 2),
+        (&["simulate", &huge, "--model", "wormhole"], 1),
+        (&["sweep", "--rates", "5", "--network", "mesh:2x2"], 2),
+        (
+            &["sweep", "--steps", "100000000", "--network", "mesh:2x2"],
+            2,
+        ),
+        (
+            &[
+                "sweep",
+                "--injection",
+                "poisson",
+                "--rates",
+                "1e9",
+                "--network",
+                "mesh:2x2",
+            ],
+            2,
+        ),
+        (
+            &[
+                "sweep",
+                "--measure",
+                "18446744073709551615",
+                "--network",
+                "mesh:2x2",
+            ],
+            2,
+        ),
+        (
+            &[
+                "sweep",
+                "--pattern",
+                "hotspot",
+                "--hot-node",
+                "9",
+                "--network",
+                "mesh:2x2",
+            ],
+            2,
+        ),
+        (
+            &[
+                "model",
+                "--simulate",
+                "18446744073709551615",
+                "--lambda",
+                "0.01",
+                "--logical",
+                "torus",
+            ],
+            1,
+        ),
+    ];
+    for (args, want) in cases {
+        let started = std::time::Instant::now();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ttdl"))
+            .args(*args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run ttdl: {e}"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(i32::from(*want)),
+            "ttdl {args:?}:\n{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "ttdl {args:?}:\n{stderr}");
+        assert!(!stderr.trim().is_empty(), "ttdl {args:?}: no message");
+        assert!(
+            stderr.len() < 200_000,
+            "ttdl {args:?}: {} bytes of message",
+            stderr.len()
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "ttdl {args:?} took {:?}",
+            started.elapsed()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

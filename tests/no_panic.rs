@@ -775,6 +775,40 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(config(24))]
+
+    /// The interactive loop, line by line: entries split anywhere, commands with odd arguments.
+    #[test]
+    fn repl_lines_never_panic(
+        lines in proptest::collection::vec(
+            prop_oneof![
+                3 => soup(),
+                1 => proptest::sample::select(vec![
+                    ":help", ":check", ":check nosuch", ":check torus->mesh", ":env", ":env t",
+                    ":load", ":load /nonexistent", ":load /", ":reset", ":q x", ":", ":::", ":c (",
+                ]).prop_map(str::to_string),
+            ],
+            0..8,
+        ),
+    ) {
+        let what = lines.join("\n");
+        no_panic(&what, || {
+            let options = ttdl_repl::ReplOptions {
+                stdlib: false,
+                budget: budget(),
+                ..Default::default()
+            };
+            let mut repl = ttdl_repl::Repl::new(options).unwrap_or_else(|e| panic!("{e}"));
+            for line in &lines {
+                let _ = repl.handle(line);
+            }
+            let _ = repl.finish();
+            let _ = repl.completions();
+        });
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The binary on nasty command lines: exit 1 (bad input) or 2 (bad usage) with a message, quickly.
 

@@ -133,25 +133,34 @@ impl Interpreter {
     /// the evaluator (so the communication built so far is untouched).
     fn mapped_coords(&self, name: &str) -> Result<Vec<(usize, Vec<i64>)>, Diagnostic> {
         let mut m = self.machine.scratch();
-        let span = self
-            .machine
-            .target_net
-            .as_ref()
-            .map(|n| n.span)
-            .unwrap_or_default();
+        let target_span = self.machine.target_net.as_ref().map(|n| n.span);
+        let span = target_span.unwrap_or_default();
+        // A mapping named on the command line, with no `target` form, has no place in the source:
+        // a label would point at the start of whatever file came first.
+        let unplaced = |mut d: Diagnostic| {
+            if target_span.is_none() {
+                d.labels.clear();
+            }
+            d
+        };
         let sym = m.intern(name);
         let Some(f) = m.globals.get(sym).cloned() else {
-            return Err(m
+            let d = m
                 .unbound(sym, &crate::eval::Env::new(), span)
-                .with_note(format!("`{name}` was given as the mapping")));
+                .with_note(format!("`{name}` was given as the mapping"));
+            return Err(unplaced(d));
         };
         if !matches!(f, Value::Closure(_) | Value::Builtin(_)) {
-            return Err(Diagnostic::new(
-                "type",
-                format!("the mapping `{name}` is {}, not a procedure", m.show(&f)),
-            )
-            .with_label(span, "used as the target's mapping")
-            .with_help("define it with `(define-mapping NAME (COORDS LOGICAL PHYSICAL) body…)`"));
+            return Err(unplaced(
+                Diagnostic::new(
+                    "type",
+                    format!("the mapping `{name}` is {}, not a procedure", m.show(&f)),
+                )
+                .with_label(span, "used as the target's mapping")
+                .with_help(
+                    "define it with `(define-mapping NAME (COORDS LOGICAL PHYSICAL) body…)`",
+                ),
+            ));
         }
         let mut out = Vec::new();
         for net in m.nets.clone() {

@@ -331,6 +331,18 @@ fn bad_mappings_are_diagnostics() {
     );
 }
 
+/// Without a `target` form a mapping named by the caller has no place in the source: the
+/// diagnostic carries no label (it used to point at the first line of the first file).
+#[test]
+fn a_mapping_given_without_a_target_has_no_label() {
+    let i =
+        interp("(deftask a b) (with-task a (write-stream 1 b)) (with-task b (read-stream 1 a))");
+    let d = i.traffic(Some("nosuch")).unwrap_err();
+    assert_eq!(d[0].code, "unbound");
+    assert!(d[0].labels.is_empty(), "{:?}", d[0].labels);
+    assert!(i.render(&d, false).contains("was given as the mapping"));
+}
+
 #[test]
 fn an_integer_is_an_anonymous_message() {
     let i = interp("(defvar lexicon 1500) (deftask h d) (with-task h (write-stream lexicon d)) (with-task d (read-stream lexicon h))");

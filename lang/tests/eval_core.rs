@@ -337,3 +337,20 @@ fn case_and_while() {
     };
     assert_eq!(fail_with(small, "(while #t 1)").0, "budget");
 }
+
+/// A closure wrapped in a closure 300,000 times is a chain of as many frames; dropping the
+/// interpreter must not overflow the stack (frames are taken apart one at a time).
+#[test]
+fn long_chains_of_closures_drop_without_overflow() {
+    let src = "(define (deep n) (let loop ((i 0) (acc 0)) \
+                 (if (= i n) acc (loop (+ i 1) (lambda () acc))))) \
+               (define d (deep 300000)) (procedure? d)";
+    // Drop on a small stack, as a deep chain would need far more than this.
+    let out = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || run(src))
+        .map(|h| h.join().ok())
+        .ok()
+        .flatten();
+    assert_eq!(out.as_deref(), Some("#t"));
+}

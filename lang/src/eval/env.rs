@@ -22,6 +22,36 @@ struct Frame {
     parent: Env,
 }
 
+/// Closures capture frames and frames hold closures, so a loop that wraps a closure in a closure
+/// a million times builds a chain a million frames long; dropped recursively it would overflow
+/// the stack. Frames (and closures) nobody else holds are taken apart one at a time instead, as
+/// `Cons` cells are.
+impl Drop for Frame {
+    fn drop(&mut self) {
+        fn take_apart(frame: &mut Frame, pending: &mut Vec<Rc<Frame>>) {
+            if let Some(parent) = frame.parent.0.take() {
+                pending.push(parent);
+            }
+            for (_, value) in frame.vars.get_mut().drain(..) {
+                if let Value::Closure(c) = value {
+                    if let Ok(mut closure) = Rc::try_unwrap(c) {
+                        if let Some(env) = closure.env.0.take() {
+                            pending.push(env);
+                        }
+                    }
+                }
+            }
+        }
+        let mut pending = Vec::new();
+        take_apart(self, &mut pending);
+        while let Some(rc) = pending.pop() {
+            if let Ok(mut frame) = Rc::try_unwrap(rc) {
+                take_apart(&mut frame, &mut pending);
+            }
+        }
+    }
+}
+
 /// A local scope; the empty scope is the top level.
 #[derive(Clone, Debug, Default)]
 pub struct Env(Option<Rc<Frame>>);

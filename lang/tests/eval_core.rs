@@ -344,7 +344,10 @@ fn case_and_while() {
 fn long_chains_of_closures_drop_without_overflow() {
     let src = "(define (deep n) (let loop ((i 0) (acc 0)) \
                  (if (= i n) acc (loop (+ i 1) (lambda () acc))))) \
-               (define d (deep 300000)) (procedure? d)";
+               (define d (deep 300000)) (procedure? d) \
+               (define (mixed n) (let loop ((i 0) (acc 0)) \
+                 (if (= i n) acc (loop (+ i 1) (list (lambda () acc)))))) \
+               (define e (mixed 300000)) (procedure? d)";
     // Drop on a small stack, as a deep chain would need far more than this.
     let out = std::thread::Builder::new()
         .stack_size(256 * 1024)

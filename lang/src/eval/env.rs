@@ -24,31 +24,21 @@ struct Frame {
 
 /// Closures capture frames and frames hold closures, so a loop that wraps a closure in a closure
 /// a million times builds a chain a million frames long; dropped recursively it would overflow
-/// the stack. Frames (and closures) nobody else holds are taken apart one at a time instead, as
-/// `Cons` cells are.
+/// the stack. A frame nobody else holds is taken apart with an explicit stack instead
+/// ([`super::value::drop_deep`]).
 impl Drop for Frame {
     fn drop(&mut self) {
-        fn take_apart(frame: &mut Frame, pending: &mut Vec<Rc<Frame>>) {
-            if let Some(parent) = frame.parent.0.take() {
-                pending.push(parent);
-            }
-            for (_, value) in frame.vars.get_mut().drain(..) {
-                if let Value::Closure(c) = value {
-                    if let Ok(mut closure) = Rc::try_unwrap(c) {
-                        if let Some(env) = closure.env.0.take() {
-                            pending.push(env);
-                        }
-                    }
-                }
-            }
+        let parent_unique = self
+            .parent
+            .0
+            .as_ref()
+            .is_some_and(|p| Rc::strong_count(p) == 1);
+        let vars = self.vars.get_mut();
+        if !parent_unique && !vars.iter().any(|(_, v)| super::value::holds_deep(v)) {
+            return;
         }
-        let mut pending = Vec::new();
-        take_apart(self, &mut pending);
-        while let Some(rc) = pending.pop() {
-            if let Ok(mut frame) = Rc::try_unwrap(rc) {
-                take_apart(&mut frame, &mut pending);
-            }
-        }
+        let values = vars.drain(..).map(|(_, v)| v).collect();
+        super::value::drop_deep(values, vec![std::mem::take(&mut self.parent)]);
     }
 }
 
@@ -63,6 +53,15 @@ impl Env {
 
     pub fn is_empty(&self) -> bool {
         self.0.is_none()
+    }
+
+    /// If this scope is the only holder of its innermost frame: that frame's values and its
+    /// parent scope, leaving this scope empty (for [`super::value::drop_deep`]).
+    pub(crate) fn take_apart(&mut self) -> Option<(Vec<Value>, Env)> {
+        let mut frame = Rc::try_unwrap(self.0.take()?).ok()?;
+        let vars = std::mem::take(frame.vars.get_mut());
+        let parent = std::mem::take(&mut frame.parent);
+        Some((vars.into_iter().map(|(_, v)| v).collect(), parent))
     }
 
     /// A new, empty frame in front of this scope.

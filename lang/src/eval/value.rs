@@ -43,20 +43,53 @@ pub struct Cons {
 
 impl Drop for Cons {
     fn drop(&mut self) {
-        let mut pending: Vec<Rc<Cons>> = Vec::new();
-        let take = |v: &mut Value, pending: &mut Vec<Rc<Cons>>| {
-            if let Value::Pair(rc) = std::mem::replace(v, Value::Nil) {
-                pending.push(rc);
+        if !holds_deep(&self.car) && !holds_deep(&self.cdr) {
+            return;
+        }
+        let car = std::mem::replace(&mut self.car, Value::Nil);
+        let cdr = std::mem::replace(&mut self.cdr, Value::Nil);
+        drop_deep(vec![car, cdr], Vec::new());
+    }
+}
+
+/// Whether dropping `v` could start a long chain of drops: a cell, closure or macro held
+/// nowhere else.
+pub(crate) fn holds_deep(v: &Value) -> bool {
+    match v {
+        Value::Pair(rc) => Rc::strong_count(rc) == 1,
+        Value::Closure(rc) | Value::Macro(rc) => Rc::strong_count(rc) == 1,
+        _ => false,
+    }
+}
+
+/// Drops values and scopes with an explicit stack: lists hold closures, closures hold frames and
+/// frames hold lists and closures, so a chain of any mix of them, however long, never
+/// overflows the Rust stack. Only what nobody else holds is taken apart; the rest just loses
+/// one reference.
+pub(crate) fn drop_deep(mut values: Vec<Value>, mut envs: Vec<Env>) {
+    loop {
+        if let Some(v) = values.pop() {
+            match v {
+                Value::Pair(rc) => {
+                    if let Ok(mut cell) = Rc::try_unwrap(rc) {
+                        values.push(std::mem::replace(&mut cell.car, Value::Nil));
+                        values.push(std::mem::replace(&mut cell.cdr, Value::Nil));
+                    }
+                }
+                Value::Closure(rc) | Value::Macro(rc) => {
+                    if let Ok(mut closure) = Rc::try_unwrap(rc) {
+                        envs.push(std::mem::take(&mut closure.env));
+                    }
+                }
+                _ => {}
             }
-        };
-        take(&mut self.car, &mut pending);
-        take(&mut self.cdr, &mut pending);
-        while let Some(rc) = pending.pop() {
-            // Only cells nobody else holds are taken apart; the rest just lose one reference.
-            if let Ok(mut cell) = Rc::try_unwrap(rc) {
-                take(&mut cell.car, &mut pending);
-                take(&mut cell.cdr, &mut pending);
+        } else if let Some(mut env) = envs.pop() {
+            if let Some((vars, parent)) = env.take_apart() {
+                values.extend(vars);
+                envs.push(parent);
             }
+        } else {
+            break;
         }
     }
 }

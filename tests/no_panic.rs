@@ -770,7 +770,15 @@ proptest! {
     }
 
     #[test]
-    fn tasks_file_soup_never_panics(lines in proptest::collection::vec("[a-z0-9 :()#-]{0,30}", 0..12)) {
+    fn tasks_file_soup_never_panics(lines in proptest::collection::vec(prop_oneof![
+        2 => "[a-z0-9 :()#-]{0,30}",
+        1 => proptest::sample::select(vec![
+            "#Model", "TDL", "#Ntasks", "#Nphases", "#nNodes", "#nx", "#ny", "#nz", "#nt",
+            "#Target", "#Critical path", "#Period", "#Tasks", "#Placement", "#Messages",
+            "#Programs", "#Phases", "0", "1", "2", "10000000000", "18446744073709551615", "-1",
+            "0 - 0", "1 - 1", "0 1 0 10 1", "network mesh:2x2", "network graph:3 edges 0-1 1-9",
+        ]).prop_map(str::to_string),
+    ], 0..24)) {
         let text = lines.join("\n");
         let _ = no_panic(&text, || tasks_file::read(&text).map(|_| ()).map_err(|e| check_message("tasks", e)));
     }

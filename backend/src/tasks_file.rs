@@ -271,6 +271,18 @@ fn num<T: std::str::FromStr>(line: usize, tok: &str, what: &str) -> Result<T, Ta
         .or_else(|_| err(line, format!("expected {what}, found `{tok}`")))
 }
 
+/// Most tasks or phases a tasks file may announce: the counts size tables before any line
+/// backs them, so a typo must not ask for terabytes.
+pub const MAX_COUNT: usize = 1 << 22;
+
+fn count(line: usize, tok: &str, what: &str) -> Result<usize, TasksFileError> {
+    let n: usize = num(line, tok, what)?;
+    if n > MAX_COUNT {
+        return err(line, format!("{what} is {n}, more than {MAX_COUNT}"));
+    }
+    Ok(n)
+}
+
 fn spec_from(line: usize, text: &str) -> Result<NetworkSpec, TasksFileError> {
     let mut parts = text.split_whitespace();
     let head = parts.next().unwrap_or("");
@@ -338,8 +350,10 @@ pub fn read(text: &str) -> Result<Traffic, TasksFileError> {
                     return err(ln, format!("unknown model `{line}`: expected `TDL`"));
                 }
             }
-            Section::Ntasks => ntasks = Some((ln, num(ln, first, "the number of tasks")?)),
-            Section::Nphases => nphases = Some(num(ln, first, "the number of phases")?),
+            Section::Ntasks => {
+                ntasks = Some((ln, count(ln, first, "the number of tasks")?));
+            }
+            Section::Nphases => nphases = Some(count(ln, first, "the number of phases")?),
             Section::Nnodes | Section::Nt => {
                 let _: u64 = num(ln, first, "a number")?;
             }
@@ -667,6 +681,19 @@ pub fn read(text: &str) -> Result<Traffic, TasksFileError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counts announced in the header size tables before any line backs them: a huge one is an
+    /// error, not a terabyte allocation.
+    #[test]
+    fn huge_announced_counts_are_errors() {
+        for text in [
+            "#Model\nTDL\n#Ntasks\n10000000000\n",
+            "#Model\nTDL\n#Ntasks\n2\n#Nphases\n10000000000\n",
+        ] {
+            let e = read(text).unwrap_err().to_string();
+            assert!(e.contains("more than"), "{e}");
+        }
+    }
     use crate::topology::Network;
 
     fn sample() -> Traffic {

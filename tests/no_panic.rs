@@ -41,7 +41,12 @@ fn base_session() -> Session {
     BASE.with(Session::clone)
 }
 
+/// `cases` unless `PROPTEST_CASES` asks for another count.
 fn config(cases: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(cases);
     ProptestConfig {
         cases,
         failure_persistence: None,

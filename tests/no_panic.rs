@@ -421,6 +421,8 @@ struct Msg {
     dst: Vec<usize>,
     size: u64,
     compute: u64,
+    /// Sent this many times (`iterate`).
+    repeat: u64,
 }
 
 fn program() -> impl Strategy<Value = (usize, Vec<Msg>, Option<usize>)> {
@@ -430,12 +432,14 @@ fn program() -> impl Strategy<Value = (usize, Vec<Msg>, Option<usize>)> {
             proptest::collection::vec(0..tasks, 1..3),
             prop_oneof![1 => Just(0u64), 12 => 1u64..12, 1 => Just(1u64 << 40)],
             prop_oneof![Just(0u64), 1u64..20],
+            prop_oneof![3 => Just(1u64), 1 => 0u64..4],
         )
-            .prop_map(|(src, dst, size, compute)| Msg {
+            .prop_map(|(src, dst, size, compute, repeat)| Msg {
                 src,
                 dst,
                 size,
                 compute,
+                repeat,
             });
         (
             Just(tasks),
@@ -465,13 +469,13 @@ fn program_source(tasks: usize, msgs: &[Msg], phase_every: Option<usize>) -> Str
             format!("(broadcast {} {})", m.size, dst.join(" "))
         };
         s.push_str(&format!(
-            "(with-task t{} (compute {}) {send})\n",
-            m.src, m.compute
+            "(with-task t{} (iterate (compute {}) {send} {}))\n",
+            m.src, m.compute, m.repeat
         ));
         for d in &m.dst {
             s.push_str(&format!(
-                "(with-task t{d} (read-stream {} t{}))\n",
-                m.size, m.src
+                "(with-task t{d} (iterate (read-stream {} t{}) {}))\n",
+                m.size, m.src, m.repeat
             ));
         }
     }

@@ -24,6 +24,21 @@ pub fn run(args: &ReplArgs) -> CliResult {
         mapping: args.common.mapping.clone(),
         ..ReplOptions::default()
     };
+    if let Some(file) = &args.file {
+        // A file that cannot be read at all is a usage mistake, not something to fix in the loop.
+        if let Err(e) = std::fs::metadata(file).and_then(|m| {
+            if m.is_file() {
+                Ok(())
+            } else {
+                Err(std::io::Error::other("not a file"))
+            }
+        }) {
+            return Err(CliError::Input(format!(
+                "cannot read `{}`: {e}",
+                file.display()
+            )));
+        }
+    }
     let mut repl = Repl::new(options).map_err(CliError::Internal)?;
     if let Some(file) = &args.file {
         // A file with errors still starts the loop: the user is there to fix things.

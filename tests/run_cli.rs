@@ -30,7 +30,14 @@ fn scratch(name: &str) -> PathBuf {
 
 #[test]
 fn examples_run_as_golden() {
-    for name in ["jacobi-2d", "jacobi-3d", "fft", "reader-writer", "viterbi"] {
+    for name in [
+        "jacobi-2d",
+        "jacobi-3d",
+        "fft",
+        "fft-pipelined",
+        "reader-writer",
+        "viterbi",
+    ] {
         let file = format!("examples/{name}.ttdl");
         let (code, out, err) = ttdl(&["run", &file]);
         assert_eq!(code, 0, "{name}: {err}");

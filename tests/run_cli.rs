@@ -197,3 +197,45 @@ fn small_plan_json_golden() {
     assert_eq!(code, 0, "{err}");
     expect_file!["run_golden/fig-5-5.json"].assert_eq(&out);
 }
+
+/// Minsky §5.2: routed for throughput (deadlines relaxed to the period of 12), the FFT's link
+/// windows are no longer over-full; without relaxation its zero-slack windows make lu_j 2.
+#[test]
+fn throughput_routing_relaxes_windows_to_the_period() {
+    let peak = |out: &str| -> f64 {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("contention:"))
+            .expect("contention line");
+        let v = line
+            .split("peak ")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .expect("peak value");
+        v.parse().expect("a number")
+    };
+    let (code, plain, err) = ttdl(&["run", "examples/fft.ttdl", "--route", "reroute"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(peak(&plain) > 1.0, "{plain}");
+    let (code, relaxed, err) = ttdl(&[
+        "run",
+        "examples/fft.ttdl",
+        "--route",
+        "reroute",
+        "--throughput",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(peak(&relaxed) <= 1.0, "{relaxed}");
+    assert!(relaxed.contains("throughput:"), "{relaxed}");
+
+    let dir = scratch("throughput");
+    let file = dir.join("once.ttdl");
+    std::fs::write(
+        &file,
+        "(deftask a b)\n(define-comm w (s p) (write-stream 4 p))\n(define-comm r (s p) (read-stream 4 p))\n(w a b)\n(r b a)\n",
+    )
+    .expect("write scratch program");
+    let (code, _, err) = ttdl(&["run", file.to_str().expect("utf-8 path"), "--throughput"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("iterate"), "{err}");
+}

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use ttdl_backend::metrics::Metrics;
 use ttdl_backend::place::{self, PlaceMethod};
 use ttdl_backend::report::{self, Plan};
 use ttdl_backend::route::{self, RouteMethod};
@@ -25,6 +26,11 @@ pub struct RunArgs {
     /// Cycles a word takes through one switch (0: the thesis's circuit model)
     #[arg(long, default_value_t = 0, value_name = "CYCLES")]
     pub latency: u64,
+    /// Route for throughput (Minsky §5.2): before routing, move every message's deadline to at
+    /// least its release plus the period lower bound — the slack a periodically invoked task graph
+    /// has — so rerouting can spread messages over the whole period
+    #[arg(long)]
+    pub throughput: bool,
     #[command(flatten)]
     pub common: Common,
 }
@@ -39,6 +45,8 @@ struct Outcome {
     schedule: schedule::Schedule,
     hardware: Hardware,
     replay: scheduled::ReplayReport,
+    /// With `--throughput`: the traffic as routing saw it (deadlines relaxed to the period).
+    routed_as: Option<Traffic>,
 }
 
 pub fn run(args: &RunArgs) -> CliResult {
@@ -53,7 +61,11 @@ pub fn run(args: &RunArgs) -> CliResult {
         out.hardware,
     )
     .map_err(|e| CliError::Internal(e.to_string()))?;
-    let plan = Plan::new(&problem, &out.schedule);
+    let mut plan = Plan::new(&problem, &out.schedule);
+    if let Some(relaxed) = &out.routed_as {
+        // Report the contention the router optimized: the windows of the pipelined program.
+        plan.contention = Metrics::compute(relaxed, &out.network, &out.placement, &out.routing);
+    }
     let text = summary(&plan, &out);
     // The JSON lists every link of the network: build it only when it is written.
     let json = match (args.common.format, &args.common.out) {
@@ -132,6 +144,29 @@ fn load(file: &Path, common: &Common) -> Result<(String, Traffic), CliError> {
     }
 }
 
+/// The thesis's relaxation step for pipelined programs (Minsky §5.2: "a relaxation step which moves
+/// deadline times forward for messages which have some slack relative to this execution time"):
+/// a copy of the traffic in which every deadline is at least release + period. Only routing sees
+/// it; the schedule keeps the program's own deadlines.
+fn relax_to_period(traffic: &Traffic) -> Result<Traffic, CliError> {
+    let period = traffic
+        .period
+        .as_ref()
+        .map(|p| p.lower_bound)
+        .filter(|&p| p > 0)
+        .ok_or_else(|| {
+            CliError::Usage(
+                "--throughput needs a program with a period bound: repeat its communication with `iterate`"
+                    .into(),
+            )
+        })?;
+    let mut relaxed = traffic.clone();
+    for m in &mut relaxed.messages {
+        m.deadline = m.deadline.max(m.release.saturating_add(period));
+    }
+    Ok(relaxed)
+}
+
 /// Network, placement, routing, schedule and replay: options from the command line, else the
 /// script's `target`, else defaults (the logical network or the smallest square mesh; the canned
 /// mapping when every task has one, else identity; dimension-order routing; both schedulers).
@@ -170,8 +205,19 @@ fn plan(file: &Path, traffic: Traffic, args: &RunArgs) -> Result<Outcome, CliErr
         .unwrap_or_else(|| "dor".into())
         .parse()
         .map_err(|e: route::RouteError| CliError::Usage(format!("--route: {e}")))?;
-    let routing = route::route(&traffic, &network, &placement, route_method, seed)
-        .map_err(|e| CliError::Input(e.to_string()))?;
+    let routed_as = if args.throughput {
+        Some(relax_to_period(&traffic)?)
+    } else {
+        None
+    };
+    let routing = route::route(
+        routed_as.as_ref().unwrap_or(&traffic),
+        &network,
+        &placement,
+        route_method,
+        seed,
+    )
+    .map_err(|e| CliError::Input(e.to_string()))?;
     let method: Method = common
         .schedule
         .clone()
@@ -205,11 +251,15 @@ fn plan(file: &Path, traffic: Traffic, args: &RunArgs) -> Result<Outcome, CliErr
         schedule,
         hardware,
         replay,
+        routed_as,
     })
 }
 
 fn summary(plan: &Plan, out: &Outcome) -> String {
     let mut s = report::text::summary(plan);
+    if out.routed_as.is_some() {
+        s.push_str("throughput:       routed with every deadline at least release + period (Minsky §5.2); the contention line uses those windows\n");
+    }
     s.push_str(&format!(
         "replay:           every message delivered as planned; program done at cycle {}, mean latency {:.1} cycles, at most {} words buffered in a switch\n",
         out.replay.completion,

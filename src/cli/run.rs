@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use ttdl_backend::metrics::Metrics;
 use ttdl_backend::place::{self, PlaceMethod};
 use ttdl_backend::report::{self, Plan};
 use ttdl_backend::route::{self, RouteMethod};
@@ -61,11 +60,9 @@ pub fn run(args: &RunArgs) -> CliResult {
         out.hardware,
     )
     .map_err(|e| CliError::Internal(e.to_string()))?;
-    let mut plan = Plan::new(&problem, &out.schedule);
-    if let Some(relaxed) = &out.routed_as {
-        // Report the contention the router optimized: the windows of the pipelined program.
-        plan.contention = Metrics::compute(relaxed, &out.network, &out.placement, &out.routing);
-    }
+    // Report the contention the router optimized: with --throughput, the pipelined windows.
+    let windows = out.routed_as.as_ref().unwrap_or(&out.traffic);
+    let plan = Plan::new(&problem, &out.schedule, windows);
     let text = summary(&plan, &out);
     // The JSON lists every link of the network: build it only when it is written.
     let json = match (args.common.format, &args.common.out) {

@@ -36,7 +36,9 @@ pub struct Plan<'a> {
 }
 
 impl<'a> Plan<'a> {
-    pub fn new(problem: &'a Problem<'a>, schedule: &'a Schedule) -> Plan<'a> {
+    /// `windows` is the traffic whose release/deadline windows route contention is measured over:
+    /// the problem's own, or the relaxed copy routing saw (`ttdl run --throughput`).
+    pub fn new(problem: &'a Problem<'a>, schedule: &'a Schedule, windows: &Traffic) -> Plan<'a> {
         let traffic = problem.traffic;
         let lower_bound = schedule::lower_bound(problem);
         let period = periodic::analyze(problem, schedule);
@@ -81,7 +83,7 @@ impl<'a> Plan<'a> {
             peak_utilization: peak,
             fragments: schedule.holds.len(),
             contention: Metrics::compute(
-                traffic,
+                windows,
                 problem.network,
                 problem.placement,
                 problem.routing,

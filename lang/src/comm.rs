@@ -718,14 +718,11 @@ impl Comm {
                         plural(n, "message", "messages")
                     ),
                 );
-                for (i, sp) in spans.iter().enumerate() {
-                    let text = if i == 0 {
-                        format!("`{wn}` writes here; `{rn}` has no read left to match it")
-                    } else {
-                        "…and here".to_string()
-                    };
-                    d = d.with_label(*sp, text);
-                }
+                d = label_each(
+                    d,
+                    &spans,
+                    format!("`{wn}` writes here; `{rn}` has no read left to match it"),
+                );
                 d = d
                     .with_note(format!(
                         "the stream `{wn}` → `{rn}` has {} and {}",
@@ -747,14 +744,11 @@ impl Comm {
                         plural(n, "message", "messages")
                     ),
                 );
-                for (i, sp) in spans.iter().enumerate() {
-                    let text = if i == 0 {
-                        format!("`{rn}` waits here forever: `{wn}` has no write left to match it")
-                    } else {
-                        "…and here".to_string()
-                    };
-                    d = d.with_label(*sp, text);
-                }
+                d = label_each(
+                    d,
+                    &spans,
+                    format!("`{rn}` waits here forever: `{wn}` has no write left to match it"),
+                );
                 d = d
                     .with_note(format!(
                         "the stream `{wn}` → `{rn}` has {} and {}",
@@ -918,6 +912,16 @@ impl Comm {
 
 /// Streams reported one by one before the rest are summed up in a note.
 const MAX_UNMATCHED_STREAMS: usize = 20;
+
+/// Labels every span: the first with `first`, the others as further places of the same fault.
+fn label_each(mut d: Diagnostic, spans: &[Span], first: String) -> Diagnostic {
+    let mut first = Some(first);
+    for &sp in spans {
+        let text = first.take().unwrap_or_else(|| "…and here".to_string());
+        d = d.with_label(sp, text);
+    }
+    d
+}
 
 fn no_task(task: TaskId, span: Span) -> Diagnostic {
     Diagnostic::new("internal", format!("task {task} does not exist"))

@@ -709,23 +709,10 @@ fn first_fit(
     let mut slots: Vec<Slot> = Vec::new();
     for it in items {
         let chans = if it.dim == 0 { rows } else { cols };
-        let Some(chan) = chans.get(it.chan) else {
+        if chans.get(it.chan).is_none() {
             continue;
-        };
-        let conns: Vec<Connection> = chan
-            .iter()
-            .filter(|p| p.len > 0)
-            .map(|p| {
-                let src = if it.dim == 0 {
-                    t.node(p.src, it.line)
-                } else {
-                    t.node(it.line, p.src)
-                };
-                let mut links = Vec::new();
-                let dst = t.walk(src, it.dim, p.way, p.len, &mut links);
-                Connection { src, dst, links }
-            })
-            .collect();
+        }
+        let conns = item_connections(t, it, rows, cols);
         let line_key = it.dim * t.nodes().max(1) + it.line;
         let fits =
             |s: &Slot| !s.lines[line_key] && conns.iter().all(|c| !s.tx[c.src] && !s.rx[c.dst]);

@@ -214,7 +214,14 @@ fn throughput_routing_relaxes_windows_to_the_period() {
             .expect("peak value");
         v.parse().expect("a number")
     };
-    let (code, plain, err) = ttdl(&["run", "examples/fft.ttdl", "--route", "reroute"]);
+    let (code, plain, err) = ttdl(&[
+        "run",
+        "examples/fft.ttdl",
+        "--route",
+        "reroute",
+        "--timing",
+        "thesis",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(peak(&plain) > 1.0, "{plain}");
     let (code, relaxed, err) = ttdl(&[
@@ -222,6 +229,8 @@ fn throughput_routing_relaxes_windows_to_the_period() {
         "examples/fft.ttdl",
         "--route",
         "reroute",
+        "--timing",
+        "thesis",
         "--throughput",
     ]);
     assert_eq!(code, 0, "{err}");

@@ -3,6 +3,7 @@
 //! language exists: a tasks file (Minsky Fig 5-5) is enough to drive it.
 
 pub mod metrics;
+pub mod pipeline;
 pub mod place;
 pub mod report;
 pub mod route;

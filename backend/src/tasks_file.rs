@@ -720,6 +720,7 @@ mod tests {
                     mapped: Some(vec![1, 1]),
                     wired: true,
                     ops: vec![Op::Sync(1), Op::Compute(3), Op::Send(0), Op::Send(2)],
+                    iterations: vec![],
                 },
                 Task {
                     id: 1,
@@ -728,6 +729,7 @@ mod tests {
                     mapped: None,
                     wired: false,
                     ops: vec![Op::Sync(1), Op::Recv(0), Op::Send(1), Op::Recv(2)],
+                    iterations: vec![],
                 },
                 Task {
                     id: 2,

@@ -99,6 +99,34 @@ pub struct Task {
     pub wired: bool,
     /// The task's program in order.
     pub ops: Vec<Op>,
+    /// Where the outermost `iterate`'s iterations begin and end in `ops`, in op order: from
+    /// `op` on, the program is in `iteration` (`None`: outside any `iterate`). Empty when the
+    /// program does not repeat or its iterations are unknown (a tasks file).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub iterations: Vec<IterationMark>,
+}
+
+/// A change of iteration in a task's program (see [`Task::iterations`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IterationMark {
+    pub op: usize,
+    pub iteration: Option<u64>,
+}
+
+impl Task {
+    /// The iteration of every op (`None` outside any `iterate`, or when unknown).
+    pub fn op_iterations(&self) -> Vec<Option<u64>> {
+        let mut out = vec![None; self.ops.len()];
+        let mut marks = self.iterations.iter().peekable();
+        let mut cur = None;
+        for (i, slot) in out.iter_mut().enumerate() {
+            while let Some(m) = marks.next_if(|m| m.op <= i) {
+                cur = m.iteration;
+            }
+            *slot = cur;
+        }
+        out
+    }
 }
 
 /// One step of a task's program. `Send` and `Recv` name the matched message.

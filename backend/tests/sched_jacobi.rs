@@ -22,7 +22,10 @@ fn jacobi_4x4_within_thesis_36_cycles() {
     }
     let problem = Problem::new(&traffic, &net, &placement, &routing, Hardware::default()).unwrap();
     let (bound, why) = schedule::lower_bound(&problem);
-    assert_eq!((bound, why.as_str()), (32, "critical path (32 cycles)"));
+    assert_eq!(
+        (bound, why.as_str()),
+        (32, "critical path under the port model (32 cycles)")
+    );
     for method in [Method::Exact, Method::Lp, Method::Best] {
         let s = schedule::schedule(
             &traffic,

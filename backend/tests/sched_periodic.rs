@@ -56,8 +56,11 @@ fn viterbi_relaxes_only_what_the_input_forces() {
     // The lexicon distribution: 7 × 1500 words through the host's single injection port cannot
     // all arrive by the ideal deadline (1500 cycles); everything later meets its deadline.
     assert!(!s.relaxed.is_empty());
+    // Messages of later phases may be listed too, but only as shifted by those upstream.
     for r in &s.relaxed {
-        assert_eq!(traffic.messages[r.msg].phase, 0, "{r:?}");
+        if !r.knock_on {
+            assert_eq!(traffic.messages[r.msg].phase, 0, "{r:?}");
+        }
     }
     let blamed_inject = s.relaxed.iter().any(|r| {
         r.blamed

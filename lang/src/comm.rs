@@ -17,7 +17,9 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use ttdl_backend::topology::NetworkSpec;
-use ttdl_backend::traffic::{Message, MsgId, Op, Phase, PhaseId, Target, Task, TaskId, Traffic};
+use ttdl_backend::traffic::{
+    IterationMark, Message, MsgId, Op, Phase, PhaseId, Target, Task, TaskId, Traffic,
+};
 
 use crate::dag::{Dependence, SubtaskGraph, SubtaskKind};
 use crate::diagnostic::Diagnostic;
@@ -542,6 +544,20 @@ impl Comm {
                 self.iterations,
                 &self.iteration_loads(),
             ));
+            // The backend's bound adds the recurrences (SPEC §2); before placement every task
+            // has its own node with one port each way.
+            let setting = ttdl_backend::schedule::bounds::Setting::unplaced(&traffic, 1);
+            if let Some(best) = ttdl_backend::schedule::bounds::periods(&setting, None)
+                .into_iter()
+                .max_by_key(|p| p.bound.value)
+            {
+                if let Some(p) = traffic.period.as_mut() {
+                    if best.bound.value > p.lower_bound {
+                        p.lower_bound = best.bound.value;
+                        p.bound_by = best.bound.by;
+                    }
+                }
+            }
         }
         Ok((traffic, dag))
     }
@@ -558,6 +574,7 @@ impl Comm {
                 coords: t.coords.clone(),
                 mapped: t.mapped.clone(),
                 wired: t.mapped.is_some(),
+                iterations: self.iteration_marks(t),
                 ops: t
                     .steps
                     .iter()
@@ -622,6 +639,29 @@ impl Comm {
             logical: self.logical.clone(),
             target: self.target.clone(),
         }
+    }
+
+    /// Where each iteration of the outermost `iterate` begins in a task's program (ops are the
+    /// steps one for one once every stream is matched).
+    fn iteration_marks(&self, t: &TaskRec) -> Vec<IterationMark> {
+        let mut marks = Vec::new();
+        let mut cur: Option<u64> = None;
+        for (i, s) in t.steps.iter().enumerate() {
+            let it = match *s {
+                Step::Compute { iteration, .. } => iteration,
+                Step::Write(w) => self.writes[w as usize].iteration,
+                Step::Read(r) => self.reads[r as usize].iteration,
+                Step::Sync { .. } => continue,
+            };
+            if it != cur {
+                marks.push(IterationMark {
+                    op: i,
+                    iteration: it,
+                });
+                cur = it;
+            }
+        }
+        marks
     }
 
     /// Per task, phase and iteration of the outermost `iterate`: compute, words sent and words

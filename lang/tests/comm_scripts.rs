@@ -58,7 +58,8 @@ fn example_reader_writer() {
     let t = ok(include_str!("../../examples/reader-writer.ttdl"));
     assert_eq!(t.tasks.len(), 2);
     assert_eq!(t.messages.len(), 8);
-    assert_eq!(t.period.unwrap().lower_bound, 100);
+    // The loop: 8 words to t0, its compute of 100, 8 words back (Fig 4-2's recurrence).
+    assert_eq!(t.period.unwrap().lower_bound, 116);
 }
 
 #[test]
@@ -215,8 +216,12 @@ fn tasks_file_round_trip_of_the_examples() {
         include_str!("../../examples/viterbi.ttdl"),
         include_str!("../../examples/jacobi-3d.ttdl"),
     ] {
-        let t = ok(script);
+        let mut t = ok(script);
         let text = ttdl_backend::tasks_file::write(&t, None);
+        // Iteration marks are not part of the thesis format.
+        for task in &mut t.tasks {
+            task.iterations.clear();
+        }
         assert_eq!(ttdl_backend::tasks_file::read(&text), Ok(t));
     }
 }

@@ -7,8 +7,9 @@ use std::path::Path;
 
 use clap::Args;
 use serde_json::json;
-use ttdl_backend::tasks_file;
+use ttdl_backend::schedule::program;
 use ttdl_backend::traffic::Traffic;
+use ttdl_backend::{pipeline, tasks_file};
 
 use crate::session::Session;
 
@@ -24,8 +25,20 @@ pub struct CheckArgs {
 
 pub fn run(args: &CheckArgs) -> CliResult {
     let file = required_file(args.file.as_deref(), "check")?;
-    let (printed, traffic) = evaluate(file, &args.common)?;
+    let (printed, mut traffic) = evaluate(file, &args.common)?;
     print!("{printed}");
+    // Port-aware timing (the default) before placement: every task on a node of its own.
+    let timing: pipeline::TimingModel = match &args.common.timing {
+        Some(t) => t
+            .parse()
+            .map_err(|e: String| CliError::Usage(format!("--timing: {e}")))?,
+        None => pipeline::Defaults::TIMING,
+    };
+    if timing == pipeline::TimingModel::Port && program::is_driven(&traffic) {
+        let own: Vec<usize> = (0..traffic.tasks.len()).collect();
+        program::apply_port_timing(&mut traffic, &own, pipeline::Defaults::PORTS)
+            .map_err(|e| CliError::Input(e.to_string()))?;
+    }
     let out = match args.common.format {
         Format::Text => summary(&traffic),
         Format::Json => {

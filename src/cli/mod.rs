@@ -75,6 +75,10 @@ pub struct Common {
     /// Scheduler: lp | exact | best
     #[arg(long, value_name = "HOW")]
     pub schedule: Option<String>,
+    /// Release and deadline timing: port (each node's injection and ejection ports serialize its
+    /// messages; the default) or thesis (Minsky's instant writes, Fig 4-3)
+    #[arg(long, value_name = "port|thesis")]
+    pub timing: Option<String>,
     /// Seed for every random choice (same input and seed give byte-identical output)
     #[arg(long)]
     pub seed: Option<u64>,

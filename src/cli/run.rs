@@ -5,13 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use ttdl_backend::place::{self, PlaceMethod};
+use ttdl_backend::pipeline;
 use ttdl_backend::report::{self, Plan};
-use ttdl_backend::route::{self, RouteMethod};
-use ttdl_backend::schedule::{self, Hardware, Method, Problem, ScheduleError};
-use ttdl_backend::sim::scheduled;
-use ttdl_backend::topology::Kind;
-use ttdl_backend::{switch, tasks_file, Network, NetworkSpec, Placement, Traffic};
+use ttdl_backend::schedule::Problem;
+use ttdl_backend::{switch, tasks_file, Traffic};
 
 use super::{CliError, CliResult, Common, Format};
 
@@ -19,12 +16,12 @@ use super::{CliError, CliResult, Common, Format};
 pub struct RunArgs {
     /// The program: TTDL source, a tasks file (`.tasks`) or Traffic JSON (`.json`)
     pub file: Option<PathBuf>,
-    /// Processor–network ports per node, each way
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub ports: u32,
-    /// Cycles a word takes through one switch (0: the thesis's circuit model)
-    #[arg(long, default_value_t = 0, value_name = "CYCLES")]
-    pub latency: u64,
+    /// Processor–network ports per node, each way [default: 1]
+    #[arg(long, value_name = "N")]
+    pub ports: Option<u32>,
+    /// Cycles a word takes through one switch (0: the thesis's circuit model) [default: 0]
+    #[arg(long, value_name = "CYCLES")]
+    pub latency: Option<u64>,
     /// Route for throughput (Minsky §5.2): before routing, move every message's deadline to at
     /// least its release plus the period lower bound — the slack a periodically invoked task graph
     /// has — so rerouting can spread messages over the whole period
@@ -34,30 +31,22 @@ pub struct RunArgs {
     pub common: Common,
 }
 
-/// Everything `run` produced, for the printers and `--out`.
-struct Outcome {
-    name: String,
-    traffic: Traffic,
-    network: Network,
-    placement: Placement,
-    routing: ttdl_backend::Routing,
-    schedule: schedule::Schedule,
-    hardware: Hardware,
-    replay: scheduled::ReplayReport,
-    /// With `--throughput`: the traffic as routing saw it (deadlines relaxed to the period).
-    routed_as: Option<Traffic>,
-}
-
 pub fn run(args: &RunArgs) -> CliResult {
     let file = super::check::required_file(args.file.as_deref(), "run")?;
     let (printed, traffic) = load(file, &args.common)?;
-    let out = plan(file, traffic, args)?;
+    let cfg = pipeline::resolve(&traffic, &overrides(args)).map_err(cli_error)?;
+    let out = pipeline::plan(&traffic, &cfg).map_err(cli_error)?;
+    let name = file
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("plan")
+        .to_string();
     let problem = Problem::new(
         &out.traffic,
         &out.network,
         &out.placement,
         &out.routing,
-        out.hardware,
+        out.schedule.hardware,
     )
     .map_err(|e| CliError::Internal(e.to_string()))?;
     // Report the contention the router optimized: with --throughput, the pipelined windows.
@@ -84,28 +73,48 @@ pub fn run(args: &RunArgs) -> CliResult {
         let programs = switch::build(&problem, &out.schedule).to_string();
         let files = [
             (
-                format!("{}.tasks", out.name),
+                format!("{name}.tasks"),
                 tasks_file::write(&out.traffic, Some((&out.network, &out.placement))),
             ),
-            (format!("{}.switch", out.name), programs),
+            (format!("{name}.switch"), programs),
+            (format!("{name}.dag.dot"), super::dag::dot_of(&out.traffic)?),
+            (format!("{name}.json"), json),
+            (format!("{name}.txt"), text),
+            (format!("{name}.schedule.svg"), report::svg::timeline(&plan)),
             (
-                format!("{}.dag.dot", out.name),
-                super::dag::dot_of(&out.traffic)?,
-            ),
-            (format!("{}.json", out.name), json),
-            (format!("{}.txt", out.name), text),
-            (
-                format!("{}.schedule.svg", out.name),
-                report::svg::timeline(&plan),
-            ),
-            (
-                format!("{}.snapshots.svg", out.name),
+                format!("{name}.snapshots.svg"),
                 report::svg::snapshots(&plan),
             ),
         ];
         write_all(dir, &files)?;
     }
     Ok(())
+}
+
+/// The command line's share of the plan configuration.
+fn overrides(args: &RunArgs) -> pipeline::Overrides {
+    let c = &args.common;
+    pipeline::Overrides {
+        network: c.network.clone(),
+        place: c.place.clone(),
+        route: c.route.clone(),
+        schedule: c.schedule.clone(),
+        seed: c.seed,
+        ports: args.ports,
+        latency: args.latency,
+        timing: c.timing.clone(),
+        throughput: args.throughput,
+    }
+}
+
+/// Pipeline errors as exit statuses: a bad setting is usage (2), a bad program input (1), a
+/// wrong plan a bug (101).
+pub fn cli_error(e: pipeline::PipelineError) -> CliError {
+    match e {
+        pipeline::PipelineError::Config(s) => CliError::Usage(s),
+        pipeline::PipelineError::Input(s) => CliError::Input(s),
+        pipeline::PipelineError::Internal(s) => CliError::Internal(s),
+    }
 }
 
 /// The program's traffic and what evaluating it printed.
@@ -141,118 +150,7 @@ fn load(file: &Path, common: &Common) -> Result<(String, Traffic), CliError> {
     }
 }
 
-/// The thesis's relaxation step for pipelined programs (Minsky §5.2: "a relaxation step which moves
-/// deadline times forward for messages which have some slack relative to this execution time"):
-/// a copy of the traffic in which every deadline is at least release + period. Only routing sees
-/// it; the schedule keeps the program's own deadlines.
-fn relax_to_period(traffic: &Traffic) -> Result<Traffic, CliError> {
-    let period = traffic
-        .period
-        .as_ref()
-        .map(|p| p.lower_bound)
-        .filter(|&p| p > 0)
-        .ok_or_else(|| {
-            CliError::Usage(
-                "--throughput needs a program with a period bound: repeat its communication with `iterate`"
-                    .into(),
-            )
-        })?;
-    let mut relaxed = traffic.clone();
-    for m in &mut relaxed.messages {
-        m.deadline = m.deadline.max(m.release.saturating_add(period));
-    }
-    Ok(relaxed)
-}
-
-/// Network, placement, routing, schedule and replay: options from the command line, else the
-/// script's `target`, else defaults (the logical network or the smallest square mesh; the canned
-/// mapping when every task has one, else identity; dimension-order routing; both schedulers).
-fn plan(file: &Path, traffic: Traffic, args: &RunArgs) -> Result<Outcome, CliError> {
-    let common = &args.common;
-    let target = traffic.target.clone().unwrap_or_default();
-    let spec: NetworkSpec = match &common.network {
-        Some(s) => s
-            .parse()
-            .map_err(|e| CliError::Usage(format!("--network: {e}")))?,
-        None => match target.network.clone().or_else(|| traffic.logical.clone()) {
-            Some(s) => s,
-            None => {
-                let n = traffic.tasks.len().max(1);
-                let k = (1..).find(|k| k * k >= n).unwrap_or(1);
-                NetworkSpec::new(Kind::Mesh, vec![k, k])
-            }
-        },
-    };
-    let network = Network::build(&spec).map_err(|e| CliError::Input(e.to_string()))?;
-    let seed = common.seed.or(target.seed).unwrap_or(1);
-    let all_mapped = !traffic.tasks.is_empty() && traffic.tasks.iter().all(|t| t.mapped.is_some());
-    let place_method: PlaceMethod = match common.place.clone().or(target.place.clone()) {
-        Some(m) => m
-            .parse()
-            .map_err(|e: place::PlaceError| CliError::Usage(format!("--place: {e}")))?,
-        None if all_mapped => PlaceMethod::Mapping,
-        None => PlaceMethod::Identity,
-    };
-    let placement = place::place(&traffic, &network, place_method, seed)
-        .map_err(|e| CliError::Input(e.to_string()))?;
-    let route_method: RouteMethod = common
-        .route
-        .clone()
-        .or(target.route.clone())
-        .unwrap_or_else(|| "dor".into())
-        .parse()
-        .map_err(|e: route::RouteError| CliError::Usage(format!("--route: {e}")))?;
-    let routed_as = if args.throughput {
-        Some(relax_to_period(&traffic)?)
-    } else {
-        None
-    };
-    let routing = route::route(
-        routed_as.as_ref().unwrap_or(&traffic),
-        &network,
-        &placement,
-        route_method,
-        seed,
-    )
-    .map_err(|e| CliError::Input(e.to_string()))?;
-    let method: Method = common
-        .schedule
-        .clone()
-        .or(target.schedule.clone())
-        .unwrap_or_else(|| "best".into())
-        .parse()
-        .map_err(|e: ScheduleError| CliError::Usage(format!("--schedule: {e}")))?;
-    let hardware = Hardware {
-        ports: args.ports.max(1),
-        hop_latency: args.latency,
-    };
-    let schedule = schedule::schedule(&traffic, &network, &placement, &routing, method, hardware)
-        .map_err(|e| match e {
-        ScheduleError::Input(_) | ScheduleError::Deadlock(_) => CliError::Input(e.to_string()),
-        ScheduleError::Invalid { .. } | ScheduleError::Lp(_) => CliError::Internal(e.to_string()),
-    })?;
-    // The switch programs, executed word by word, must deliver exactly what was planned.
-    let replay = scheduled::replay(&traffic, &network, &placement, &routing, &schedule)
-        .map_err(|e| CliError::Internal(e.to_string()))?;
-    let name = file
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("plan")
-        .to_string();
-    Ok(Outcome {
-        name,
-        traffic,
-        network,
-        placement,
-        routing,
-        schedule,
-        hardware,
-        replay,
-        routed_as,
-    })
-}
-
-fn summary(plan: &Plan, out: &Outcome) -> String {
+fn summary(plan: &Plan, out: &pipeline::Plan) -> String {
     let mut s = report::text::summary(plan);
     if out.routed_as.is_some() {
         s.push_str("throughput:       routed with every deadline at least release + period (Minsky §5.2); the contention line uses those windows\n");

@@ -46,6 +46,7 @@ pub fn plan(p: &Plan) -> Value {
                 "id": m.id, "src": m.src, "dst": dst, "size": m.size,
                 "release": m.release, "deadline": m.deadline, "phase": m.phase,
                 "iteration": m.iteration, "route": route,
+                "effective_deadline": s.deadline.get(m.id),
                 "sent": s.sent.get(m.id), "arrival": s.arrival.get(m.id),
             })
         })
@@ -65,6 +66,7 @@ pub fn plan(p: &Plan) -> Value {
             json!({
                 "msg": r.msg, "deadline": r.deadline, "upstream": r.upstream,
                 "new_deadline": r.new_deadline, "knock_on": r.knock_on,
+                "cause": r.cause(),
                 "blamed": r.blamed.iter().map(|b| json!({
                     "link": resource(b.resource), "waited": b.waited, "holders": b.holders
                 })).collect::<Vec<_>>(),

@@ -116,25 +116,7 @@ pub fn summary(p: &Plan) -> String {
                 shift,
                 r.new_deadline
             );
-            let why: Vec<String> = r
-                .blamed
-                .iter()
-                .map(|b| {
-                    let held: Vec<String> =
-                        b.holders.iter().take(6).map(|h| h.to_string()).collect();
-                    format!(
-                        "waited {} on {} (held by {})",
-                        b.waited,
-                        b.resource,
-                        held.join(",")
-                    )
-                })
-                .collect();
-            if why.is_empty() {
-                let _ = writeln!(o, "; its window is shorter than the message");
-            } else {
-                let _ = writeln!(o, "; {}", why.join("; "));
-            }
+            let _ = writeln!(o, "; {}", r.cause());
         }
         if s.relaxed.len() > 20 {
             let _ = writeln!(

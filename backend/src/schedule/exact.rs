@@ -30,13 +30,35 @@ enum Priority {
     Slack,
     /// Longest route first (most links to find free at once), then deadline.
     Longest,
+    /// In the order the port-aware ideal timing sends them (a contention-free matching of
+    /// injection to ejection ports, SPEC §2), then deadline.
+    Ports,
 }
 
 /// Schedules every message; see the module documentation.
 pub fn schedule(problem: &Problem) -> Result<Schedule, ScheduleError> {
     let mut best: Option<(Schedule, (usize, u64, u64))> = None;
-    for prio in [Priority::Deadline, Priority::Slack, Priority::Longest] {
-        let s = schedule_with(problem, prio)?;
+    let ideal = if program::is_driven(problem.traffic) {
+        program::port_schedule(
+            problem.traffic,
+            &problem.placement.node_of,
+            problem.hardware.ports,
+        )
+        .map(|(_, _, start)| start)
+        .ok()
+    } else {
+        None
+    };
+    for prio in [
+        Priority::Ports,
+        Priority::Deadline,
+        Priority::Slack,
+        Priority::Longest,
+    ] {
+        if prio == Priority::Ports && ideal.is_none() {
+            continue;
+        }
+        let s = schedule_with(problem, prio, ideal.as_deref())?;
         let late: u64 = s
             .relaxed
             .iter()
@@ -57,17 +79,27 @@ pub fn schedule(problem: &Problem) -> Result<Schedule, ScheduleError> {
 /// Heap order: release first, then the priority's tie-breakers, then the message id.
 type Key = (u64, u64, u64, MsgId);
 
-fn key(problem: &Problem, prio: Priority, m: MsgId, release: u64) -> Key {
+fn key(problem: &Problem, prio: Priority, ideal: Option<&[u64]>, m: MsgId, release: u64) -> Key {
     let msg = &problem.traffic.messages[m];
     let d = msg.deadline.max(release + msg.size);
     match prio {
+        Priority::Ports => (
+            release,
+            ideal.and_then(|i| i.get(m).copied()).unwrap_or(u64::MAX),
+            d,
+            m,
+        ),
         Priority::Deadline => (release, d, 0, m),
         Priority::Slack => (release, d - msg.size, d, m),
         Priority::Longest => (release, u64::MAX - problem.steps[m].len() as u64, d, m),
     }
 }
 
-fn schedule_with(problem: &Problem, prio: Priority) -> Result<Schedule, ScheduleError> {
+fn schedule_with(
+    problem: &Problem,
+    prio: Priority,
+    ideal: Option<&[u64]>,
+) -> Result<Schedule, ScheduleError> {
     let traffic = problem.traffic;
     let n = traffic.messages.len();
     let mut occ = Occupancy::new(problem.hardware);
@@ -80,7 +112,7 @@ fn schedule_with(problem: &Problem, prio: Priority) -> Result<Schedule, Schedule
         loop {
             for (m, at) in ex.run() {
                 let r = at.max(traffic.messages[m].release);
-                heap.push(Reverse((key(problem, prio, m, r), r)));
+                heap.push(Reverse((key(problem, prio, ideal, m, r), r)));
             }
             let Some(Reverse(((_, _, _, m), r))) = heap.pop() else {
                 break;
@@ -114,7 +146,7 @@ fn schedule_with(problem: &Problem, prio: Priority) -> Result<Schedule, Schedule
         let first = 0;
         for &m in &in_phase {
             let r = traffic.messages[m].release + shift;
-            heap.push(Reverse((key(problem, prio, m, r), r)));
+            heap.push(Reverse((key(problem, prio, ideal, m, r), r)));
         }
         let mut end = 0;
         while let Some(Reverse(((_, _, _, m), r))) = heap.pop() {

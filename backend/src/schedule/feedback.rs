@@ -44,10 +44,24 @@ pub(crate) fn assemble(
     for (m, msg) in traffic.messages.iter().enumerate() {
         // A message released late because a message upstream was late keeps its window: its
         // deadline moves with its release (retiming), and only what is late beyond that counts.
+        // Every message delivered after its program deadline is listed (SPEC §4): either it
+        // waited itself (blamed resources) or it only kept the window an upstream shift gave it.
         let upstream = release[m].saturating_sub(msg.release);
         let shifted = msg.deadline + upstream;
+        if arrival[m] <= msg.deadline {
+            deadline.push(shifted.max(msg.deadline));
+            continue;
+        }
         if arrival[m] <= shifted {
             deadline.push(shifted);
+            relaxed.push(Relaxation {
+                msg: m,
+                deadline: msg.deadline,
+                upstream,
+                new_deadline: arrival[m],
+                knock_on: true,
+                blamed: Vec::new(),
+            });
             continue;
         }
         deadline.push(arrival[m]);

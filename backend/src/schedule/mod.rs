@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::topology::{Network, NodeId};
 use crate::traffic::{MsgId, Placement, Route, Routing, TaskId, Traffic};
 
+pub mod bounds;
 pub mod exact;
 pub mod feedback;
 pub mod lp;
@@ -136,6 +137,36 @@ pub struct Relaxation {
     /// True when the message was late only because it was released late (a relaxed message
     /// upstream delayed its sender), not because of contention on its own route.
     pub knock_on: bool,
+}
+
+impl Relaxation {
+    /// Why the message is late, for people and the JSON `cause`.
+    pub fn cause(&self) -> String {
+        if !self.blamed.is_empty() {
+            let what: Vec<String> = self
+                .blamed
+                .iter()
+                .map(|b| {
+                    let held: Vec<String> =
+                        b.holders.iter().take(6).map(|h| h.to_string()).collect();
+                    format!(
+                        "waited {} on {} (held by {})",
+                        b.waited,
+                        b.resource,
+                        held.join(",")
+                    )
+                })
+                .collect();
+            format!("waited itself: {}", what.join("; "))
+        } else if self.upstream > 0 {
+            format!(
+                "shifted by a late message upstream: released {} cycles late, delivered within its shifted window",
+                self.upstream
+            )
+        } else {
+            "its window is shorter than its route allows".to_string()
+        }
+    }
 }
 
 /// One resource a late message waited for, and who held it.
@@ -422,49 +453,48 @@ pub fn schedule(
         Method::Lp => checked(lp::schedule(&problem, &lp::MicroLp)?),
         Method::Best => {
             let e = checked(exact::schedule(&problem)?)?;
+            let phases = periodic::bounds(&problem);
+            // A schedule that meets every bound and deadline cannot be beaten: the LP is not run.
+            let optimal = e.relaxed.is_empty()
+                && e.makespan <= lower_bound(&problem).0
+                && periodic::analyze_with(&problem, &e, &phases)
+                    .is_none_or(|p| p.achieved <= p.lower_bound);
+            if optimal {
+                return Ok(e);
+            }
             // An LP that fails to solve is not fatal when the exact answer exists.
             match lp::schedule(&problem, &lp::MicroLp).and_then(checked) {
-                Ok(l) if key(&problem, &l) < key(&problem, &e) => Ok(l),
-                _ => Ok(e),
+                Ok(l) => {
+                    if key(&problem, &phases, &l) < key(&problem, &phases, &e) {
+                        Ok(l)
+                    } else {
+                        Ok(e)
+                    }
+                }
+                Err(_) => Ok(e),
             }
         }
     }
 }
 
-/// How `best` ranks schedules: a repeating program by its steady-state period first (throughput
-/// is what a periodic real-time program needs, Minsky §5.2), then fewer relaxed deadlines, then
-/// the shorter makespan.
-fn key(problem: &Problem, s: &Schedule) -> (u64, usize, u64) {
-    let period = periodic::analyze(problem, s).map_or(0, |p| p.achieved);
-    (period, s.relaxed.len(), s.makespan)
+/// How `best` ranks schedules by the real objective: a repeating program by its steady-state
+/// period (throughput is what a periodic real-time program needs, Minsky §5.2), then the
+/// makespan; a program that does not repeat by its makespan. Ties go to fewer relaxed deadlines.
+fn key(problem: &Problem, phases: &[bounds::PhasePeriod], s: &Schedule) -> (u64, u64, usize) {
+    let period = periodic::analyze_with(problem, s, phases).map_or(0, |p| p.achieved);
+    (period, s.makespan, s.relaxed.len())
 }
 
-/// A makespan no schedule can beat, and what sets it: the critical path of the ideal timing,
-/// or the words the busiest link or port must carry (SPEC §4 `lower_bound`).
+/// A makespan no schedule can beat, and what sets it (SPEC §4 `lower_bound`, `lower_bound_by`):
+/// see [`bounds::makespan`].
 pub fn lower_bound(problem: &Problem) -> (u64, String) {
-    let traffic = problem.traffic;
-    let mut best = (
-        traffic.critical_path,
-        format!("critical path ({} cycles)", traffic.critical_path),
-    );
-    let mut words: std::collections::BTreeMap<Resource, u64> = Default::default();
-    let mut first_use: std::collections::BTreeMap<Resource, u64> = Default::default();
-    for (m, msg) in traffic.messages.iter().enumerate() {
-        for st in &problem.steps[m] {
-            *words.entry(st.resource).or_default() += msg.size;
-            let f = first_use.entry(st.resource).or_insert(u64::MAX);
-            *f = (*f).min(msg.release);
-        }
+    match bounds::makespan(problem) {
+        Ok(b) => (b.value, b.by),
+        Err(_) => (
+            problem.traffic.critical_path,
+            format!("critical path ({} cycles)", problem.traffic.critical_path),
+        ),
     }
-    for (r, w) in words {
-        // The resource cannot start before the earliest release among its users.
-        let cap = problem.hardware.capacity(r) as u64;
-        let v = first_use[&r] + w.div_ceil(cap);
-        if v > best.0 {
-            best = (v, format!("{r} ({w} words from cycle {})", first_use[&r]));
-        }
-    }
-    best
 }
 
 #[cfg(test)]

@@ -1,17 +1,19 @@
 //! Periodic programs (`iterate`): the steady-state period a schedule achieves, and the lower
 //! bound on it with what sets it (SPEC §2; Minsky §5.2: "the maximum thruput … is 12").
 //!
-//! The bound is the busiest of: a task's compute per iteration, a processor port's words per
-//! iteration, a link's words per iteration. The achieved period is read off the schedule: the
-//! mean gap between the completions of consecutive iterations over the second half of the run
-//! (after the pipeline has filled).
+//! The bound is [`bounds::periods`] on the placed and routed program: the resource bound (a task's
+//! compute, a port's or link's words per iteration), the recurrence bound and the port
+//! recurrence. The achieved period is read off the schedule as the mean gap between the
+//! completions of consecutive iterations over the whole run, `⌈(done[n−1] − done[0]) / (n−1)⌉`:
+//! it leaves out the pipeline's fill (the first iteration's latency) but not a backlog that
+//! drains at the end, so a schedule that delays early iterations cannot look fast.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::bounds::{self, Setting};
 use super::{Problem, Resource, Schedule};
-use crate::traffic::Op;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PeriodReport {
@@ -24,81 +26,64 @@ pub struct PeriodReport {
     pub achieved: u64,
 }
 
+/// Words every resource carries per phase (links and node ports, after placement and routing).
+pub fn phase_words(problem: &Problem) -> BTreeMap<(usize, Resource), u64> {
+    let mut words = BTreeMap::new();
+    for m in &problem.traffic.messages {
+        for st in &problem.steps[m.id] {
+            *words.entry((m.phase, st.resource)).or_default() += m.size;
+        }
+    }
+    words
+}
+
+/// The period bound of every repeating phase of a placed and routed problem.
+pub fn bounds(problem: &Problem) -> Vec<bounds::PhasePeriod> {
+    let hops: Vec<u64> = problem
+        .steps
+        .iter()
+        .map(|st| st.len().saturating_sub(2) as u64)
+        .collect();
+    let setting = Setting {
+        traffic: problem.traffic,
+        node_of: Some(&problem.placement.node_of),
+        ports: problem.hardware.ports,
+        hop_latency: problem.hardware.hop_latency,
+        hops: Some(&hops),
+    };
+    bounds::periods(&setting, Some(&phase_words(problem)))
+}
+
 /// None when no phase of the program repeats. Phases are measured separately (a distribution
 /// phase followed by a pipeline has the pipeline's period); the phase with the longest period is
 /// reported.
 pub fn analyze(problem: &Problem, schedule: &Schedule) -> Option<PeriodReport> {
+    analyze_with(problem, schedule, &bounds(problem))
+}
+
+/// [`analyze`] with the bounds already computed.
+pub fn analyze_with(
+    problem: &Problem,
+    schedule: &Schedule,
+    phases: &[bounds::PhasePeriod],
+) -> Option<PeriodReport> {
     let traffic = problem.traffic;
-    let mut iters: BTreeMap<usize, u64> = BTreeMap::new();
-    for m in &traffic.messages {
-        let e = iters.entry(m.phase).or_default();
-        *e = (*e).max(m.iteration + 1);
-    }
-    // Compute per task per phase, following each program's `synchronize` points.
-    let mut compute: BTreeMap<(usize, usize), u64> = BTreeMap::new();
-    for t in &traffic.tasks {
-        let mut phase = 0;
-        for op in &t.ops {
-            match *op {
-                Op::Sync(p) => phase = p,
-                Op::Compute(c) => *compute.entry((phase, t.id)).or_default() += c,
-                _ => {}
-            }
-        }
-    }
     let mut best: Option<PeriodReport> = None;
-    for (&phase, &n) in iters.iter().filter(|(_, &n)| n >= 2) {
-        let mut bound = (0u64, String::new());
-        let mut consider = |v: u64, why: String| {
-            if v > bound.0 {
-                bound = (v, why);
-            }
-        };
-        for (&(p, t), &c) in &compute {
-            if p == phase {
-                let per = c / n;
-                let name = traffic.tasks.get(t).map_or("?", |x| x.name.as_str());
-                consider(per, format!("compute of task {name} ({per} cycles)"));
-            }
-        }
-        let mut words: BTreeMap<Resource, u64> = BTreeMap::new();
-        for m in traffic.messages.iter().filter(|m| m.phase == phase) {
-            for st in &problem.steps[m.id] {
-                *words.entry(st.resource).or_default() += m.size;
-            }
-        }
-        for (r, w) in words {
-            let cap = problem.hardware.capacity(r) as u64;
-            let per = w.div_ceil(n * cap);
-            let what = match r {
-                Resource::Link { from, to } => format!("link {from}->{to} ({per} words)"),
-                Resource::Inject(x) => format!("injection port of node {x} ({per} words)"),
-                Resource::Eject(x) => format!("ejection port of node {x} ({per} words)"),
-            };
-            consider(per, what);
-        }
+    for ph in phases {
+        let n = ph.iterations;
         // Completion of iteration k of this phase: its last arrival.
         let mut done = vec![0u64; n as usize];
-        for m in traffic.messages.iter().filter(|m| m.phase == phase) {
+        for m in traffic.messages.iter().filter(|m| m.phase == ph.phase) {
             if let Some(d) = done.get_mut(m.iteration as usize) {
                 *d = (*d).max(schedule.arrival[m.id]);
             }
         }
-        // Steady state: the mean gap over the second half (single iterations may jitter; the
-        // switches' buffers absorb that, and throughput is what the period measures).
         let last = done.len() - 1;
-        let half = (done.len() / 2).min(last - 1);
-        let achieved = done[last]
-            .saturating_sub(done[half])
-            .div_ceil((last - half) as u64);
-        let name = traffic
-            .phases
-            .get(phase)
-            .map_or(phase.to_string(), |p| p.name.clone());
+        let achieved = done[last].saturating_sub(done[0]).div_ceil(last as u64);
         let report = PeriodReport {
             iterations: n,
-            lower_bound: bound.0,
-            bound_by: format!("{} in phase {name}", bound.1),
+            lower_bound: ph.bound.value,
+            bound_by: ph.bound.by.clone(),
             achieved,
         };
         if best.as_ref().is_none_or(|b| report.achieved > b.achieved) {

@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 
 use super::ScheduleError;
+use crate::topology::NodeId;
 use crate::traffic::{MsgId, Op, PhaseId, TaskId, Traffic};
 
 /// Times that follow from running every program.
@@ -72,7 +73,14 @@ pub struct Executor<'a> {
     phase_start: Vec<Option<u64>>,
     ready: Vec<TaskId>,
     waiting_at_barrier: Vec<bool>,
+    /// Raises the start of a run of receives (given with each message's release) above the
+    /// arrivals alone: the lower-bound timing counts the words the reader's ejection port must
+    /// drain first.
+    read_bound: Option<ReadBound<'a>>,
 }
+
+/// See [`Executor::with_read_bound`]: (task, messages read with their releases, start) → start.
+pub type ReadBound<'a> = Box<dyn FnMut(TaskId, &[(MsgId, u64)], u64) -> u64 + 'a>;
 
 impl<'a> Executor<'a> {
     pub fn new(traffic: &'a Traffic) -> Self {
@@ -105,7 +113,15 @@ impl<'a> Executor<'a> {
             phase_start: vec![None; phases],
             ready: (0..n).rev().collect(),
             waiting_at_barrier: vec![false; n],
+            read_bound: None,
         }
+    }
+
+    /// An executor whose runs of receives start no earlier than `bound` says.
+    pub fn with_read_bound(traffic: &'a Traffic, bound: ReadBound<'a>) -> Self {
+        let mut ex = Executor::new(traffic);
+        ex.read_bound = Some(bound);
+        ex
     }
 
     /// Runs every task that can make progress until all are blocked or done, and returns the
@@ -163,6 +179,16 @@ impl<'a> Executor<'a> {
                             None => return,
                         }
                         end += 1;
+                    }
+                    if let Some(bound) = self.read_bound.as_mut() {
+                        let read: Vec<(MsgId, u64)> = ops[self.pc[t]..end]
+                            .iter()
+                            .filter_map(|op| match *op {
+                                Op::Recv(m) => Some((m, self.release[m].unwrap_or(0))),
+                                _ => None,
+                            })
+                            .collect();
+                        start = start.max(bound(t, &read, start));
                     }
                     for op in &ops[self.pc[t]..end] {
                         if let Op::Recv(m) = *op {
@@ -236,14 +262,24 @@ impl<'a> Executor<'a> {
 /// Runs the programs with every message taking `latency(msg, release)` cycles to each reader.
 pub fn run_with(
     traffic: &Traffic,
+    arrival_at: impl FnMut(MsgId, TaskId, u64) -> u64,
+) -> Result<Timing, ScheduleError> {
+    drive(Executor::new(traffic), traffic, arrival_at)
+}
+
+/// Runs `ex` to the end, each message reaching each reader when `arrival_at` says. Messages sent
+/// in one round are handed over in release order.
+pub fn drive(
+    mut ex: Executor<'_>,
+    traffic: &Traffic,
     mut arrival_at: impl FnMut(MsgId, TaskId, u64) -> u64,
 ) -> Result<Timing, ScheduleError> {
-    let mut ex = Executor::new(traffic);
     loop {
-        let sent = ex.run();
+        let mut sent = ex.run();
         if sent.is_empty() {
             break;
         }
+        sent.sort_by_key(|&(m, at)| (at, m));
         for (m, at) in sent {
             let Some(msg) = traffic.messages.get(m) else {
                 return Err(ScheduleError::Input(format!(
@@ -268,10 +304,204 @@ pub fn ideal_timing(traffic: &Traffic) -> Result<Timing, ScheduleError> {
 /// what the language's timing pass produces, for traffic built by hand.
 pub fn apply_ideal_timing(traffic: &mut Traffic) -> Result<(), ScheduleError> {
     let timing = ideal_timing(traffic)?;
+    let arrival: Vec<u64> = timing
+        .release
+        .iter()
+        .zip(&traffic.messages)
+        .map(|(r, m)| r + m.size)
+        .collect();
+    apply(traffic, &timing, &arrival);
+    Ok(())
+}
+
+/// Port-aware ideal timing (SPEC §2, the default): no link contention, but each node's
+/// injection ports send its messages one after another, `size` cycles each, and its ejection
+/// ports drain arriving messages likewise. A message between two tasks of one node goes
+/// through memory (`size` cycles after its send), as in every hardware model. The ports are
+/// given out greedily, earliest free gap first, so the times are those of one valid port
+/// schedule: deadlines a contention-free network can meet.
+pub fn port_timing(
+    traffic: &Traffic,
+    node_of: &[NodeId],
+    ports: u32,
+) -> Result<(Timing, Vec<u64>), ScheduleError> {
+    port_schedule(traffic, node_of, ports).map(|(t, a, _)| (t, a))
+}
+
+/// [`port_timing`], also giving the cycle each message starts to leave its node (the order the
+/// exact scheduler may follow).
+pub fn port_schedule(
+    traffic: &Traffic,
+    node_of: &[NodeId],
+    ports: u32,
+) -> Result<(Timing, Vec<u64>, Vec<u64>), ScheduleError> {
+    let node = |t: TaskId| -> Result<NodeId, ScheduleError> {
+        node_of
+            .get(t)
+            .copied()
+            .ok_or_else(|| ScheduleError::Input(format!("task {t} has no node")))
+    };
+    let nodes = node_of.iter().copied().max().map_or(0, |n| n + 1);
+    let mut inject = vec![Lanes::new(ports); nodes];
+    let mut eject = vec![Lanes::new(ports); nodes];
+    let mut arrival = vec![0u64; traffic.messages.len()];
+    let mut injected = vec![u64::MAX; traffic.messages.len()];
+    let mut ex = Executor::new(traffic);
+    loop {
+        let sent = ex.run();
+        if sent.is_empty() {
+            break;
+        }
+        // Dispatch by node, in time order: when a node's injection port comes free, it sends
+        // the released message whose destination can take it earliest (a greedy matching of
+        // injection to ejection ports, as a Latin-square exchange would be scheduled).
+        let mut pending: BTreeMap<NodeId, Vec<(u64, MsgId)>> = BTreeMap::new();
+        for &(m, at) in &sent {
+            let Some(msg) = traffic.messages.get(m) else {
+                return Err(ScheduleError::Input(format!(
+                    "a task sends message {m}, which does not exist"
+                )));
+            };
+            let src = node(msg.src)?;
+            let mut remote = false;
+            for &d in &msg.dst {
+                if node(d)? == src || msg.size == 0 {
+                    injected[m] = at;
+                    let a = at + msg.size;
+                    arrival[m] = arrival[m].max(a);
+                    ex.deliver(m, d, a);
+                } else {
+                    remote = true;
+                }
+            }
+            if remote {
+                pending.entry(src).or_default().push((at, m));
+            }
+        }
+        let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<(u64, NodeId)>> =
+            Default::default();
+        for (&u, list) in pending.iter_mut() {
+            list.sort_unstable();
+            heap.push(std::cmp::Reverse((list[0].0, u)));
+        }
+        while let Some(std::cmp::Reverse((t, u))) = heap.pop() {
+            let Some(list) = pending.get_mut(&u) else {
+                continue;
+            };
+            let t = t.max(inject[u].free_at(t, 1));
+            let ready = list.partition_point(|&(r, _)| r <= t);
+            if ready == 0 {
+                if let Some(&(r, _)) = list.first() {
+                    heap.push(std::cmp::Reverse((r, u)));
+                }
+                continue;
+            }
+            let mut best: Option<(u64, usize)> = None;
+            for (i, &(_, m)) in list[..ready].iter().enumerate() {
+                let msg = &traffic.messages[m];
+                let mut when = 0;
+                for &d in &msg.dst {
+                    let dn = node(d)?;
+                    if dn != u {
+                        when = when.max(eject[dn].free_at(t, msg.size));
+                    }
+                }
+                if best.is_none_or(|(w, _)| when < w) {
+                    best = Some((when, i));
+                }
+            }
+            let (_, i) = best.unwrap_or((t, 0));
+            let (_, m) = list.remove(i);
+            let msg = &traffic.messages[m];
+            let start = inject[u].take(t, msg.size);
+            injected[m] = start;
+            for &d in &msg.dst {
+                let dn = node(d)?;
+                if dn != u {
+                    let a = eject[dn].take(start, msg.size) + msg.size;
+                    arrival[m] = arrival[m].max(a);
+                    ex.deliver(m, d, a);
+                }
+            }
+            if let Some(&(r, _)) = list.first() {
+                heap.push(std::cmp::Reverse((r.max(start + msg.size.min(1)), u)));
+            }
+        }
+    }
+    let timing = ex.finish()?;
+    for (m, r) in timing.release.iter().enumerate() {
+        arrival[m] = arrival[m].max(r + traffic.messages[m].size);
+        if injected[m] == u64::MAX {
+            injected[m] = *r;
+        }
+    }
+    Ok((timing, arrival, injected))
+}
+
+/// [`port_timing`] written into `traffic` (release, deadline, phase starts, critical path).
+pub fn apply_port_timing(
+    traffic: &mut Traffic,
+    node_of: &[NodeId],
+    ports: u32,
+) -> Result<(), ScheduleError> {
+    let (timing, arrival) = port_timing(traffic, node_of, ports)?;
+    apply(traffic, &timing, &arrival);
+    Ok(())
+}
+
+/// Busy intervals of a node's ports, one ordered map (start → end) per port.
+#[derive(Clone, Debug)]
+struct Lanes(Vec<BTreeMap<u64, u64>>);
+
+impl Lanes {
+    fn new(ports: u32) -> Self {
+        Lanes(vec![
+            BTreeMap::new();
+            ports.clamp(1, super::MAX_PORTS) as usize
+        ])
+    }
+
+    /// The earliest cycle at or after `from` at which some port has `len` free cycles.
+    fn free_at(&self, from: u64, len: u64) -> u64 {
+        self.earliest(from, len).0
+    }
+
+    /// Books `len` cycles on the port with the earliest free gap at or after `from`; returns
+    /// the gap's start.
+    fn take(&mut self, from: u64, len: u64) -> u64 {
+        let (start, i) = self.earliest(from, len);
+        if len > 0 {
+            self.0[i].insert(start, start + len);
+        }
+        start
+    }
+
+    fn earliest(&self, from: u64, len: u64) -> (u64, usize) {
+        let mut best: Option<(u64, usize)> = None;
+        for (i, lane) in self.0.iter().enumerate() {
+            let mut start = from;
+            if let Some((_, &end)) = lane.range(..=start).next_back() {
+                start = start.max(end);
+            }
+            for (&a, &b) in lane.range(start..) {
+                if a >= start + len {
+                    break;
+                }
+                start = start.max(b);
+            }
+            if best.is_none_or(|(s, _)| start < s) {
+                best = Some((start, i));
+            }
+        }
+        best.unwrap_or((from, 0))
+    }
+}
+
+fn apply(traffic: &mut Traffic, timing: &Timing, arrivals: &[u64]) {
     let mut critical = timing.makespan();
     for (m, msg) in traffic.messages.iter_mut().enumerate() {
         msg.release = timing.release[m];
-        let arrival = msg.release + msg.size;
+        let arrival = arrivals[m];
         msg.deadline = if timing.deadline[m] == u64::MAX {
             arrival
         } else {
@@ -285,5 +515,4 @@ pub fn apply_ideal_timing(traffic: &mut Traffic) -> Result<(), ScheduleError> {
         }
     }
     traffic.critical_path = critical;
-    Ok(())
 }

@@ -32,6 +32,8 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
     let traffic = problem.traffic;
     let n = traffic.messages.len();
     let hw = problem.hardware;
+    let listed: std::collections::BTreeSet<usize> =
+        schedule.relaxed.iter().map(|r| r.msg).collect();
     if schedule.arrival.len() != n
         || schedule.deadline.len() != n
         || schedule.sent.len() != n
@@ -205,14 +207,21 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
             );
         }
         let shifted = msg.deadline + (released - msg.release);
-        let relaxed = schedule.relaxed.iter().any(|r| r.msg == m);
+        let relaxed = listed.contains(&m);
         if schedule.deadline[m] > shifted && !relaxed {
             fail!(
                 "the deadline of message {m} moved from {shifted} to {} without being reported",
                 schedule.deadline[m]
             );
         }
-        if relaxed && arrival <= shifted {
+        // `relaxed` is complete: exactly the messages delivered after the program's deadline.
+        if arrival > msg.deadline && !relaxed {
+            fail!(
+                "message {m} arrives at {arrival}, after its deadline {}, but is not listed as relaxed",
+                msg.deadline
+            );
+        }
+        if relaxed && arrival <= msg.deadline {
             fail!("message {m} is reported relaxed but meets its deadline");
         }
     }

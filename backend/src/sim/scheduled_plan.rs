@@ -8,56 +8,71 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::route::{self, RouteMethod};
-use crate::schedule::{self, Hardware, Method};
+use crate::pipeline::{self, Defaults, Overrides};
+use crate::schedule::{self, MAX_HOP_LATENCY, MAX_PORTS};
 use crate::traffic::{MsgId, TaskId};
 
 use super::options::{ModelError, ModelOptions};
 use super::registry::ModelContext;
-use super::scheduled::replay;
 use super::{Delivery, NetworkModel, Packet};
 
-pub const OPTIONS: &str = "route=dor|random|shortest|reroute schedule=exact|lp|best latency=0";
+pub const OPTIONS: &str =
+    "route=dor|random|shortest|reroute schedule=best|exact|lp latency=0 ports=1 timing=port|thesis";
 
-/// Builds the plan for the context's program and placement.
+/// Builds the plan for the context's program and placement with the one pipeline `ttdl run`
+/// uses (same defaults), so `compare` shows the plan `run` prints.
 pub fn build(
     ctx: &ModelContext<'_>,
     opts: &mut ModelOptions,
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
-    let route_method: RouteMethod = opts
-        .choice("route", "dor", &["dor", "random", "shortest", "reroute"])?
-        .parse()
-        .map_err(|e| ModelError(format!("{e}")))?;
-    let method: Method = opts
-        .choice("schedule", "exact", &["exact", "lp", "best"])?
-        .parse()
-        .map_err(|e| ModelError(format!("{e:?}")))?;
-    let hop_latency = opts.u64_in("latency", 0, 0, 1 << 16)?;
+    let route = opts
+        .choice(
+            "route",
+            Defaults::ROUTE.name(),
+            &["dor", "random", "shortest", "reroute"],
+        )?
+        .to_string();
+    let schedule = opts
+        .choice(
+            "schedule",
+            Defaults::SCHEDULE.name(),
+            &["best", "exact", "lp"],
+        )?
+        .to_string();
+    let latency = opts.u64_in("latency", Defaults::LATENCY, 0, MAX_HOP_LATENCY)?;
+    let ports = opts.u64_in("ports", Defaults::PORTS as u64, 1, MAX_PORTS as u64)? as u32;
+    let timing = opts
+        .choice("timing", Defaults::TIMING.name(), &["port", "thesis"])?
+        .to_string();
     let (Some(traffic), Some(placement)) = (ctx.traffic, ctx.placement) else {
         return Err(ModelError(
             "the scheduled model plans a whole program; it cannot run synthetic traffic".into(),
         ));
     };
-    let routing = route::route(traffic, ctx.network, placement, route_method, ctx.seed)
-        .map_err(|e| ModelError(format!("scheduled: routing failed: {e}")))?;
-    let hardware = Hardware {
-        hop_latency,
-        ..Hardware::default()
+    let overrides = Overrides {
+        network: Some(ctx.network.spec.to_string()),
+        route: Some(route),
+        schedule: Some(schedule),
+        seed: Some(ctx.seed),
+        ports: Some(ports),
+        latency: Some(latency),
+        timing: Some(timing),
+        ..Overrides::default()
     };
-    let plan = schedule::schedule(traffic, ctx.network, placement, &routing, method, hardware)
+    let cfg = pipeline::resolve(traffic, &overrides)
         .map_err(|e| ModelError(format!("scheduled: {e}")))?;
-    let report = replay(traffic, ctx.network, placement, &routing, &plan)
+    let plan = pipeline::plan_placed(traffic, ctx.network.clone(), placement.clone(), &cfg)
         .map_err(|e| ModelError(format!("scheduled: {e}")))?;
-    let mut name = format!("scheduled {}", plan.method.name());
-    if route_method != RouteMethod::Dor {
-        name.push_str(&format!(" route={}", route_method.name()));
+    let mut name = format!("scheduled {}", plan.schedule.method.name());
+    if cfg.route != Defaults::ROUTE {
+        name.push_str(&format!(" route={}", cfg.route.name()));
     }
     Ok(Box::new(Scheduled {
         name,
-        delivered: report.delivered,
-        latency: report.latency,
+        delivered: plan.replay.delivered.clone(),
+        latency: plan.replay.latency.clone(),
         pending: BinaryHeap::new(),
-        busy: link_words(ctx.network, &plan),
+        busy: link_words(ctx.network, &plan.schedule),
     }))
 }
 

@@ -1,0 +1,304 @@
+//! The one way every front end plans: a configuration in, a placed, routed, scheduled, verified
+//! and replayed plan out. `ttdl run`, the `scheduled` model of `simulate` and `compare`, the
+//! benchmarks and the tests call it, so one program gets one plan and one set of defaults.
+//!
+//! Each setting comes from the command line if given, else from the script's `(target …)`, else
+//! from the defaults defined here once ([`Defaults`]).
+
+use std::fmt;
+
+use crate::place::{self, PlaceMethod};
+use crate::route::{self, RouteMethod};
+use crate::schedule::{self, program, Hardware, Method, Schedule, ScheduleError};
+use crate::sim::scheduled::{self, ReplayReport};
+use crate::topology::{Kind, Network, NetworkSpec};
+use crate::traffic::{Placement, Routing, Traffic};
+
+/// How releases and deadlines are timed before scheduling (SPEC §2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimingModel {
+    /// Each node's injection and ejection ports serialize its messages (the default).
+    #[default]
+    Port,
+    /// Minsky's instant-write timing: a message arrives `size` cycles after release, whatever
+    /// else its node sends, and compute after a write delays the write (Fig 4-3).
+    Thesis,
+}
+
+impl std::str::FromStr for TimingModel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "port" => Ok(TimingModel::Port),
+            "thesis" => Ok(TimingModel::Thesis),
+            other => Err(format!("unknown timing `{other}`: expected port or thesis")),
+        }
+    }
+}
+
+impl TimingModel {
+    pub fn name(self) -> &'static str {
+        match self {
+            TimingModel::Port => "port",
+            TimingModel::Thesis => "thesis",
+        }
+    }
+}
+
+/// The defaults, defined once.
+pub struct Defaults;
+
+impl Defaults {
+    pub const ROUTE: RouteMethod = RouteMethod::Dor;
+    pub const SCHEDULE: Method = Method::Best;
+    pub const PORTS: u32 = 1;
+    pub const LATENCY: u64 = 0;
+    pub const SEED: u64 = 1;
+    pub const TIMING: TimingModel = TimingModel::Port;
+}
+
+/// What the command line (or an embedder) asks for; `None` leaves the choice to the script's
+/// `target`, then to [`Defaults`].
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub network: Option<String>,
+    pub place: Option<String>,
+    pub route: Option<String>,
+    pub schedule: Option<String>,
+    pub seed: Option<u64>,
+    pub ports: Option<u32>,
+    pub latency: Option<u64>,
+    pub timing: Option<String>,
+    /// Route for throughput (Minsky §5.2): routing sees every deadline at least release + period.
+    pub throughput: bool,
+}
+
+/// A fully resolved plan configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanConfig {
+    pub network: NetworkSpec,
+    pub place: PlaceMethod,
+    pub route: RouteMethod,
+    pub schedule: Method,
+    pub hardware: Hardware,
+    pub timing: TimingModel,
+    pub seed: u64,
+    pub throughput: bool,
+}
+
+/// Why a configuration or plan could not be made.
+#[derive(Debug)]
+pub enum PipelineError {
+    /// A setting names something that does not exist (exit 2 when it came from a flag).
+    Config(String),
+    /// The program or network cannot be planned (exit 1).
+    Input(String),
+    /// A scheduler or the replay produced something wrong: a bug (exit 101).
+    Internal(String),
+}
+
+impl fmt::Display for PipelineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PipelineError::Config(s) | PipelineError::Input(s) | PipelineError::Internal(s) => {
+                write!(f, "{s}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PipelineError {}
+
+impl From<ScheduleError> for PipelineError {
+    fn from(e: ScheduleError) -> Self {
+        match e {
+            ScheduleError::Input(_) | ScheduleError::Deadlock(_) => {
+                PipelineError::Input(e.to_string())
+            }
+            ScheduleError::Invalid { .. } | ScheduleError::Lp(_) => {
+                PipelineError::Internal(e.to_string())
+            }
+        }
+    }
+}
+
+/// Resolves the configuration: flags, else the script's `target`, else the defaults (the
+/// target's network, else the program's logical network, else the smallest square mesh that
+/// holds its tasks; the canned mapping when every task has one, else identity).
+pub fn resolve(traffic: &Traffic, o: &Overrides) -> Result<PlanConfig, PipelineError> {
+    let target = traffic.target.clone().unwrap_or_default();
+    let network = match &o.network {
+        Some(s) => s
+            .parse()
+            .map_err(|e| PipelineError::Config(format!("--network: {e}")))?,
+        None => match target.network.clone().or_else(|| traffic.logical.clone()) {
+            Some(s) => s,
+            None => {
+                let n = traffic.tasks.len().max(1);
+                let k = (1..).find(|k| k * k >= n).unwrap_or(1);
+                NetworkSpec::new(Kind::Mesh, vec![k, k])
+            }
+        },
+    };
+    let all_mapped = !traffic.tasks.is_empty() && traffic.tasks.iter().all(|t| t.mapped.is_some());
+    let place = match o.place.clone().or(target.place.clone()) {
+        Some(m) => m
+            .parse()
+            .map_err(|e: place::PlaceError| PipelineError::Config(format!("--place: {e}")))?,
+        None if all_mapped => PlaceMethod::Mapping,
+        None => PlaceMethod::Identity,
+    };
+    let route = match o.route.clone().or(target.route.clone()) {
+        Some(m) => m
+            .parse()
+            .map_err(|e: route::RouteError| PipelineError::Config(format!("--route: {e}")))?,
+        None => Defaults::ROUTE,
+    };
+    let schedule = match o.schedule.clone().or(target.schedule.clone()) {
+        Some(m) => m
+            .parse()
+            .map_err(|e: ScheduleError| PipelineError::Config(format!("--schedule: {e}")))?,
+        None => Defaults::SCHEDULE,
+    };
+    let timing = match &o.timing {
+        Some(t) => t
+            .parse()
+            .map_err(|e: String| PipelineError::Config(format!("--timing: {e}")))?,
+        None => Defaults::TIMING,
+    };
+    let hardware = Hardware {
+        ports: o.ports.unwrap_or(Defaults::PORTS).max(1),
+        hop_latency: o.latency.unwrap_or(Defaults::LATENCY),
+    };
+    if hardware.ports > schedule::MAX_PORTS || hardware.hop_latency > schedule::MAX_HOP_LATENCY {
+        return Err(PipelineError::Input(format!(
+            "{} ports per node and {} cycles per switch: at most {} ports and {} cycles are supported",
+            hardware.ports,
+            hardware.hop_latency,
+            schedule::MAX_PORTS,
+            schedule::MAX_HOP_LATENCY
+        )));
+    }
+    Ok(PlanConfig {
+        network,
+        place,
+        route,
+        schedule,
+        hardware,
+        timing,
+        seed: o.seed.or(target.seed).unwrap_or(Defaults::SEED),
+        throughput: o.throughput,
+    })
+}
+
+/// The network and placement of a configuration.
+pub fn place(traffic: &Traffic, cfg: &PlanConfig) -> Result<(Network, Placement), PipelineError> {
+    let network = Network::build(&cfg.network).map_err(|e| PipelineError::Input(e.to_string()))?;
+    let placement = place::place(traffic, &network, cfg.place, cfg.seed)
+        .map_err(|e| PipelineError::Input(e.to_string()))?;
+    Ok((network, placement))
+}
+
+/// A plan, ready to print.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The traffic as scheduled: with port-aware timing, its releases and deadlines are the
+    /// placed program's.
+    pub traffic: Traffic,
+    pub network: Network,
+    pub placement: Placement,
+    pub routing: Routing,
+    pub schedule: Schedule,
+    pub replay: ReplayReport,
+    /// With `throughput`: the traffic as routing saw it (deadlines relaxed to the period).
+    pub routed_as: Option<Traffic>,
+    pub config: PlanConfig,
+}
+
+/// Places, times, routes, schedules, verifies and replays.
+pub fn plan(traffic: &Traffic, cfg: &PlanConfig) -> Result<Plan, PipelineError> {
+    let (network, placement) = place(traffic, cfg)?;
+    plan_placed(traffic, network, placement, cfg)
+}
+
+/// [`plan`] on a given network and placement.
+pub fn plan_placed(
+    traffic: &Traffic,
+    network: Network,
+    placement: Placement,
+    cfg: &PlanConfig,
+) -> Result<Plan, PipelineError> {
+    let traffic = timed(traffic, &placement, cfg)?;
+    let routed_as = if cfg.throughput {
+        Some(relax_to_period(&traffic)?)
+    } else {
+        None
+    };
+    let routing = route::route(
+        routed_as.as_ref().unwrap_or(&traffic),
+        &network,
+        &placement,
+        cfg.route,
+        cfg.seed,
+    )
+    .map_err(|e| PipelineError::Input(e.to_string()))?;
+    let schedule = schedule::schedule(
+        &traffic,
+        &network,
+        &placement,
+        &routing,
+        cfg.schedule,
+        cfg.hardware,
+    )?;
+    // The switch programs, executed word by word, must deliver exactly what was planned.
+    let replay = scheduled::replay(&traffic, &network, &placement, &routing, &schedule)
+        .map_err(|e| PipelineError::Internal(e.to_string()))?;
+    Ok(Plan {
+        traffic,
+        network,
+        placement,
+        routing,
+        schedule,
+        replay,
+        routed_as,
+        config: cfg.clone(),
+    })
+}
+
+/// The traffic with the configuration's timing: port-aware timing is recomputed on the
+/// placement (tasks of one node share its ports); thesis timing is the language's own. A
+/// tasks file without programs keeps its windows.
+pub fn timed(
+    traffic: &Traffic,
+    placement: &Placement,
+    cfg: &PlanConfig,
+) -> Result<Traffic, PipelineError> {
+    let mut t = traffic.clone();
+    if cfg.timing == TimingModel::Port && program::is_driven(traffic) {
+        program::apply_port_timing(&mut t, &placement.node_of, cfg.hardware.ports)?;
+    }
+    Ok(t)
+}
+
+/// The thesis's relaxation step for pipelined programs (Minsky §5.2: "a relaxation step which
+/// moves deadline times forward for messages which have some slack relative to this execution
+/// time"): a copy of the traffic in which every deadline is at least release + period. Only
+/// routing sees it; the schedule keeps the program's own deadlines.
+fn relax_to_period(traffic: &Traffic) -> Result<Traffic, PipelineError> {
+    let period = traffic
+        .period
+        .as_ref()
+        .map(|p| p.lower_bound)
+        .filter(|&p| p > 0)
+        .ok_or_else(|| {
+            PipelineError::Config(
+                "--throughput needs a program with a period bound: repeat its communication with `iterate`"
+                    .into(),
+            )
+        })?;
+    let mut relaxed = traffic.clone();
+    for m in &mut relaxed.messages {
+        m.deadline = m.deadline.max(m.release.saturating_add(period));
+    }
+    Ok(relaxed)
+}

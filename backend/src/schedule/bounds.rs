@@ -1,0 +1,780 @@
+//! Lower bounds that bind (SPEC §2): no valid schedule beats them, and each says what sets it.
+//!
+//! - **Makespan**: the critical path of the programs under the port model (each read waits until
+//!   the reader's ejection port can have drained every word the task has read so far, counted from
+//!   their releases), and, per port and per link, the one-machine bound of Jackson: for the
+//!   messages released at or after some cycle `r`, `r + words / capacity + the least compute their
+//!   readers still have to do`. Fragments may be preempted, so the preemptive bound is the right one.
+//! - **Period** of a repeating phase: the resource bound (per iteration: a task's compute, a port's
+//!   or link's words), the **recurrence bound** — the maximum cycle ratio of the iteration graph
+//!   with its loop-carried edges (Σ time around a cycle / Σ iteration distance; Howard's policy
+//!   iteration) — and the port recurrence: in a steady state the task of a communicating group whose
+//!   sends start earliest must still drain the words it reads from the group, and do the compute
+//!   after, before its next iteration's sends.
+//!
+//! All three work on the unrolled program the language produced: the iteration graph is folded
+//! back from it when every iteration of a task has the same shape (otherwise only the resource
+//! bound is given for that phase: weaker, still true).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use serde::{Deserialize, Serialize};
+
+use super::program::{drive, Executor};
+use super::{Problem, Resource, ScheduleError};
+use crate::topology::NodeId;
+use crate::traffic::{MsgId, Op, PhaseId, TaskId, Traffic};
+
+/// A bound and what sets it, for people (`lower_bound_by`, `period_bound_by`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bound {
+    pub value: u64,
+    pub by: String,
+}
+
+impl Bound {
+    fn raise(&mut self, value: u64, by: impl FnOnce() -> String) {
+        if value > self.value {
+            self.value = value;
+            self.by = by();
+        }
+    }
+}
+
+/// What the bounds may assume about the machine and the plan.
+#[derive(Clone, Copy, Debug)]
+pub struct Setting<'a> {
+    pub traffic: &'a Traffic,
+    /// Node of every task; `None` before placement (every task has its own node).
+    pub node_of: Option<&'a [NodeId]>,
+    /// Injection and ejection ports per node.
+    pub ports: u32,
+    /// Per-switch latency and, per message, the links on its route (after routing).
+    pub hop_latency: u64,
+    pub hops: Option<&'a [u64]>,
+}
+
+impl<'a> Setting<'a> {
+    /// Before placement: every task on a node of its own with `ports` ports.
+    pub fn unplaced(traffic: &'a Traffic, ports: u32) -> Self {
+        Setting {
+            traffic,
+            node_of: None,
+            ports,
+            hop_latency: 0,
+            hops: None,
+        }
+    }
+
+    fn node(&self, t: TaskId) -> usize {
+        self.node_of.and_then(|n| n.get(t).copied()).unwrap_or(t)
+    }
+
+    fn latency(&self, m: MsgId) -> u64 {
+        let hops = self.hops.and_then(|h| h.get(m).copied()).unwrap_or(0);
+        hops.saturating_mul(self.hop_latency)
+    }
+
+    fn local(&self, m: &crate::traffic::Message) -> bool {
+        self.node_of.is_some() && m.dst.iter().all(|&d| self.node(d) == self.node(m.src))
+    }
+}
+
+/// How many recent reads of a task the port term of the critical path looks back over (a subset
+/// of the reads gives a weaker, still true bound; this keeps the pass linear).
+const WINDOW: usize = 64;
+
+/// The lower-bound timing: releases and the critical path under the port model.
+pub struct LowerTiming {
+    pub release: Vec<u64>,
+    pub critical_path: u64,
+}
+
+/// Runs the programs with every message arriving as early as it possibly can: `size` cycles
+/// (plus switch latency) after its earliest release, and a run of reads starting no earlier
+/// than the reader's ejection ports can have drained every word of its recent reads.
+pub fn lower_timing(s: &Setting) -> Result<LowerTiming, ScheduleError> {
+    let traffic = s.traffic;
+    let cap = s.ports.max(1) as u64;
+    let mut windows: HashMap<TaskId, VecDeque<(u64, u64)>> = HashMap::new();
+    let local: Vec<bool> = traffic.messages.iter().map(|m| s.local(m)).collect();
+    let bound = Box::new(|t: TaskId, read: &[(MsgId, u64)], start: u64| {
+        let w = windows.entry(t).or_default();
+        for &(m, r) in read {
+            let msg = &traffic.messages[m];
+            if !local[m] && msg.size > 0 {
+                w.push_back((r + s.latency(m), msg.size));
+                if w.len() > WINDOW {
+                    w.pop_front();
+                }
+            }
+        }
+        start.max(jackson(w.iter().map(|&(r, p)| (r, p, 0)), cap))
+    });
+    let ex = Executor::with_read_bound(traffic, bound);
+    let timing = drive(ex, traffic, |m, _, at| {
+        at + traffic.messages[m].size + s.latency(m)
+    })?;
+    let mut critical = timing.makespan();
+    for (m, r) in timing.release.iter().enumerate() {
+        critical = critical.max(r + traffic.messages[m].size + s.latency(m));
+    }
+    Ok(LowerTiming {
+        release: timing.release,
+        critical_path: critical,
+    })
+}
+
+/// Jackson's preemptive one-machine bound for jobs `(head, body, tail)` on `cap` identical
+/// machines: for every head `r`, `r + ⌈Σ bodies with head ≥ r / cap⌉ + min tail among them`.
+fn jackson(jobs: impl Iterator<Item = (u64, u64, u64)>, cap: u64) -> u64 {
+    let mut jobs: Vec<(u64, u64, u64)> = jobs.collect();
+    jobs.sort_unstable_by_key(|j| std::cmp::Reverse(j.0));
+    let (mut sum, mut tail, mut best) = (0u64, u64::MAX, 0u64);
+    for (r, p, q) in jobs {
+        sum = sum.saturating_add(p);
+        tail = tail.min(q);
+        best = best.max(r.saturating_add(sum.div_ceil(cap)).saturating_add(tail));
+    }
+    best
+}
+
+/// Per task, the compute its program still has to do after each op.
+fn compute_after(traffic: &Traffic) -> Vec<Vec<u64>> {
+    traffic
+        .tasks
+        .iter()
+        .map(|t| {
+            let mut out = vec![0u64; t.ops.len()];
+            let mut acc = 0u64;
+            for (i, op) in t.ops.iter().enumerate().rev() {
+                out[i] = acc;
+                if let Op::Compute(c) = *op {
+                    acc = acc.saturating_add(c);
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// The makespan lower bound of a placed and routed problem: the port-model critical path, and
+/// Jackson's bound on every port and link.
+pub fn makespan(problem: &Problem) -> Result<Bound, ScheduleError> {
+    let traffic = problem.traffic;
+    let hops: Vec<u64> = problem
+        .steps
+        .iter()
+        .map(|st| st.len().saturating_sub(2) as u64)
+        .collect();
+    let setting = Setting {
+        traffic,
+        node_of: Some(&problem.placement.node_of),
+        ports: problem.hardware.ports,
+        hop_latency: problem.hardware.hop_latency,
+        hops: Some(&hops),
+    };
+    let lower = lower_timing(&setting)?;
+    let mut bound = Bound {
+        value: lower.critical_path,
+        by: format!(
+            "critical path under the port model ({} cycles)",
+            lower.critical_path
+        ),
+    };
+    // Per message: the least compute any reader still does after reading it.
+    let after = compute_after(traffic);
+    let mut tail = vec![u64::MAX; traffic.messages.len()];
+    for t in &traffic.tasks {
+        for (i, op) in t.ops.iter().enumerate() {
+            if let Op::Recv(m) = *op {
+                if let Some(q) = tail.get_mut(m) {
+                    *q = (*q).min(after[t.id][i]);
+                }
+            }
+        }
+    }
+    let lat = problem.hardware.hop_latency;
+    let mut jobs: BTreeMap<Resource, Vec<(u64, u64, u64)>> = BTreeMap::new();
+    for (m, msg) in traffic.messages.iter().enumerate() {
+        if msg.size == 0 {
+            continue;
+        }
+        let steps = &problem.steps[m];
+        let mut depth = vec![0u64; steps.len()];
+        for (i, st) in steps.iter().enumerate() {
+            depth[i] = st.parent.map_or(0, |p| depth[p] + 1);
+            let head = lower.release[m] + depth[i].saturating_sub(1) * lat;
+            let q = if tail[m] == u64::MAX { 0 } else { tail[m] };
+            jobs.entry(st.resource)
+                .or_default()
+                .push((head, msg.size, q));
+        }
+    }
+    for (r, js) in jobs {
+        let words: u64 = js.iter().map(|j| j.1).sum();
+        let v = jackson(js.into_iter(), problem.hardware.capacity(r) as u64);
+        bound.raise(v, || {
+            format!("{} ({words} words, from their releases)", describe(r))
+        });
+    }
+    Ok(bound)
+}
+
+fn describe(r: Resource) -> String {
+    match r {
+        Resource::Link { from, to } => format!("link {from}->{to}"),
+        Resource::Inject(x) => format!("injection port of node {x}"),
+        Resource::Eject(x) => format!("ejection port of node {x}"),
+    }
+}
+
+/// The period bound of one repeating phase.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PhasePeriod {
+    pub phase: PhaseId,
+    pub iterations: u64,
+    pub bound: Bound,
+}
+
+/// Period bounds of every phase that repeats at least twice, in phase order. `words` gives,
+/// after routing, every resource's words per phase (links and shared node ports); before it,
+/// ports are counted per task.
+pub fn periods(
+    s: &Setting,
+    words: Option<&BTreeMap<(PhaseId, Resource), u64>>,
+) -> Vec<PhasePeriod> {
+    let traffic = s.traffic;
+    let cap = s.ports.max(1) as u64;
+    let mut iters: BTreeMap<PhaseId, u64> = BTreeMap::new();
+    for m in &traffic.messages {
+        let e = iters.entry(m.phase).or_default();
+        *e = (*e).max(m.iteration + 1);
+    }
+    let phase_of = phases_of_ops(traffic);
+    let mut out = Vec::new();
+    for (&phase, &n) in iters.iter().filter(|(_, &n)| n >= 2) {
+        let pname = traffic
+            .phases
+            .get(phase)
+            .map_or(phase.to_string(), |p| p.name.clone());
+        let mut b = Bound::default();
+        // Resources per iteration.
+        let mut compute: BTreeMap<TaskId, u64> = BTreeMap::new();
+        let mut inject: BTreeMap<TaskId, u64> = BTreeMap::new();
+        let mut eject: BTreeMap<TaskId, u64> = BTreeMap::new();
+        for t in &traffic.tasks {
+            for (i, op) in t.ops.iter().enumerate() {
+                if phase_of[t.id][i] != phase {
+                    continue;
+                }
+                match *op {
+                    Op::Compute(c) => *compute.entry(t.id).or_default() += c,
+                    Op::Send(m) if !s.local(&traffic.messages[m]) => {
+                        *inject.entry(t.id).or_default() += traffic.messages[m].size
+                    }
+                    Op::Recv(m) if !s.local(&traffic.messages[m]) => {
+                        *eject.entry(t.id).or_default() += traffic.messages[m].size
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let name = |t: TaskId| traffic.tasks.get(t).map_or("?", |x| x.name.as_str());
+        for (&t, &c) in &compute {
+            b.raise(c / n, || {
+                format!(
+                    "compute of task {} ({} cycles per iteration)",
+                    name(t),
+                    c / n
+                )
+            });
+        }
+        for (what, map) in [("injection", &inject), ("ejection", &eject)] {
+            for (&t, &w) in map {
+                let v = w.div_ceil(n * cap);
+                b.raise(v, || {
+                    format!("{what} port of task {} ({v} words per iteration)", name(t))
+                });
+            }
+        }
+        if let Some(words) = words {
+            for (&(p, r), &w) in words.range((phase, Resource::Inject(0))..) {
+                if p != phase {
+                    break;
+                }
+                let c = match r {
+                    Resource::Link { .. } => 1,
+                    _ => cap,
+                };
+                let v = w.div_ceil(n * c);
+                b.raise(v, || format!("{} ({v} words per iteration)", describe(r)));
+            }
+        }
+        if let Some(folded) = Folded::build(s, phase, &phase_of) {
+            let (v, why) = folded.recurrence();
+            b.raise(v, || why);
+            let (v, why) = folded.port_recurrence(cap);
+            b.raise(v, || why);
+        }
+        if b.value == 0 {
+            b.by = "nothing: no compute or message inside `iterate`".into();
+        }
+        b.by = format!("{} in phase {pname}", b.by);
+        out.push(PhasePeriod {
+            phase,
+            iterations: n,
+            bound: b,
+        });
+    }
+    out
+}
+
+/// The phase of every op of every task (a `synchronize` belongs to the phase it starts).
+fn phases_of_ops(traffic: &Traffic) -> Vec<Vec<PhaseId>> {
+    traffic
+        .tasks
+        .iter()
+        .map(|t| {
+            let mut p = 0;
+            t.ops
+                .iter()
+                .map(|op| {
+                    if let Op::Sync(q) = *op {
+                        p = q;
+                    }
+                    p
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// An op of an iteration body: (task, offset in its body).
+type OpNode = (TaskId, usize);
+
+/// One iteration of a phase, folded back from the unrolled program: every op of a task's
+/// iteration body is a node `(task, offset)`; edges carry a time and an iteration distance.
+struct Folded<'a> {
+    traffic: &'a Traffic,
+    /// Per task taking part: its body (ops of its first iteration).
+    bodies: BTreeMap<TaskId, Vec<Op>>,
+    /// Message edges: (sender node, reader node) → (words + latency, largest distance).
+    messages: BTreeMap<(OpNode, OpNode), (u64, u64)>,
+}
+
+impl<'a> Folded<'a> {
+    fn build(s: &Setting<'a>, phase: PhaseId, phase_of: &[Vec<PhaseId>]) -> Option<Folded<'a>> {
+        let traffic = s.traffic;
+        let mut bodies = BTreeMap::new();
+        // Per message: where it is sent and read, as (task, offset, iteration).
+        let mut sent: HashMap<MsgId, (TaskId, usize, u64)> = HashMap::new();
+        let mut read: Vec<(MsgId, (TaskId, usize, u64))> = Vec::new();
+        for t in &traffic.tasks {
+            let its = t.op_iterations();
+            let mut iters: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+            for (i, it) in its.iter().enumerate() {
+                if let Some(k) = it {
+                    if phase_of[t.id][i] == phase {
+                        iters.entry(*k).or_default().push(i);
+                    }
+                }
+            }
+            if iters.len() < 2 {
+                continue;
+            }
+            let shape = |i: usize| -> (u8, u64, Vec<TaskId>) {
+                match t.ops[i] {
+                    Op::Compute(c) => (0, c, vec![]),
+                    Op::Send(m) => (1, traffic.messages[m].size, traffic.messages[m].dst.clone()),
+                    Op::Recv(m) => (2, traffic.messages[m].size, vec![traffic.messages[m].src]),
+                    Op::Sync(p) => (3, p as u64, vec![]),
+                }
+            };
+            let first: Vec<_> = iters.values().next()?.iter().map(|&i| shape(i)).collect();
+            for (&k, ops) in &iters {
+                if ops.len() != first.len() || ops.iter().zip(&first).any(|(&i, f)| shape(i) != *f)
+                {
+                    return None;
+                }
+                for (off, &i) in ops.iter().enumerate() {
+                    match t.ops[i] {
+                        Op::Send(m) => {
+                            sent.insert(m, (t.id, off, k));
+                        }
+                        Op::Recv(m) => read.push((m, (t.id, off, k))),
+                        _ => {}
+                    }
+                }
+            }
+            let body = iters.values().next()?.iter().map(|&i| t.ops[i]).collect();
+            bodies.insert(t.id, body);
+        }
+        let mut messages = BTreeMap::new();
+        for (m, (rt, roff, rk)) in read {
+            let Some(&(st, soff, sk)) = sent.get(&m) else {
+                continue;
+            };
+            if rk < sk {
+                return None;
+            }
+            let w = traffic.messages[m].size + s.latency(m);
+            let e = messages
+                .entry(((st, soff), (rt, roff)))
+                .or_insert((w, rk - sk));
+            e.0 = e.0.min(w);
+            e.1 = e.1.max(rk - sk);
+        }
+        if bodies.is_empty() {
+            return None;
+        }
+        Some(Folded {
+            traffic,
+            bodies,
+            messages,
+        })
+    }
+
+    fn name(&self, t: TaskId) -> &str {
+        self.traffic.tasks.get(t).map_or("?", |x| x.name.as_str())
+    }
+
+    /// The maximum cycle ratio of the iteration graph (Howard's policy iteration), rounded up,
+    /// and the cycle that sets it.
+    fn recurrence(&self) -> (u64, String) {
+        // Nodes: (task, offset) in body order; node value = when the op completes.
+        let mut index: BTreeMap<(TaskId, usize), usize> = BTreeMap::new();
+        for (&t, body) in &self.bodies {
+            for off in 0..body.len() {
+                let n = index.len();
+                index.insert((t, off), n);
+            }
+        }
+        let dur = |op: &Op| match *op {
+            Op::Compute(c) => c,
+            _ => 0,
+        };
+        let mut edges: Vec<Edge> = Vec::new();
+        for (&t, body) in &self.bodies {
+            for off in 0..body.len() {
+                let (next, d) = if off + 1 < body.len() {
+                    (off + 1, 0)
+                } else {
+                    (0, 1)
+                };
+                edges.push(Edge {
+                    from: index[&(t, off)],
+                    to: index[&(t, next)],
+                    w: dur(&body[next]),
+                    d,
+                    msg: false,
+                });
+            }
+        }
+        for (&(a, b), &(w, d)) in &self.messages {
+            if let (Some(&from), Some(&to)) = (index.get(&a), index.get(&b)) {
+                edges.push(Edge {
+                    from,
+                    to,
+                    w,
+                    d,
+                    msg: true,
+                });
+            }
+        }
+        let names: Vec<(TaskId, usize)> = index.keys().copied().collect();
+        match max_cycle_ratio(index.len(), &edges) {
+            Some((w, d, cycle)) if d > 0 && w > 0 => {
+                let v = w.div_ceil(d);
+                let mut tasks: Vec<&str> = Vec::new();
+                for &e in &cycle {
+                    let n = self.name(names[edges[e].from].0);
+                    if tasks.last() != Some(&n) {
+                        tasks.push(n);
+                    }
+                }
+                if tasks.len() > 1 && tasks.first() == tasks.last() {
+                    tasks.pop();
+                }
+                let msgs = cycle.iter().filter(|&&e| edges[e].msg).count();
+                let what = if msgs == 0 {
+                    format!("task {}'s own loop", tasks.first().copied().unwrap_or("?"))
+                } else if tasks.len() > 6 {
+                    format!(
+                        "a cycle through {} tasks ({} → … → {})",
+                        tasks.len(),
+                        tasks[0],
+                        tasks[tasks.len() - 1]
+                    )
+                } else {
+                    format!("the cycle {}", tasks.join(" → "))
+                };
+                (
+                    v,
+                    format!("recurrence: {what}, {w} cycles over {d} iteration(s)"),
+                )
+            }
+            _ => (0, String::new()),
+        }
+    }
+
+    /// The port recurrence of every strongly connected group of communicating tasks: in a
+    /// periodic schedule, take the task `t` of the group whose first send to the group comes
+    /// earliest in the iteration. What `t` reads from the group between that send and its next
+    /// iteration's was sent no earlier, so `t`'s ejection ports must drain it, and `t` must do the
+    /// compute in between, within one period. The bound is the least of these over the tasks of
+    /// the group that can be that earliest one.
+    fn port_recurrence(&self, cap: u64) -> (u64, String) {
+        let tasks: Vec<TaskId> = self.bodies.keys().copied().collect();
+        let pos: BTreeMap<TaskId, usize> = tasks.iter().enumerate().map(|(i, &t)| (t, i)).collect();
+        let mut g = petgraph::graph::DiGraph::<TaskId, ()>::new();
+        let nodes: Vec<_> = tasks.iter().map(|&t| g.add_node(t)).collect();
+        let mut dist: BTreeMap<(TaskId, usize), u64> = BTreeMap::new();
+        let mut pairs = BTreeSet::new();
+        for (&((st, _), (rt, roff)), &(_, d)) in &self.messages {
+            if let (Some(&a), Some(&b)) = (pos.get(&st), pos.get(&rt)) {
+                if st != rt && pairs.insert((a, b)) {
+                    g.add_edge(nodes[a], nodes[b], ());
+                }
+            }
+            let e = dist.entry((rt, roff)).or_insert(d);
+            *e = (*e).max(d);
+        }
+        let mut best = (0u64, String::new());
+        for scc in petgraph::algo::tarjan_scc(&g) {
+            if scc.len() < 2 {
+                continue;
+            }
+            let group: BTreeSet<TaskId> = scc.iter().map(|&n| g[n]).collect();
+            let mut least: Option<(u64, TaskId)> = None;
+            for &t in &group {
+                let body = &self.bodies[&t];
+                let sends_to_group = |op: &Op| match *op {
+                    Op::Send(m) => self.traffic.messages[m]
+                        .dst
+                        .iter()
+                        .any(|d| group.contains(d)),
+                    _ => false,
+                };
+                let Some(f) = body.iter().position(sends_to_group) else {
+                    continue;
+                };
+                let mut time = 0u64;
+                let mut words = 0u64;
+                let mut possible = true;
+                for (step, off) in (f..body.len()).chain(0..f).enumerate() {
+                    let next_iter = u64::from(step >= body.len() - f);
+                    match body[off] {
+                        Op::Compute(c) => time += c,
+                        Op::Recv(m) => {
+                            let msg = &self.traffic.messages[m];
+                            if !group.contains(&msg.src) || msg.size == 0 {
+                                continue;
+                            }
+                            let d = dist.get(&(t, off)).copied().unwrap_or(u64::MAX);
+                            if d == u64::MAX || d > next_iter {
+                                continue; // sent in an earlier iteration: no constraint
+                            }
+                            if next_iter - d >= 1 {
+                                possible = false; // t cannot be the earliest
+                                break;
+                            }
+                            words += msg.size;
+                            time = time.max(words.div_ceil(cap));
+                        }
+                        _ => {}
+                    }
+                }
+                if possible && least.is_none_or(|(v, _)| time < v) {
+                    least = Some((time, t));
+                }
+            }
+            if let Some((v, t)) = least {
+                if v > best.0 {
+                    best = (
+                        v,
+                        format!(
+                            "port recurrence of a group of {} tasks: each must drain what it reads from the group and compute before its next sends (least: task {}, {v} cycles)",
+                            group.len(),
+                            self.name(t)
+                        ),
+                    );
+                }
+            }
+        }
+        best
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Edge {
+    from: usize,
+    to: usize,
+    w: u64,
+    d: u64,
+    msg: bool,
+}
+
+/// Howard's policy iteration for the maximum cycle ratio Σw / Σd over the cycles of a graph in
+/// which every node has an outgoing edge and every cycle has Σd > 0. Returns the critical
+/// cycle's exact (Σw, Σd) and its edges.
+fn max_cycle_ratio(n: usize, edges: &[Edge]) -> Option<(u64, u64, Vec<usize>)> {
+    if n == 0 {
+        return None;
+    }
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, e) in edges.iter().enumerate() {
+        out[e.from].push(i);
+    }
+    if out.iter().any(Vec::is_empty) {
+        return None;
+    }
+    // Initial policy: the heaviest edge out of every node.
+    let mut policy: Vec<usize> = out
+        .iter()
+        .map(|es| *es.iter().max_by_key(|&&e| edges[e].w).unwrap_or(&es[0]))
+        .collect();
+    let mut eta = vec![0f64; n];
+    let mut x = vec![0f64; n];
+    let eps = 1e-9;
+    for _round in 0..(10 * n + 100) {
+        // Value determination: every node reaches one cycle of the policy graph.
+        let mut state = vec![0u8; n]; // 0 new, 1 on the current walk, 2 done
+        for s in 0..n {
+            if state[s] != 0 {
+                continue;
+            }
+            let mut walk = Vec::new();
+            let mut v = s;
+            while state[v] == 0 {
+                state[v] = 1;
+                walk.push(v);
+                v = edges[policy[v]].to;
+            }
+            if state[v] == 1 {
+                // A new cycle from v.
+                let start = walk.iter().position(|&u| u == v).unwrap_or(0);
+                let cyc = &walk[start..];
+                let (w, d) = cyc.iter().fold((0u64, 0u64), |(w, d), &u| {
+                    (w + edges[policy[u]].w, d + edges[policy[u]].d)
+                });
+                let r = if d == 0 { 0.0 } else { w as f64 / d as f64 };
+                eta[v] = r;
+                x[v] = 0.0;
+                // Around the cycle backwards from v.
+                for &u in cyc.iter().skip(1).rev() {
+                    let e = &edges[policy[u]];
+                    eta[u] = r;
+                    x[u] = e.w as f64 - r * e.d as f64 + x[e.to];
+                }
+                for &u in cyc {
+                    state[u] = 2;
+                }
+                walk.truncate(start);
+            }
+            for &u in walk.iter().rev() {
+                let e = &edges[policy[u]];
+                eta[u] = eta[e.to];
+                x[u] = e.w as f64 - eta[u] * e.d as f64 + x[e.to];
+                state[u] = 2;
+            }
+        }
+        // Improvement: first by ratio, then by value.
+        let mut changed = false;
+        for u in 0..n {
+            let mut best = policy[u];
+            for &e in &out[u] {
+                if eta[edges[e].to] > eta[edges[best].to] + eps {
+                    best = e;
+                }
+            }
+            if eta[edges[best].to] > eta[u] + eps {
+                policy[u] = best;
+                changed = true;
+            }
+        }
+        if !changed {
+            for u in 0..n {
+                let mut best = policy[u];
+                let val = |e: usize| {
+                    let ed = &edges[e];
+                    ed.w as f64 - eta[u] * ed.d as f64 + x[ed.to]
+                };
+                for &e in &out[u] {
+                    if (eta[edges[e].to] - eta[u]).abs() <= eps && val(e) > val(best) + eps {
+                        best = e;
+                    }
+                }
+                if best != policy[u] && val(best) > x[u] + eps {
+                    policy[u] = best;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // The critical cycle of the final policy, in exact arithmetic.
+    let top = (0..n).max_by(|&a, &b| eta[a].total_cmp(&eta[b]))?;
+    let mut seen = vec![false; n];
+    let mut v = top;
+    while !seen[v] {
+        seen[v] = true;
+        v = edges[policy[v]].to;
+    }
+    let mut cycle = Vec::new();
+    let (mut w, mut d) = (0u64, 0u64);
+    let start = v;
+    loop {
+        let e = policy[v];
+        cycle.push(e);
+        w += edges[e].w;
+        d += edges[e].d;
+        v = edges[e].to;
+        if v == start {
+            break;
+        }
+    }
+    Some((w, d, cycle))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(from: usize, to: usize, w: u64, d: u64) -> Edge {
+        Edge {
+            from,
+            to,
+            w,
+            d,
+            msg: false,
+        }
+    }
+
+    /// Two cycles, ratios 5/1 and 12/2 = 6: the larger wins, exactly.
+    #[test]
+    fn howard_finds_the_largest_ratio() {
+        let edges = [
+            e(0, 1, 2, 0),
+            e(1, 0, 3, 1),
+            e(1, 2, 4, 1),
+            e(2, 3, 4, 0),
+            e(3, 1, 4, 1),
+        ];
+        let (w, d, _) = max_cycle_ratio(4, &edges).unwrap();
+        assert_eq!((w, d), (12, 2));
+    }
+
+    #[test]
+    fn jackson_counts_words_from_each_head() {
+        // Heads 0, 10, 10 with 4, 8, 8 words: from 10 on 16 words → 26.
+        assert_eq!(
+            jackson([(0, 4, 0), (10, 8, 0), (10, 8, 3)].into_iter(), 1),
+            26
+        );
+        assert_eq!(jackson([(0, 4, 5)].into_iter(), 1), 9);
+        assert_eq!(jackson([(0, 8, 0), (0, 8, 0)].into_iter(), 2), 8);
+    }
+}

@@ -481,7 +481,10 @@ pub fn schedule(
 /// period (throughput is what a periodic real-time program needs, Minsky §5.2), then the
 /// makespan; a program that does not repeat by its makespan. Ties go to fewer relaxed deadlines.
 fn key(problem: &Problem, phases: &[bounds::PhasePeriod], s: &Schedule) -> (u64, u64, usize) {
-    let period = periodic::analyze_with(problem, s, phases).map_or(0, |p| p.achieved);
+    // A short run may drain faster than any steady state can go; what it sustains is never
+    // less than the bound.
+    let period =
+        periodic::analyze_with(problem, s, phases).map_or(0, |p| p.achieved.max(p.lower_bound));
     (period, s.makespan, s.relaxed.len())
 }
 

@@ -48,7 +48,7 @@ pub fn is_driven(traffic: &Traffic) -> bool {
             }
         }
     }
-    n > 0
+    (n > 0 || traffic.tasks.iter().any(|t| !t.ops.is_empty()))
         && traffic
             .messages
             .iter()

@@ -194,6 +194,7 @@ fn backend_stages(traffic: &Traffic, spec: &NetworkSpec, c: Choices) {
     };
     let opts = SimOptions {
         max_cycles: 200_000,
+        ..SimOptions::for_program(traffic, &network, &placement)
     };
     for entry in registry::MODELS {
         for extra in entry.compare {

@@ -34,7 +34,11 @@ fn pipeline() -> Traffic {
 }
 
 fn run(spec: &str, traffic: &Traffic) -> (String, u64, Vec<u64>) {
-    let net = Network::build(&"ring:4".parse().unwrap()).unwrap();
+    run_on("ring:4", spec, traffic)
+}
+
+fn run_on(network: &str, spec: &str, traffic: &Traffic) -> (String, u64, Vec<u64>) {
+    let net = Network::build(&network.parse().unwrap()).unwrap();
     let placement = Placement {
         node_of: vec![0, 1, 2],
     };
@@ -80,9 +84,9 @@ fn compiled_runs_a_program() {
 #[test]
 fn pms_runs_a_program() {
     let t = pipeline();
-    let (name, dynamic, _) = run("pms", &t);
+    let (name, dynamic, _) = run_on("crossbar:4", "pms", &t);
     assert_eq!(name, "pms K=4 dynamic predictor=timeout=80");
-    let (name, preload, lat) = run("pms preload=4", &t);
+    let (name, preload, lat) = run_on("crossbar:4", "pms preload=4", &t);
     assert_eq!(name, "pms K=4 preload predictor=timeout=80");
     assert!(preload < dynamic, "{preload} vs {dynamic}");
     // Preloaded: 8 words leave at the first slot boundary, then the 10-cycle pipe.
@@ -112,4 +116,22 @@ fn bad_options_are_errors() {
     ] {
         assert!(registry::build(spec, &ctx).is_err(), "{spec}");
     }
+}
+
+/// PMS is a crossbar: on any other network it refuses and names the network to use.
+#[test]
+fn pms_refuses_other_networks() {
+    let t = pipeline();
+    let net = Network::build(&"mesh:2x2".parse().unwrap()).unwrap();
+    let placement = Placement {
+        node_of: vec![0, 1, 2],
+    };
+    let ctx = ModelContext {
+        network: &net,
+        traffic: Some(&t),
+        placement: Some(&placement),
+        seed: 1,
+    };
+    let e = registry::build("pms", &ctx).err().unwrap().to_string();
+    assert!(e.contains("crossbar:4") && e.contains("mesh:2x2"), "{e}");
 }

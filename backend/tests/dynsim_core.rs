@@ -187,7 +187,7 @@ fn waiting_forever_is_an_error_naming_the_tasks() {
         &SimOptions::default(),
     )
     .unwrap_err();
-    expect!["the program cannot finish on model `wormhole vc=1 buf=2`: t0 (waiting for message 1), t1 (waiting for message 0) never complete"].assert_eq(&err.to_string());
+    expect!["did not finish after 0 cycles (deadlock): t0 (waiting for message 1), t1 (waiting for message 0) never complete"].assert_eq(&err.to_string());
 }
 
 #[test]

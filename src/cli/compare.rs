@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
+use ttdl_backend::sim::core::SimError;
 use ttdl_backend::sim::registry;
 
 use super::simulate::{load_program, models_help, network_json, run_model};
@@ -22,7 +23,7 @@ pub struct CompareArgs {
     /// `wormhole,wormhole vc=2,circuit`. Default: every registered model's standard set
     #[arg(long, value_name = "A,B,…")]
     pub models: Option<String>,
-    /// Stop a model with an error if the program has not finished by this cycle
+    /// Stop a model that has not finished by this cycle (default: 64 × the program's serial time, at least 1,000,000); a model that holds packets but delivers none for long is stopped as deadlocked or livelocked before
     #[arg(long, value_name = "CYCLES")]
     pub max_cycles: Option<u64>,
     #[command(flatten)]
@@ -32,7 +33,7 @@ pub struct CompareArgs {
 /// One row of the table.
 struct Row {
     spec: String,
-    result: Result<(String, u64, f64, u64), String>,
+    result: Result<(String, u64, f64, u64), SimError>,
 }
 
 fn ratio(x: f64, best: f64) -> f64 {
@@ -71,11 +72,7 @@ pub fn run(args: &CompareArgs) -> CliResult {
             )));
         }
     }
-    let seed = args
-        .common
-        .seed
-        .or_else(|| prog.traffic.target.as_ref().and_then(|t| t.seed))
-        .unwrap_or(1);
+    let seed = prog.config.seed;
     let bar = ProgressBar::new(specs.len() as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
@@ -143,9 +140,20 @@ pub fn run(args: &CompareArgs) -> CliResult {
                             ratio(*max as f64, best_max)
                         );
                     }
+                    Err(SimError::Unfinished { cycles, stall, .. }) => {
+                        let _ = writeln!(
+                            s,
+                            "{:<width$}  did not finish after {cycles} cycles ({})",
+                            r.spec,
+                            stall.name()
+                        );
+                        if let Some(e) = &r.result.as_ref().err() {
+                            errors.push(format!("{}: {e}", r.spec));
+                        }
+                    }
                     Err(e) => {
                         errors.push(format!("{}: {e}", r.spec));
-                        let _ = writeln!(s, "{:<width$}  {:>10}", r.spec, "failed");
+                        let _ = writeln!(s, "{:<width$}  {:>10}", r.spec, "cannot run");
                     }
                 }
             }
@@ -167,7 +175,16 @@ pub fn run(args: &CompareArgs) -> CliResult {
                         "max_latency": max,
                         "max_latency_norm": ratio(*max as f64, best_max),
                     }),
-                    Err(e) => json!({"model": r.spec, "error": e}),
+                    Err(SimError::Unfinished {
+                        cycles,
+                        stall,
+                        detail,
+                    }) => json!({
+                        "model": r.spec,
+                        "unfinished": {"cycles": cycles, "stall": stall, "detail": detail},
+                        "error": r.result.as_ref().err().map(|e| e.to_string()),
+                    }),
+                    Err(e) => json!({"model": r.spec, "error": e.to_string()}),
                 })
                 .collect();
             let doc = json!({

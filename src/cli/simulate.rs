@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::json;
-use ttdl_backend::place::{self, PlaceMethod};
-use ttdl_backend::sim::core::{default_placement, simulate, SimOptions, SimReport};
+use ttdl_backend::pipeline;
+use ttdl_backend::sim::core::{simulate, SimError, SimOptions, SimReport};
 use ttdl_backend::sim::registry::{self, ModelContext};
-use ttdl_backend::{Network, NetworkSpec, Placement, Traffic};
+use ttdl_backend::{Network, Placement, Traffic};
 
 use super::{CliError, CliResult, Common, Format};
 
@@ -30,7 +30,7 @@ pub struct SimulateArgs {
     /// Model options, KEY=VALUE (see the list below)
     #[arg(value_name = "KEY=VALUE")]
     pub options: Vec<String>,
-    /// Stop with an error if the program has not finished by this cycle
+    /// Stop if the program has not finished by this cycle (default: 64 × the program's serial time, at least 1,000,000); a model that holds packets but delivers none for long is stopped as deadlocked or livelocked before
     #[arg(long, value_name = "CYCLES")]
     pub max_cycles: Option<u64>,
     #[command(flatten)]
@@ -42,6 +42,8 @@ pub struct Program {
     pub traffic: Traffic,
     pub network: Network,
     pub placement: Placement,
+    /// The resolved plan configuration (seed, and what the scheduled model plans with).
+    pub config: pipeline::PlanConfig,
 }
 
 /// Reads a program: TTDL source evaluated by a [`crate::session::Session`] (the standard library
@@ -63,71 +65,75 @@ pub fn load_traffic(path: &Path, common: &Common) -> Result<Traffic, CliError> {
     Ok(traffic)
 }
 
-/// The program, its network (`--network`, else the script's `target`, else its logical network,
-/// else the smallest square mesh that holds its tasks) and placement.
+/// The program, its network and placement, resolved by the one pipeline `ttdl run` uses
+/// (`--network`/`--place`/`--seed`, else the script's `target`, else the defaults), so every
+/// command places a program the same way.
 pub fn load_program(file: Option<&Path>, common: &Common) -> Result<Program, CliError> {
     let path = file.ok_or_else(|| CliError::Usage("a program file is required".into()))?;
     let traffic = load_traffic(path, common)?;
-    let spec: NetworkSpec = match &common.network {
-        Some(s) => s
-            .parse()
-            .map_err(|e| CliError::Usage(format!("--network: {e}")))?,
-        None => match traffic
-            .target
-            .as_ref()
-            .and_then(|t| t.network.clone())
-            .or_else(|| traffic.logical.clone())
-        {
-            Some(s) => s,
-            None => {
-                let n = traffic.tasks.len().max(1);
-                let k = (1..).find(|k| k * k >= n).unwrap_or(1);
-                NetworkSpec::new(ttdl_backend::topology::Kind::Mesh, vec![k, k])
-            }
-        },
-    };
-    let network = Network::build(&spec).map_err(|e| CliError::Input(e.to_string()))?;
-    // `--place`, else the script's `target :place`, else its canned mapping when every task has
-    // mapped coordinates, else identity (task i on node i mod N).
-    let method = common
-        .place
-        .clone()
-        .or_else(|| traffic.target.as_ref().and_then(|t| t.place.clone()));
-    let placement = match method {
-        Some(m) => {
-            let m: PlaceMethod = m
-                .parse()
-                .map_err(|e: ttdl_backend::place::PlaceError| CliError::Usage(e.to_string()))?;
-            let seed = common
-                .seed
-                .or_else(|| traffic.target.as_ref().and_then(|t| t.seed))
-                .unwrap_or(1);
-            place::place(&traffic, &network, m, seed).map_err(|e| CliError::Input(e.to_string()))?
-        }
-        None => default_placement(&traffic, &network),
-    };
+    let cfg = pipeline::resolve(&traffic, &overrides(common)).map_err(super::run::cli_error)?;
+    let (network, placement) = pipeline::place(&traffic, &cfg).map_err(super::run::cli_error)?;
     Ok(Program {
         traffic,
         network,
         placement,
+        config: cfg,
     })
 }
 
-/// Runs one model spec on the program.
+/// `spec` with the program's plan settings filled in where a `scheduled` spec leaves them out,
+/// so `compare --schedule lp` or a script's `(target … :route 'shortest)` reaches the plan.
+pub fn with_plan_settings(spec: &str, cfg: &pipeline::PlanConfig) -> String {
+    let name = spec.split([' ', ':']).next().unwrap_or("");
+    if name != "scheduled" {
+        return spec.to_string();
+    }
+    let given = |key: &str| {
+        spec.split([' ', ',', ':'])
+            .any(|w| w.split_once('=').is_some_and(|(k, _)| k == key))
+    };
+    let mut out = spec.to_string();
+    for (key, value) in [
+        ("route", cfg.route.name().to_string()),
+        ("schedule", cfg.schedule.name().to_string()),
+        ("timing", cfg.timing.name().to_string()),
+    ] {
+        if !given(key) {
+            out.push_str(&format!(" {key}={value}"));
+        }
+    }
+    out
+}
+
+/// The plan options a simulating command passes on (the scheduled model plans with them).
+pub fn overrides(c: &Common) -> pipeline::Overrides {
+    pipeline::Overrides {
+        network: c.network.clone(),
+        place: c.place.clone(),
+        route: c.route.clone(),
+        schedule: c.schedule.clone(),
+        seed: c.seed,
+        timing: c.timing.clone(),
+        ..pipeline::Overrides::default()
+    }
+}
+
+/// Runs one model spec on the program, under `max_cycles` or the program's default cap
+/// ([`SimOptions::for_program`]).
 pub fn run_model(
     prog: &Program,
     spec: &str,
     seed: u64,
     max_cycles: Option<u64>,
-) -> Result<SimReport, String> {
+) -> Result<SimReport, SimError> {
     let ctx = ModelContext {
         network: &prog.network,
         traffic: Some(&prog.traffic),
         placement: Some(&prog.placement),
         seed,
     };
-    let mut model = registry::build(spec, &ctx).map_err(|e| e.to_string())?;
-    let mut opts = SimOptions::default();
+    let mut model = registry::build(&with_plan_settings(spec, &prog.config), &ctx)?;
+    let mut opts = SimOptions::for_program(&prog.traffic, &prog.network, &prog.placement);
     if let Some(m) = max_cycles {
         opts.max_cycles = m;
     }
@@ -138,7 +144,6 @@ pub fn run_model(
         model.as_mut(),
         &opts,
     )
-    .map_err(|e| e.to_string())
 }
 
 /// The network part of the JSON documents (SPEC §4).
@@ -238,7 +243,8 @@ pub fn run(args: &SimulateArgs) -> CliResult {
         seed,
     };
     registry::build(&spec, &ctx).map_err(|e| CliError::Usage(e.to_string()))?;
-    let report = run_model(&prog, &spec, seed, args.max_cycles).map_err(CliError::Input)?;
+    let report = run_model(&prog, &spec, seed, args.max_cycles)
+        .map_err(|e| CliError::Input(e.to_string()))?;
     let out = match args.common.format {
         Format::Text => text_report(&prog, &report),
         Format::Json => {

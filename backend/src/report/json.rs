@@ -73,7 +73,13 @@ pub fn plan(p: &Plan) -> Value {
             })
         })
         .collect();
-    let period = p.period.as_ref().map(|pr| pr.achieved);
+    // A run too short for a steady state has no period (SPEC §4: no figure under its bound);
+    // its iteration spacing is still given.
+    let period = p
+        .period
+        .as_ref()
+        .filter(|pr| pr.steady())
+        .map(|pr| pr.achieved);
     json!({
         "version": 1,
         "network": {
@@ -91,6 +97,7 @@ pub fn plan(p: &Plan) -> Value {
             "critical_path": p.traffic.critical_path,
             "period": period,
             "period_lower_bound": p.period.as_ref().map(|pr| pr.lower_bound),
+            "iteration_spacing": p.period.as_ref().map(|pr| pr.achieved),
             "period_bound_by": p.period.as_ref().map(|pr| pr.bound_by.clone()),
             "peak_utilization": (p.peak_utilization.0 * 1e4).round() / 1e4,
             "placement_cost": p.placement_cost,

@@ -31,11 +31,20 @@ pub fn summary(p: &Plan) -> String {
         t.critical_path
     );
     if let Some(pr) = &p.period {
-        let _ = writeln!(
-            o,
-            "period:           {} cycles over {} iterations (lower bound {}: {})",
-            pr.achieved, pr.iterations, pr.lower_bound, pr.bound_by
-        );
+        if pr.steady() {
+            let _ = writeln!(
+                o,
+                "period:           {} cycles over {} iterations (lower bound {}: {})",
+                pr.achieved, pr.iterations, pr.lower_bound, pr.bound_by
+            );
+        } else {
+            let _ = writeln!(
+                o,
+                "period:           no steady state in {} iterations (they end {} cycles apart, \
+                 closer than any steady state allows: lower bound {}: {})",
+                pr.iterations, pr.achieved, pr.lower_bound, pr.bound_by
+            );
+        }
     }
     let _ = writeln!(
         o,

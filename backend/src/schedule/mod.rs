@@ -465,7 +465,15 @@ pub fn schedule(
             // An LP that fails to solve is not fatal when the exact answer exists.
             match lp::schedule(&problem, &lp::MicroLp).and_then(checked) {
                 Ok(l) => {
-                    if key(&problem, &phases, &l) < key(&problem, &phases, &e) {
+                    let (pe, pl) = (
+                        periodic::analyze_with(&problem, &e, &phases),
+                        periodic::analyze_with(&problem, &l, &phases),
+                    );
+                    // Periods are compared only when both runs reached a steady state.
+                    let steady = [&pe, &pl]
+                        .iter()
+                        .all(|p| p.as_ref().is_none_or(|p| p.steady()));
+                    if key(&l, &pl, steady) < key(&e, &pe, steady) {
                         Ok(l)
                     } else {
                         Ok(e)
@@ -479,13 +487,14 @@ pub fn schedule(
 
 /// How `best` ranks schedules by the real objective: a repeating program by its steady-state
 /// period (throughput is what a periodic real-time program needs, Minsky §5.2), then the
-/// makespan; a program that does not repeat by its makespan. Ties go to fewer relaxed deadlines.
-fn key(problem: &Problem, phases: &[bounds::PhasePeriod], s: &Schedule) -> (u64, u64, usize) {
-    // A short run may drain faster than any steady state can go; what it sustains is never
-    // less than the bound.
-    let period =
-        periodic::analyze_with(problem, s, phases).map_or(0, |p| p.achieved.max(p.lower_bound));
-    (period, s.makespan, s.relaxed.len())
+/// makespan; a program that does not repeat, or runs too few iterations for either schedule to
+/// reach a steady state, by its makespan. Ties go to fewer relaxed deadlines.
+fn key(s: &Schedule, period: &Option<periodic::PeriodReport>, steady: bool) -> (u64, u64, usize) {
+    let p = match period {
+        Some(p) if steady => p.achieved,
+        _ => 0,
+    };
+    (p, s.makespan, s.relaxed.len())
 }
 
 /// A makespan no schedule can beat, and what sets it (SPEC §4 `lower_bound`, `lower_bound_by`):

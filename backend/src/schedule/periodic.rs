@@ -22,8 +22,18 @@ pub struct PeriodReport {
     pub lower_bound: u64,
     /// What sets the bound, e.g. `compute of task t3 (12 cycles)`, `link 4->5 (12 words)`.
     pub bound_by: String,
-    /// The steady-state period of the schedule.
+    /// Cycles between the completions of the first and last iteration, per iteration: the
+    /// steady-state period of the schedule when the run is long enough to reach one.
     pub achieved: u64,
+}
+
+impl PeriodReport {
+    /// Whether the run reached a steady state. Iterations that end closer together than the
+    /// bound allows are a short run draining (its first iteration was late, the rest caught
+    /// up), not a period anything could sustain: no figure is printed for it.
+    pub fn steady(&self) -> bool {
+        self.achieved >= self.lower_bound
+    }
 }
 
 /// Words every resource carries per phase (links and node ports, after placement and routing).

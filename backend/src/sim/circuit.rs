@@ -11,9 +11,15 @@
 //! Contention: a header that finds a resource taken either holds what it has and waits for it
 //! (`blocked=hold`; deadlock-free with dimension-order routing on meshes and hypercubes), or
 //! waits up to `patience` cycles, then releases its partial path and retries after a back-off
-//! (`blocked=retry`, the default on tori and rings, whose wrap-around links close dependency
-//! cycles, and on topologies without dimensions, where routes are shortest paths found by search). Waiting headers are served oldest
-//! first (`arb=oldest`, default) or in order of arrival (`arb=fifo`).
+//! (`blocked=retry`), or takes the resource from a *younger* header that is still setting up its
+//! path — which releases its partial path and retries — and waits for older headers and for
+//! circuits that stream (`blocked=preempt`, the default on tori and rings, whose wrap-around links
+//! close dependency cycles, and on topologies without dimensions, where routes are shortest paths
+//! found by search). With `preempt` a header only ever waits for an older packet or a streaming
+//! circuit, so the oldest packet always gets through: neither deadlock nor livelock (plain
+//! `retry` livelocks on all-to-all traffic over 7×7 and larger tori, every header timing out on
+//! another's partial path). Waiting headers are served oldest first (`arb=oldest`, default) or in
+//! order of arrival (`arb=fifo`); age is (creation cycle, packet id).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -25,8 +31,7 @@ use super::paths::Paths;
 use super::registry::ModelContext;
 use super::{Delivery, NetworkModel, Packet};
 
-pub const OPTIONS: &str =
-    "setup=2 (C1, cycles per hop) overhead=0 (a) arb=oldest|fifo blocked=hold|retry patience=32";
+pub const OPTIONS: &str = "setup=2 (C1, cycles per hop) overhead=0 (a) arb=oldest|fifo blocked=hold|retry|preempt (preempt on tori) patience=32 (retry)";
 
 /// Builds the model from registry options.
 pub fn build(
@@ -39,18 +44,36 @@ pub fn build(
     // Hold-and-wait is deadlock-free only along dimension order on meshes and hypercubes.
     let wraps = matches!(ctx.network.spec.kind, Kind::Torus | Kind::Ring)
         || !Paths::new(ctx.network).is_dimension_order();
-    let retry = opts.choice(
-        "blocked",
-        if wraps { "retry" } else { "hold" },
-        &["hold", "retry"],
-    )? == "retry";
+    let blocked = match opts
+        .choice(
+            "blocked",
+            if wraps { "preempt" } else { "hold" },
+            &["hold", "retry", "preempt"],
+        )?
+        .as_str()
+    {
+        "retry" => Blocked::Retry,
+        "preempt" => Blocked::Preempt,
+        _ => Blocked::Hold,
+    };
     let patience = opts.u64_in("patience", 32, 0, 1 << 32)?;
-    let mut c = Circuit::new(ctx.network, setup, overhead, oldest, retry)?;
+    let mut c = Circuit::new(ctx.network, setup, overhead, oldest, blocked)?;
     c.patience = patience;
     Ok(Box::new(c))
 }
 
 const FREE: usize = usize::MAX;
+
+/// What a header does when the next resource of its path is taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Blocked {
+    /// Keep the partial path and wait.
+    Hold,
+    /// Wait up to `patience` cycles, then release the partial path and retry after a back-off.
+    Retry,
+    /// Take the resource from a younger header still setting up; wait for older ones.
+    Preempt,
+}
 
 struct Pkt {
     id: u64,
@@ -61,6 +84,8 @@ struct Pkt {
     /// How many of `path` are held.
     held: usize,
     attempts: u64,
+    /// Changes whenever the header restarts, so a probe scheduled before is ignored.
+    generation: u64,
     /// Since when the header has waited for its next resource.
     wait_since: Option<u64>,
 }
@@ -69,8 +94,8 @@ struct Pkt {
 enum Ev {
     /// The resource is released at this cycle.
     Free(usize),
-    /// The header asks for its next resource.
-    Probe(usize),
+    /// The header (of this generation) asks for its next resource.
+    Probe(usize, u64),
     /// The last word crosses during this cycle.
     Done(usize),
     /// A waiting header's patience may have run out (retry mode).
@@ -85,7 +110,10 @@ pub struct Circuit {
     setup: u64,
     overhead: u64,
     oldest: bool,
-    retry: bool,
+    blocked: Blocked,
+    generations: u64,
+    /// Resources granted so far (the watchdog's progress counter).
+    grants: u64,
     /// Cycles a blocked header waits before giving up its partial path (retry mode).
     pub patience: u64,
     pkts: Vec<Option<Pkt>>,
@@ -103,7 +131,7 @@ impl Circuit {
         setup: u64,
         overhead: u64,
         oldest: bool,
-        retry: bool,
+        blocked: Blocked,
     ) -> Result<Self, ModelError> {
         let paths = Paths::new(net);
         let nlinks = net.links.len();
@@ -116,7 +144,9 @@ impl Circuit {
             setup,
             overhead,
             oldest,
-            retry,
+            blocked,
+            generations: 0,
+            grants: 0,
             patience: 32,
             pkts: Vec::new(),
             free_slots: Vec::new(),
@@ -134,13 +164,19 @@ impl Circuit {
         work.dedup();
         work.reverse();
         while let Some(r) = work.pop() {
-            if self.owner[r] != FREE || self.waiters[r].is_empty() {
+            if self.waiters[r].is_empty() {
+                continue;
+            }
+            if self.owner[r] != FREE
+                && (self.blocked != Blocked::Preempt || !self.preempt(now, r, &mut work))
+            {
                 continue;
             }
             let q = &mut self.waiters[r];
             let best = (0..q.len()).min_by_key(|&j| q[j].0).unwrap_or(0);
             let (_, s) = q.swap_remove(best);
             self.owner[r] = s;
+            self.grants += 1;
             let Some(p) = self.pkts[s].as_mut() else {
                 continue;
             };
@@ -163,10 +199,61 @@ impl Circuit {
                     self.wait(s, next, key, now);
                     work.push(next);
                 } else {
-                    self.events.push(Reverse((now + delay, Ev::Probe(s))));
+                    let g = p.generation;
+                    self.events.push(Reverse((now + delay, Ev::Probe(s, g))));
                 }
             }
         }
+    }
+
+    /// Age of a packet: older packets have smaller keys.
+    fn age(&self, s: usize) -> (u64, u64) {
+        self.pkts[s]
+            .as_ref()
+            .map_or((u64::MAX, u64::MAX), |p| (p.created, p.id))
+    }
+
+    /// If the oldest header waiting for `r` is older than `r`'s owner and the owner is still
+    /// setting up its path, the owner releases its partial path (freeing `r` now) and retries.
+    fn preempt(&mut self, now: u64, r: usize, work: &mut Vec<usize>) -> bool {
+        let o = self.owner[r];
+        let Some(owner) = self.pkts[o].as_ref() else {
+            return false;
+        };
+        if owner.held == owner.path.len() {
+            return false; // streaming: it will finish and free `r`
+        }
+        let oldest_waiter = self.waiters[r].iter().map(|&(_, s)| self.age(s)).min();
+        if oldest_waiter.is_none_or(|a| a >= self.age(o)) {
+            return false;
+        }
+        self.restart(now, o, 0, work);
+        true
+    }
+
+    /// Header `s` releases every resource it holds at once, leaves the queue it waits in, and
+    /// probes again after `backoff` cycles.
+    fn restart(&mut self, now: u64, s: usize, backoff: u64, work: &mut Vec<usize>) {
+        self.generations += 1;
+        let generation = self.generations;
+        let Some(p) = self.pkts[s].as_mut() else {
+            return;
+        };
+        let held: Vec<usize> = p.path[..p.held].to_vec();
+        let pending = p.path.get(p.held).copied();
+        p.held = 0;
+        p.wait_since = None;
+        p.attempts += 1;
+        p.generation = generation;
+        for r in held {
+            self.owner[r] = FREE;
+            work.push(r);
+        }
+        if let Some(r) = pending {
+            self.waiters[r].retain(|&(_, w)| w != s);
+        }
+        let at = now + 1 + backoff;
+        self.events.push(Reverse((at, Ev::Probe(s, generation))));
     }
 
     /// Queues header `s` for resource `r`; in retry mode, wakes it when its patience runs out.
@@ -175,7 +262,7 @@ impl Circuit {
         if let Some(p) = self.pkts[s].as_mut() {
             p.wait_since = Some(now);
         }
-        if self.retry {
+        if self.blocked == Blocked::Retry {
             self.events
                 .push(Reverse((now + self.patience.max(1), Ev::Timeout(s))));
         }
@@ -204,14 +291,17 @@ impl NetworkModel for Circuit {
         if !self.oldest {
             s.push_str(" arb=fifo");
         }
-        if self.retry {
-            s.push_str(&format!(" retry patience={}", self.patience));
+        match self.blocked {
+            Blocked::Retry => s.push_str(&format!(" retry patience={}", self.patience)),
+            Blocked::Preempt => s.push_str(" preempt"),
+            Blocked::Hold => {}
         }
         s
     }
 
     fn inject(&mut self, now: u64, packet: Packet) {
         let links = self.paths.path(packet.src, packet.dst).unwrap_or_default();
+        self.generations += 1;
         let mut path = Vec::with_capacity(links.len() + 2);
         path.push(self.nlinks + packet.src.min(self.nodes.saturating_sub(1)));
         path.extend(links);
@@ -223,6 +313,7 @@ impl NetworkModel for Circuit {
             path,
             held: 0,
             attempts: 0,
+            generation: self.generations,
             wait_since: None,
         };
         let slot = match self.free_slots.pop() {
@@ -235,8 +326,9 @@ impl NetworkModel for Circuit {
                 self.pkts.len() - 1
             }
         };
+        let g = self.pkts[slot].as_ref().map_or(0, |p| p.generation);
         self.events
-            .push(Reverse((now + self.overhead, Ev::Probe(slot))));
+            .push(Reverse((now + self.overhead, Ev::Probe(slot, g))));
     }
 
     fn step(&mut self, now: u64, delivered: &mut Vec<Delivery>) {
@@ -253,8 +345,8 @@ impl NetworkModel for Circuit {
                         self.owner[r] = FREE;
                         work.push(r);
                     }
-                    Ev::Probe(s) => {
-                        let Some(p) = self.pkts[s].as_ref() else {
+                    Ev::Probe(s, g) => {
+                        let Some(p) = self.pkts[s].as_ref().filter(|p| p.generation == g) else {
                             continue;
                         };
                         let Some(&r) = p.path.get(p.held) else {
@@ -281,7 +373,7 @@ impl NetworkModel for Circuit {
                 }
             }
             self.arbitrate(now, work);
-            if self.retry {
+            if self.blocked == Blocked::Retry {
                 // Headers still waiting on a taken resource give up their partial path.
                 // Headers that have waited `patience` cycles on a taken resource give up.
                 let mut giving_up = Vec::new();
@@ -313,7 +405,9 @@ impl NetworkModel for Circuit {
                     p.attempts += 1;
                     let backoff =
                         self.setup.max(1) * (p.path.len() as u64) * p.attempts.min(8) + p.id % 7;
-                    self.events.push(Reverse((now + 1 + backoff, Ev::Probe(s))));
+                    let g = p.generation;
+                    self.events
+                        .push(Reverse((now + 1 + backoff, Ev::Probe(s, g))));
                 }
             }
             if self.events.peek().is_none_or(|e| e.0 .0 > now) {
@@ -328,6 +422,10 @@ impl NetworkModel for Circuit {
 
     fn link_busy(&self) -> Vec<u64> {
         self.busy.clone()
+    }
+
+    fn progress(&self) -> u64 {
+        self.grants
     }
 
     fn stalled(&self, _now: u64) -> Option<String> {

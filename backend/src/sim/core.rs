@@ -8,7 +8,9 @@
 //!
 //! Multicasts are split into one unicast packet per destination task. A message between two tasks
 //! on the same node never enters the network: it is copied through memory at one word per cycle,
-//! so it arrives `size` cycles after the send — the ideal timing of SPEC §2.
+//! so it arrives `size` cycles after the send — the ideal timing of SPEC §2. The scheduled replay
+//! is the exception ([`NetworkModel::carries_local`]): its plan passes such a message through the
+//! node's switch, and the core takes the arrival the plan gives.
 //!
 //! Time advances event by event: the core runs every task due at cycle `t`, steps the model if it
 //! has work at `t`, then jumps to the earliest of the next task wake-up and the model's
@@ -29,17 +31,126 @@ use super::{Delivery, NetworkModel, Packet};
 /// Limits of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SimOptions {
-    /// Stop with an error when the program has not finished by this cycle.
+    /// Stop, reporting [`SimError::Unfinished`], when the program has not finished by this cycle.
     pub max_cycles: u64,
+    /// Stop as deadlocked or livelocked when the model holds packets but delivers none for this
+    /// many cycles (`None`: derived from the program, see [`SimOptions::for_program`]).
+    pub watchdog: Option<u64>,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
         SimOptions {
             max_cycles: 1 << 32,
+            watchdog: None,
         }
     }
 }
+
+/// The smallest default cycle cap: short programs still get room for slow models.
+pub const MIN_CYCLE_CAP: u64 = 1_000_000;
+
+impl SimOptions {
+    /// Limits that scale with the program: the cap is 64 × its *serial time* (every task's
+    /// compute and every message crossing its route, one after another with a few cycles of
+    /// set-up per hop — what a network that carried one message at a time would need),
+    /// at least [`MIN_CYCLE_CAP`]; the watchdog is twice the words the program moves plus 64
+    /// cycles per packet, at least 65,536 — longer than any packet can legitimately wait for
+    /// the others to pass.
+    pub fn for_program(traffic: &Traffic, network: &Network, placement: &Placement) -> Self {
+        let node = |t: TaskId| placement.node_of.get(t).copied().unwrap_or(0);
+        let compute: u64 = traffic
+            .tasks
+            .iter()
+            .flat_map(|t| &t.ops)
+            .map(|op| match *op {
+                Op::Compute(c) => c,
+                _ => 0,
+            })
+            .fold(0u64, u64::saturating_add);
+        let (mut serial, mut words, mut packets) = (compute, 0u64, 0u64);
+        for m in &traffic.messages {
+            let size = m.size.max(1);
+            for &d in &m.dst {
+                let hops = network.distance(node(m.src), node(d)).min(1 << 20) as u64 + 1;
+                serial = serial.saturating_add(size.saturating_add(4 * hops));
+                words = words.saturating_add(size);
+                packets += 1;
+            }
+        }
+        SimOptions {
+            max_cycles: serial.saturating_mul(64).max(MIN_CYCLE_CAP),
+            watchdog: Some(
+                words
+                    .saturating_mul(2)
+                    .saturating_add(packets.saturating_mul(64))
+                    .max(1 << 16),
+            ),
+        }
+    }
+}
+
+/// Why a run stopped before every task finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stall {
+    /// Nothing moves: packets wait on each other.
+    Deadlock,
+    /// The model keeps acting (headers set up and tear down, flits move) but delivers nothing.
+    Livelock,
+    /// Packets were still being delivered when the cycle cap was reached.
+    CycleCap,
+}
+
+impl Stall {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stall::Deadlock => "deadlock",
+            Stall::Livelock => "livelock",
+            Stall::CycleCap => "cycle cap reached while still delivering",
+        }
+    }
+}
+
+/// A run that could not complete, or a model that could not run the program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimError {
+    /// The model or the program is unusable (bad option, wrong network, malformed traffic).
+    Model(ModelError),
+    /// The program did not finish: stopped at `cycles`.
+    Unfinished {
+        cycles: u64,
+        stall: Stall,
+        detail: String,
+    },
+}
+
+impl From<ModelError> for SimError {
+    fn from(e: ModelError) -> Self {
+        SimError::Model(e)
+    }
+}
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SimError::Model(e) => write!(f, "{e}"),
+            SimError::Unfinished {
+                cycles,
+                stall,
+                detail,
+            } => {
+                write!(f, "did not finish after {cycles} cycles ({})", stall.name())?;
+                if !detail.is_empty() {
+                    write!(f, ": {detail}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
 
 /// When a task finished its program.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,7 +236,7 @@ pub fn simulate(
     network: &Network,
     model: &mut dyn NetworkModel,
     opts: &SimOptions,
-) -> Result<SimReport, ModelError> {
+) -> Result<SimReport, SimError> {
     let ntasks = traffic.tasks.len();
     let node_of = |t: TaskId| -> Result<NodeId, ModelError> {
         placement
@@ -139,7 +250,8 @@ pub fn simulate(
         if m.id != i || m.src >= ntasks || m.dst.iter().any(|&d| d >= ntasks) || m.dst.is_empty() {
             return Err(ModelError(format!(
                 "message {i} is malformed (bad id, source or destination)"
-            )));
+            ))
+            .into());
         }
     }
     traffic.check_limits().map_err(ModelError)?;
@@ -176,6 +288,11 @@ pub fn simulate(
     let mut delivered: Vec<Delivery> = Vec::new();
     let mut t: u64 = 0;
     let mut steps: u64 = 0;
+    // The watchdog: since when the model has held packets without delivering one, and how much
+    // it had done (its progress counter) halfway through that stretch.
+    let mut quiet_since: u64 = 0;
+    let mut halfway: Option<u64> = None;
+    let watchdog = opts.watchdog;
 
     loop {
         // 1. Run every task due now, to a fixpoint (a barrier may release others at `t`).
@@ -209,13 +326,14 @@ pub fn simulate(
                             return Err(ModelError(format!(
                                 "task {task} sends message {m}, whose sender is task {}",
                                 msg.src
-                            )));
+                            ))
+                            .into());
                         }
                         sent[m] = Some(t);
                         let src = node_of(task)?;
                         for (k, &d) in msg.dst.iter().enumerate() {
                             let dst = node_of(d)?;
-                            if dst == src {
+                            if dst == src && !model.carries_local() {
                                 arrival[m][k] = Some(t.saturating_add(msg.size));
                                 if let Some(w) = waiting[m][k].take() {
                                     state[w] = State::Ready;
@@ -287,13 +405,18 @@ pub fn simulate(
         if model.next_event(t).is_some_and(|e| e <= t) {
             delivered.clear();
             model.step(t, &mut delivered);
+            if !delivered.is_empty() {
+                quiet_since = t;
+                halfway = None;
+            }
             for d in &delivered {
                 let Some(&(m, k)) = packets.get(d.packet as usize) else {
                     return Err(ModelError(format!(
                         "model `{}` delivered unknown packet {}",
                         model.name(),
                         d.packet
-                    )));
+                    ))
+                    .into());
                 };
                 let at = d.at.max(t + 1);
                 arrival[m][k] = Some(at);
@@ -305,12 +428,35 @@ pub fn simulate(
             steps += 1;
             if steps.is_multiple_of(4096) {
                 if let Some(why) = model.stalled(t) {
-                    return Err(ModelError(format!(
-                        "model `{}` stopped making progress at cycle {t}: {why}",
-                        model.name()
-                    )));
+                    return Err(SimError::Unfinished {
+                        cycles: t,
+                        stall: Stall::Deadlock,
+                        detail: why,
+                    });
                 }
             }
+            if let Some(w) = watchdog {
+                let quiet = t - quiet_since;
+                if quiet > w / 2 && halfway.is_none() {
+                    halfway = Some(model.progress());
+                }
+                if quiet > w {
+                    let moved = halfway.is_some_and(|h| model.progress() > h);
+                    return Err(SimError::Unfinished {
+                        cycles: t,
+                        stall: if moved {
+                            Stall::Livelock
+                        } else {
+                            Stall::Deadlock
+                        },
+                        detail: format!("no message delivered for {quiet} cycles"),
+                    });
+                }
+            }
+        } else {
+            // An idle model is not stuck: the watchdog counts from its next packet.
+            quiet_since = t;
+            halfway = None;
         }
 
         // 3. Jump to the next thing that happens.
@@ -324,11 +470,11 @@ pub fn simulate(
             },
         };
         if next > opts.max_cycles {
-            return Err(ModelError(format!(
-                "the program did not finish within {} cycles on model `{}`",
-                opts.max_cycles,
-                model.name()
-            )));
+            return Err(SimError::Unfinished {
+                cycles: opts.max_cycles,
+                stall: Stall::CycleCap,
+                detail: "raise it with --max-cycles".into(),
+            });
         }
         t = next.max(t + 1);
     }
@@ -348,11 +494,11 @@ pub fn simulate(
         }
     }
     if !stuck.is_empty() {
-        return Err(ModelError(format!(
-            "the program cannot finish on model `{}`: {} never complete",
-            model.name(),
-            stuck.join(", ")
-        )));
+        return Err(SimError::Unfinished {
+            cycles: t,
+            stall: Stall::Deadlock,
+            detail: format!("{} never complete", stuck.join(", ")),
+        });
     }
 
     let mut tasks = Vec::with_capacity(ntasks);

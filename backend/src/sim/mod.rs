@@ -82,4 +82,16 @@ pub trait NetworkModel {
         let _ = now;
         None
     }
+    /// Whether messages between two tasks of one node are handed to the model (the scheduled
+    /// replay, whose plan passes them through the switch) instead of copied through memory by
+    /// the core.
+    fn carries_local(&self) -> bool {
+        false
+    }
+    /// A counter that grows whenever the model does anything (a word crosses a link, a header
+    /// takes a resource): when packets are held, none is delivered and this still grows, the
+    /// run is a livelock rather than a deadlock. Defaults to the words links carried.
+    fn progress(&self) -> u64 {
+        self.link_busy().iter().sum()
+    }
 }

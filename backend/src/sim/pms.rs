@@ -180,6 +180,16 @@ pub fn build(
     ctx: &ModelContext<'_>,
     opts: &mut ModelOptions,
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
+    // Ding et al.'s fabric is one N×N crossbar (§5); on a mesh or torus its figures would
+    // describe a different, contention-free machine, so the model says so instead of running.
+    if ctx.network.spec.kind != crate::topology::Kind::Crossbar {
+        return Err(ModelError(format!(
+            "pms models a single TDM crossbar (Ding et al. §5), not `{}`; compare it on \
+             `--network crossbar:{}`",
+            ctx.network.spec,
+            ctx.network.nodes()
+        )));
+    }
     let d = PmsParams::default();
     let slots = opts.u64_in("slots", d.slots as u64, 1, 1024)? as usize;
     let preload = opts.u64_in("preload", 0, 0, slots as u64)? as usize;
@@ -820,7 +830,7 @@ mod tests {
     /// not called unknown.
     #[test]
     fn predictor_settings_are_options_whatever_the_predictor() {
-        let net = Network::build(&"mesh:2x2".parse().unwrap()).unwrap();
+        let net = Network::build(&"crossbar:4".parse().unwrap()).unwrap();
         let ctx = ModelContext {
             network: &net,
             traffic: None,

@@ -67,6 +67,11 @@ pub fn build(
     if cfg.route != Defaults::ROUTE {
         name.push_str(&format!(" route={}", cfg.route.name()));
     }
+    if cfg.timing != Defaults::TIMING {
+        // Minsky's rule (a write waits for its subtask's compute) differs from the dynamic
+        // models' semantics: the row says so.
+        name.push_str(&format!(" timing={}", cfg.timing.name()));
+    }
     Ok(Box::new(Scheduled {
         name,
         delivered: plan.replay.delivered.clone(),
@@ -117,6 +122,10 @@ impl NetworkModel for Scheduled {
             _ => now + packet.size.max(1),
         };
         self.pending.push(Reverse((at.max(now + 1) - 1, packet.id)));
+    }
+
+    fn carries_local(&self) -> bool {
+        true
     }
 
     fn step(&mut self, now: u64, delivered: &mut Vec<Delivery>) {

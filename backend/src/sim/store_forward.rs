@@ -9,6 +9,13 @@
 //! one packet at a time, the others queue at the node (unbounded buffers) and are served by
 //! arrival order (`arb=fifo`, default) or oldest packet first (`arb=oldest`). A packet of size 0
 //! is carried as one word.
+//!
+//! The node interface is every model's (SPEC §2): one injection and one ejection port per node,
+//! one word per cycle each. The first hop streams the packet from the sender's memory through
+//! its injection port onto the first link, so it needs both for the same `L` cycles; the last
+//! hop likewise needs the receiver's ejection port. A node therefore puts one packet at a time
+//! on the network (not one per outgoing link) and drains one at a time, and the uncontended
+//! time stays `D·(a + L)`.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -44,6 +51,10 @@ struct Pkt {
 enum Ev {
     /// The link becomes free at this cycle.
     Free(LinkId),
+    /// The node's injection port becomes free.
+    InjectFree(usize),
+    /// The node's ejection port becomes free.
+    EjectFree(usize),
     /// The packet asks for its next link.
     Request(usize),
     /// The packet's last word crosses its current link during this cycle.
@@ -60,6 +71,14 @@ pub struct StoreForward {
     busy_until: Vec<u64>,
     /// Per link: waiting packets as (priority key, packet slot).
     queue: Vec<Vec<((u64, u64), usize)>>,
+    /// Per node: when its injection / ejection port is free again.
+    inject_free: Vec<u64>,
+    eject_free: Vec<u64>,
+    /// Per node: the links that leave it / enter it (re-examined when a port frees).
+    out_links: Vec<Vec<LinkId>>,
+    in_links: Vec<Vec<LinkId>>,
+    /// Per link: its source and destination node.
+    ends: Vec<(usize, usize)>,
     events: BinaryHeap<Reverse<(u64, Ev)>>,
     busy: Vec<u64>,
     touched: Vec<LinkId>,
@@ -69,7 +88,19 @@ impl StoreForward {
     pub fn new(net: &crate::topology::Network, a: u64, oldest: bool) -> Result<Self, ModelError> {
         let paths = Paths::new(net);
         let nl = net.links.len();
+        let n = net.nodes();
+        let mut out_links = vec![Vec::new(); n];
+        let mut in_links = vec![Vec::new(); n];
+        for (id, l) in net.links.iter().enumerate() {
+            out_links[l.from].push(id);
+            in_links[l.to].push(id);
+        }
         Ok(StoreForward {
+            inject_free: vec![0; n],
+            eject_free: vec![0; n],
+            out_links,
+            in_links,
+            ends: net.links.iter().map(|l| (l.from, l.to)).collect(),
             paths,
             a,
             oldest,
@@ -81,6 +112,35 @@ impl StoreForward {
             busy: vec![0; nl],
             touched: Vec::new(),
         })
+    }
+}
+
+impl StoreForward {
+    /// The waiting packet with the best key, among the touched free links, whose ports are free:
+    /// (link, index in its queue).
+    fn best_grant(&self, now: u64) -> Option<(LinkId, usize)> {
+        let mut best: Option<((u64, u64), LinkId, usize)> = None;
+        for &l in &self.touched {
+            if self.busy_until[l] > now {
+                continue;
+            }
+            let (from, to) = self.ends[l];
+            for (j, &(key, s)) in self.queue[l].iter().enumerate() {
+                let Some(p) = self.pkts[s].as_ref() else {
+                    continue;
+                };
+                if p.hop == 0 && self.inject_free[from] > now {
+                    continue;
+                }
+                if p.hop + 1 == p.path.len() && self.eject_free[to] > now {
+                    continue;
+                }
+                if best.is_none_or(|b| key < b.0) {
+                    best = Some((key, l, j));
+                }
+            }
+        }
+        best.map(|(_, l, j)| (l, j))
     }
 }
 
@@ -129,6 +189,8 @@ impl NetworkModel for StoreForward {
                 self.events.pop();
                 match ev {
                     Ev::Free(l) => self.touched.push(l),
+                    Ev::InjectFree(n) => self.touched.extend_from_slice(&self.out_links[n]),
+                    Ev::EjectFree(n) => self.touched.extend_from_slice(&self.in_links[n]),
                     Ev::Request(s) => {
                         let Some(p) = self.pkts[s].as_ref() else {
                             continue;
@@ -172,15 +234,25 @@ impl NetworkModel for StoreForward {
             }
             self.touched.sort_unstable();
             self.touched.dedup();
-            for i in 0..self.touched.len() {
-                let l = self.touched[i];
-                if self.busy_until[l] > now || self.queue[l].is_empty() {
+            // Grant in priority order across the touched links: a port shared by several
+            // links goes to the best packet that can use it, not to the lowest link id.
+            while let Some((l, j)) = self.best_grant(now) {
+                let (_, s) = self.queue[l].swap_remove(j);
+                let Some(p) = self.pkts[s].as_ref() else {
                     continue;
+                };
+                let size = p.size;
+                let (first, last) = (p.hop == 0, p.hop + 1 == p.path.len());
+                let (from, to) = self.ends[l];
+                if first {
+                    self.inject_free[from] = now + size;
+                    self.events
+                        .push(Reverse((now + size, Ev::InjectFree(from))));
                 }
-                let q = &mut self.queue[l];
-                let best = (0..q.len()).min_by_key(|&j| q[j].0).unwrap_or(0);
-                let (_, s) = q.swap_remove(best);
-                let size = self.pkts[s].as_ref().map_or(1, |p| p.size);
+                if last {
+                    self.eject_free[to] = now + size;
+                    self.events.push(Reverse((now + size, Ev::EjectFree(to))));
+                }
                 self.busy_until[l] = now + size;
                 self.busy[l] += size;
                 self.events.push(Reverse((now + size - 1, Ev::Arrive(s))));

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use ttdl::cli;
+mod cli;
 
 /// TTDL — describe a parallel program's communication in a small Lisp, then place, route and
 /// time-schedule it on an interconnect so no two messages ever collide, and compare the plan with

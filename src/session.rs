@@ -1,9 +1,12 @@
-//! `ttdl::Session`: an interpreter with the standard library loaded, and the way from a script to
-//! the backend's `Traffic`.
+//! `ttdl::Session`: an interpreter with the standard library loaded, and the whole way from a
+//! script to a verified plan, a simulation or a comparison — the same pipeline the command line
+//! calls ([`ttdl_backend::pipeline`]).
 
 use std::fmt;
 use std::path::Path;
 
+use ttdl_backend::pipeline::{self, ModelRun, Overrides, PipelineError, Placed, Plan};
+use ttdl_backend::sim::core::{SimError, SimReport};
 use ttdl_backend::traffic::Traffic;
 use ttdl_lang::{Budget, Diagnostic, Interpreter};
 
@@ -17,6 +20,10 @@ pub enum SessionError {
         diagnostics: Vec<Diagnostic>,
         rendered: String,
     },
+    /// A setting names something that does not exist, or the program cannot be planned.
+    Plan(PipelineError),
+    /// A model cannot run the program, or the run could not finish.
+    Simulation(SimError),
 }
 
 impl fmt::Display for SessionError {
@@ -26,6 +33,8 @@ impl fmt::Display for SessionError {
                 write!(f, "error: cannot read `{path}`: {message}")
             }
             SessionError::Script { rendered, .. } => write!(f, "{}", rendered.trim_end()),
+            SessionError::Plan(e) => write!(f, "error: {e}"),
+            SessionError::Simulation(e) => write!(f, "error: {e}"),
         }
     }
 }
@@ -128,6 +137,84 @@ impl Session {
     /// Diagnostics rendered like `rustc`, colour optional.
     pub fn render_color(&self, diagnostics: &[Diagnostic], color: bool) -> String {
         self.interp.render(diagnostics, color)
+    }
+
+    /// Places, routes, schedules, verifies and replays the program evaluated so far, with the
+    /// defaults of [`pipeline::Defaults`] where neither `overrides` nor the script's `(target …)`
+    /// choose.
+    ///
+    /// ```
+    /// use ttdl::session::Session;
+    /// use ttdl_backend::pipeline::Overrides;
+    ///
+    /// let mut s = Session::new().unwrap();
+    /// s.eval_source("demo.ttdl", "(deftask a b)
+    ///                             (with-task a (write-stream 8 b))
+    ///                             (with-task b (read-stream 8 a))").unwrap();
+    /// let plan = s.plan(&Overrides { network: Some("mesh:2x1".into()), ..Overrides::default() }).unwrap();
+    /// assert_eq!(plan.schedule.makespan, 8);
+    /// assert!(plan.schedule.deadlines_met());
+    /// assert!(plan.to_json().unwrap().contains("\"makespan\": 8"));
+    /// ```
+    pub fn plan(&self, overrides: &Overrides) -> Result<Plan, SessionError> {
+        let traffic = self.traffic(None).map_err(|d| self.script_error(d))?;
+        let cfg = pipeline::resolve(&traffic, overrides).map_err(SessionError::Plan)?;
+        pipeline::plan(&traffic, &cfg).map_err(SessionError::Plan)
+    }
+
+    /// The program placed for the hardware models, as `plan` would place it.
+    pub fn placed(&self, overrides: &Overrides) -> Result<Placed, SessionError> {
+        let traffic = self.traffic(None).map_err(|d| self.script_error(d))?;
+        pipeline::placed(&traffic, overrides).map_err(SessionError::Plan)
+    }
+
+    /// Runs the program on one hardware model (`"wormhole"`, `"circuit setup=3"`, `"scheduled"`).
+    ///
+    /// ```
+    /// use ttdl::session::Session;
+    /// use ttdl_backend::pipeline::Overrides;
+    ///
+    /// let mut s = Session::new().unwrap();
+    /// s.eval_source("demo.ttdl", "(deftask a b)
+    ///                             (with-task a (write-stream 8 b))
+    ///                             (with-task b (read-stream 8 a))").unwrap();
+    /// let o = Overrides { network: Some("mesh:2x1".into()), ..Overrides::default() };
+    /// // One flit per cycle through one router: the header's hop, then 8 flits.
+    /// assert_eq!(s.simulate(&o, "wormhole").unwrap().completion, 9);
+    /// assert_eq!(s.simulate(&o, "scheduled").unwrap().completion, 8);
+    /// ```
+    pub fn simulate(&self, overrides: &Overrides, model: &str) -> Result<SimReport, SessionError> {
+        self.placed(overrides)?
+            .simulate(model, None)
+            .map_err(SessionError::Simulation)
+    }
+
+    /// Runs the program on each model, side by side; an empty list means every registered
+    /// model's standard set. Each row holds its report or why it could not run or finish.
+    ///
+    /// ```
+    /// use ttdl::session::Session;
+    /// use ttdl_backend::pipeline::Overrides;
+    ///
+    /// let mut s = Session::new().unwrap();
+    /// s.eval_source("demo.ttdl", "(all-to-all-on (list (task 'a) (task 'b) (task 'c) (task 'd)))").unwrap();
+    /// let o = Overrides { network: Some("mesh:2x2".into()), ..Overrides::default() };
+    /// let rows = s.compare(&o, &["scheduled", "store-forward", "pms"]).unwrap();
+    /// let done: Vec<u64> = rows.iter().filter_map(|r| r.result.as_ref().ok()).map(|r| r.completion).collect();
+    /// assert!(done[0] <= done[1]);
+    /// assert!(rows[2].result.is_err()); // pms is a crossbar: it refuses a mesh and says so
+    /// ```
+    pub fn compare(
+        &self,
+        overrides: &Overrides,
+        models: &[&str],
+    ) -> Result<Vec<ModelRun>, SessionError> {
+        let specs: Vec<String> = if models.is_empty() {
+            ttdl_backend::sim::registry::compare_specs()
+        } else {
+            models.iter().map(|m| m.to_string()).collect()
+        };
+        Ok(self.placed(overrides)?.compare(&specs, None, |_| {}))
     }
 
     /// Wraps diagnostics with their rendering.

@@ -248,3 +248,18 @@ fn throughput_routing_relaxes_windows_to_the_period() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("iterate"), "{err}");
 }
+
+/// The embedding API plans exactly what `ttdl run` plans: the same JSON, byte for byte
+/// (what `examples/embed.rs` prints).
+#[test]
+fn the_session_plans_what_run_prints() {
+    let mut s = ttdl::session::Session::new().expect("stdlib");
+    s.load_file(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/jacobi-2d.ttdl"))
+        .expect("the example evaluates");
+    let plan = s
+        .plan(&ttdl_backend::pipeline::Overrides::default())
+        .expect("it plans");
+    let (code, cli, _) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--format", "json"]);
+    assert_eq!(code, 0);
+    assert_eq!(plan.to_json().expect("json"), cli);
+}

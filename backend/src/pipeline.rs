@@ -302,3 +302,163 @@ fn relax_to_period(traffic: &Traffic) -> Result<Traffic, PipelineError> {
     }
     Ok(relaxed)
 }
+
+impl Plan {
+    /// The schedule problem the plan solved (the view the reports and the verifier take).
+    pub fn problem(&self) -> Result<schedule::Problem<'_>, PipelineError> {
+        schedule::Problem::new(
+            &self.traffic,
+            &self.network,
+            &self.placement,
+            &self.routing,
+            self.schedule.hardware,
+        )
+        .map_err(|e| PipelineError::Internal(e.to_string()))
+    }
+
+    /// The SPEC §4 JSON document of the plan.
+    pub fn to_json(&self) -> Result<String, PipelineError> {
+        let problem = self.problem()?;
+        let windows = self.routed_as.as_ref().unwrap_or(&self.traffic);
+        let report = crate::report::Plan::new(&problem, &self.schedule, windows);
+        Ok(crate::report::json::to_string(&report))
+    }
+
+    /// The text summary `ttdl run` prints (SPEC §4), ending with the replay's line.
+    pub fn summary(&self) -> Result<String, PipelineError> {
+        let problem = self.problem()?;
+        // Report the contention the router optimized: with throughput, the pipelined windows.
+        let windows = self.routed_as.as_ref().unwrap_or(&self.traffic);
+        let report = crate::report::Plan::new(&problem, &self.schedule, windows);
+        let mut s = crate::report::text::summary(&report);
+        if self.routed_as.is_some() {
+            s.push_str("throughput:       routed with every deadline at least release + period (Minsky §5.2); the contention line uses those windows\n");
+        }
+        s.push_str(&format!(
+            "replay:           every message delivered as planned; program done at cycle {}, mean latency {:.1} cycles, at most {} words buffered in a switch\n",
+            self.replay.completion,
+            self.replay.mean_latency(),
+            self.replay.max_buffered
+        ));
+        Ok(s)
+    }
+}
+
+/// A program placed for the hardware models: what `simulate` and `compare` run.
+#[derive(Clone, Debug)]
+pub struct Placed {
+    pub traffic: Traffic,
+    pub network: Network,
+    pub placement: Placement,
+    pub config: PlanConfig,
+}
+
+/// Resolves the configuration and places the program, as [`plan`] would.
+pub fn placed(traffic: &Traffic, o: &Overrides) -> Result<Placed, PipelineError> {
+    let config = resolve(traffic, o)?;
+    let (network, placement) = place(traffic, &config)?;
+    Ok(Placed {
+        traffic: traffic.clone(),
+        network,
+        placement,
+        config,
+    })
+}
+
+/// One model's run of a placed program, or why it could not run or finish.
+#[derive(Clone, Debug)]
+pub struct ModelRun {
+    /// The spec as asked for (`wormhole vc=2`).
+    pub spec: String,
+    pub result: Result<crate::sim::core::SimReport, crate::sim::core::SimError>,
+}
+
+impl Placed {
+    /// Runs the program on one model (`wormhole`, `"circuit setup=3"`), under `max_cycles` or
+    /// the program's default cap. The `scheduled` model plans with this configuration's route,
+    /// scheduler and timing unless the spec sets them.
+    pub fn simulate(
+        &self,
+        spec: &str,
+        max_cycles: Option<u64>,
+    ) -> Result<crate::sim::core::SimReport, crate::sim::core::SimError> {
+        use crate::sim::core::{simulate, SimOptions};
+        use crate::sim::registry::{self, ModelContext};
+        let ctx = ModelContext {
+            network: &self.network,
+            traffic: Some(&self.traffic),
+            placement: Some(&self.placement),
+            seed: self.config.seed,
+        };
+        let mut model = registry::build(&self.with_plan_settings(spec), &ctx)?;
+        let mut opts = SimOptions::for_program(&self.traffic, &self.network, &self.placement);
+        if let Some(m) = max_cycles {
+            opts.max_cycles = m;
+        }
+        simulate(
+            &self.traffic,
+            &self.placement,
+            &self.network,
+            model.as_mut(),
+            &opts,
+        )
+    }
+
+    /// Builds the model `spec` names without running it: a bad name or option, or a model that
+    /// cannot run on this network, is found before any work.
+    pub fn check_model(&self, spec: &str) -> Result<(), crate::sim::ModelError> {
+        let ctx = crate::sim::registry::ModelContext {
+            network: &self.network,
+            traffic: Some(&self.traffic),
+            placement: Some(&self.placement),
+            seed: self.config.seed,
+        };
+        crate::sim::registry::build(&self.with_plan_settings(spec), &ctx).map(|_| ())
+    }
+
+    /// Every spec in turn, side by side (`compare`); `progress` is called before each.
+    pub fn compare(
+        &self,
+        specs: &[String],
+        max_cycles: Option<u64>,
+        mut progress: impl FnMut(&str),
+    ) -> Vec<ModelRun> {
+        specs
+            .iter()
+            .map(|spec| {
+                progress(spec);
+                ModelRun {
+                    spec: spec.clone(),
+                    result: self.simulate(spec, max_cycles),
+                }
+            })
+            .collect()
+    }
+
+    /// `spec` with the plan settings filled in where a `scheduled` spec leaves them out, so
+    /// `compare --schedule lp` or a script's `(target … :route 'shortest)` reaches the plan.
+    pub fn with_plan_settings(&self, spec: &str) -> String {
+        let name = spec.split([' ', ':']).next().unwrap_or("");
+        if name != "scheduled" {
+            return spec.to_string();
+        }
+        let given = |key: &str| {
+            spec.split([' ', ',', ':'])
+                .any(|w| w.split_once('=').is_some_and(|(k, _)| k == key))
+        };
+        let cfg = &self.config;
+        let mut out = spec.to_string();
+        for (key, value) in [
+            ("route", cfg.route.name().to_string()),
+            ("schedule", cfg.schedule.name().to_string()),
+            ("timing", cfg.timing.name().to_string()),
+            ("ports", cfg.hardware.ports.to_string()),
+            ("latency", cfg.hardware.hop_latency.to_string()),
+        ] {
+            if !given(key) {
+                out.push_str(&format!(" {key}={value}"));
+            }
+        }
+        out
+    }
+}

@@ -11,7 +11,7 @@ use ttdl_backend::schedule::program;
 use ttdl_backend::traffic::Traffic;
 use ttdl_backend::{pipeline, tasks_file};
 
-use crate::session::Session;
+use ttdl::session::Session;
 
 use super::{CliError, CliResult, Common, Format};
 

@@ -11,7 +11,7 @@ use serde_json::json;
 use ttdl_backend::sim::core::SimError;
 use ttdl_backend::sim::registry;
 
-use super::simulate::{load_program, models_help, network_json, run_model};
+use super::simulate::{load_program, models_help, network_json};
 use super::{CliError, CliResult, Common, Format};
 
 #[derive(Clone, Debug, Args)]
@@ -72,23 +72,24 @@ pub fn run(args: &CompareArgs) -> CliResult {
             )));
         }
     }
-    let seed = prog.config.seed;
     let bar = ProgressBar::new(specs.len() as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut rows = Vec::new();
-    for spec in &specs {
-        bar.set_message(spec.clone());
-        let result = run_model(&prog, spec, seed, args.max_cycles)
-            .map(|r| (r.model.clone(), r.completion, r.latency.mean, r.latency.max));
-        rows.push(Row {
-            spec: spec.clone(),
-            result,
-        });
-        bar.inc(1);
-    }
+    let rows: Vec<Row> = prog
+        .compare(&specs, args.max_cycles, |spec| {
+            bar.set_message(spec.to_string());
+            bar.inc(1);
+        })
+        .into_iter()
+        .map(|run| Row {
+            spec: run.spec,
+            result: run
+                .result
+                .map(|r| (r.model.clone(), r.completion, r.latency.mean, r.latency.max)),
+        })
+        .collect();
     bar.finish_and_clear();
 
     let ok = || rows.iter().filter_map(|r| r.result.as_ref().ok());

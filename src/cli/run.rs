@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use ttdl_backend::pipeline;
 use ttdl_backend::report::{self, Plan};
-use ttdl_backend::schedule::Problem;
 use ttdl_backend::{switch, tasks_file, Traffic};
 
 use super::{CliError, CliResult, Common, Format};
@@ -41,22 +40,11 @@ pub fn run(args: &RunArgs) -> CliResult {
         .and_then(|s| s.to_str())
         .unwrap_or("plan")
         .to_string();
-    let problem = Problem::new(
-        &out.traffic,
-        &out.network,
-        &out.placement,
-        &out.routing,
-        out.schedule.hardware,
-    )
-    .map_err(|e| CliError::Internal(e.to_string()))?;
-    // Report the contention the router optimized: with --throughput, the pipelined windows.
-    let windows = out.routed_as.as_ref().unwrap_or(&out.traffic);
-    let plan = Plan::new(&problem, &out.schedule, windows);
-    let text = summary(&plan, &out);
+    let text = out.summary().map_err(cli_error)?;
     // The JSON lists every link of the network: build it only when it is written.
     let json = match (args.common.format, &args.common.out) {
         (Format::Text, None) => String::new(),
-        _ => report::json::to_string(&plan),
+        _ => out.to_json().map_err(cli_error)?,
     };
     match args.common.format {
         Format::Text => {
@@ -70,6 +58,9 @@ pub fn run(args: &RunArgs) -> CliResult {
         }
     }
     if let Some(dir) = &args.common.out {
+        let problem = out.problem().map_err(cli_error)?;
+        let windows = out.routed_as.as_ref().unwrap_or(&out.traffic);
+        let plan = Plan::new(&problem, &out.schedule, windows);
         let programs = switch::build(&problem, &out.schedule).to_string();
         let files = [
             (
@@ -148,20 +139,6 @@ fn load(file: &Path, common: &Common) -> Result<(String, Traffic), CliError> {
             }),
         _ => super::check::evaluate(file, common),
     }
-}
-
-fn summary(plan: &Plan, out: &pipeline::Plan) -> String {
-    let mut s = report::text::summary(plan);
-    if out.routed_as.is_some() {
-        s.push_str("throughput:       routed with every deadline at least release + period (Minsky §5.2); the contention line uses those windows\n");
-    }
-    s.push_str(&format!(
-        "replay:           every message delivered as planned; program done at cycle {}, mean latency {:.1} cycles, at most {} words buffered in a switch\n",
-        out.replay.completion,
-        out.replay.mean_latency(),
-        out.replay.max_buffered
-    ));
-    s
 }
 
 /// The file in an `--out` directory that lists what TTDL wrote there.

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde_json::json;
 use ttdl_backend::pipeline;
-use ttdl_backend::sim::core::{simulate, SimError, SimOptions, SimReport};
-use ttdl_backend::sim::registry::{self, ModelContext};
-use ttdl_backend::{Network, Placement, Traffic};
+use ttdl_backend::sim::core::SimReport;
+use ttdl_backend::sim::registry;
+use ttdl_backend::{Network, Traffic};
 
 use super::{CliError, CliResult, Common, Format};
 
@@ -38,15 +38,9 @@ pub struct SimulateArgs {
 }
 
 /// A program ready for the models: its traffic, the physical network and where tasks run.
-pub struct Program {
-    pub traffic: Traffic,
-    pub network: Network,
-    pub placement: Placement,
-    /// The resolved plan configuration (seed, and what the scheduled model plans with).
-    pub config: pipeline::PlanConfig,
-}
+pub type Program = pipeline::Placed;
 
-/// Reads a program: TTDL source evaluated by a [`crate::session::Session`] (the standard library
+/// Reads a program: TTDL source evaluated by a [`ttdl::session::Session`] (the standard library
 /// first unless `--no-stdlib`), or a Traffic IR written as JSON (`.json`).
 pub fn load_traffic(path: &Path, common: &Common) -> Result<Traffic, CliError> {
     if path.extension().is_some_and(|e| e == "json") {
@@ -71,38 +65,7 @@ pub fn load_traffic(path: &Path, common: &Common) -> Result<Traffic, CliError> {
 pub fn load_program(file: Option<&Path>, common: &Common) -> Result<Program, CliError> {
     let path = file.ok_or_else(|| CliError::Usage("a program file is required".into()))?;
     let traffic = load_traffic(path, common)?;
-    let cfg = pipeline::resolve(&traffic, &overrides(common)).map_err(super::run::cli_error)?;
-    let (network, placement) = pipeline::place(&traffic, &cfg).map_err(super::run::cli_error)?;
-    Ok(Program {
-        traffic,
-        network,
-        placement,
-        config: cfg,
-    })
-}
-
-/// `spec` with the program's plan settings filled in where a `scheduled` spec leaves them out,
-/// so `compare --schedule lp` or a script's `(target … :route 'shortest)` reaches the plan.
-pub fn with_plan_settings(spec: &str, cfg: &pipeline::PlanConfig) -> String {
-    let name = spec.split([' ', ':']).next().unwrap_or("");
-    if name != "scheduled" {
-        return spec.to_string();
-    }
-    let given = |key: &str| {
-        spec.split([' ', ',', ':'])
-            .any(|w| w.split_once('=').is_some_and(|(k, _)| k == key))
-    };
-    let mut out = spec.to_string();
-    for (key, value) in [
-        ("route", cfg.route.name().to_string()),
-        ("schedule", cfg.schedule.name().to_string()),
-        ("timing", cfg.timing.name().to_string()),
-    ] {
-        if !given(key) {
-            out.push_str(&format!(" {key}={value}"));
-        }
-    }
-    out
+    pipeline::placed(&traffic, &overrides(common)).map_err(super::run::cli_error)
 }
 
 /// The plan options a simulating command passes on (the scheduled model plans with them).
@@ -116,34 +79,6 @@ pub fn overrides(c: &Common) -> pipeline::Overrides {
         timing: c.timing.clone(),
         ..pipeline::Overrides::default()
     }
-}
-
-/// Runs one model spec on the program, under `max_cycles` or the program's default cap
-/// ([`SimOptions::for_program`]).
-pub fn run_model(
-    prog: &Program,
-    spec: &str,
-    seed: u64,
-    max_cycles: Option<u64>,
-) -> Result<SimReport, SimError> {
-    let ctx = ModelContext {
-        network: &prog.network,
-        traffic: Some(&prog.traffic),
-        placement: Some(&prog.placement),
-        seed,
-    };
-    let mut model = registry::build(&with_plan_settings(spec, &prog.config), &ctx)?;
-    let mut opts = SimOptions::for_program(&prog.traffic, &prog.network, &prog.placement);
-    if let Some(m) = max_cycles {
-        opts.max_cycles = m;
-    }
-    simulate(
-        &prog.traffic,
-        &prog.placement,
-        &prog.network,
-        model.as_mut(),
-        &opts,
-    )
 }
 
 /// The network part of the JSON documents (SPEC §4).
@@ -230,20 +165,12 @@ pub fn run(args: &SimulateArgs) -> CliResult {
         spec.push(' ');
         spec.push_str(o);
     }
-    let seed = args
-        .common
-        .seed
-        .or_else(|| prog.traffic.target.as_ref().and_then(|t| t.seed))
-        .unwrap_or(1);
-    // A bad model name or option is a usage error (exit 2), found before running anything.
-    let ctx = ModelContext {
-        network: &prog.network,
-        traffic: Some(&prog.traffic),
-        placement: Some(&prog.placement),
-        seed,
-    };
-    registry::build(&spec, &ctx).map_err(|e| CliError::Usage(e.to_string()))?;
-    let report = run_model(&prog, &spec, seed, args.max_cycles)
+    // A bad model name or option, or a model that cannot run on this network, is a usage
+    // error (exit 2); a program too large or a run that cannot finish is the input's (exit 1).
+    prog.check_model(&spec)
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let report = prog
+        .simulate(&spec, args.max_cycles)
         .map_err(|e| CliError::Input(e.to_string()))?;
     let out = match args.common.format {
         Format::Text => text_report(&prog, &report),

@@ -245,6 +245,21 @@ pub fn periods(
     words: Option<&BTreeMap<(PhaseId, Resource), u64>>,
 ) -> Vec<PhasePeriod> {
     let traffic = s.traffic;
+    // An inconsistent Traffic document (a program naming a message that does not exist, or
+    // one sent by another task) has no period to bound; the scheduler reports what is wrong.
+    let consistent = traffic.tasks.iter().all(|t| {
+        t.ops.iter().all(|op| match *op {
+            Op::Send(m) => traffic.messages.get(m).is_some_and(|x| x.src == t.id),
+            Op::Recv(m) => traffic
+                .messages
+                .get(m)
+                .is_some_and(|x| x.dst.contains(&t.id)),
+            _ => true,
+        })
+    });
+    if !consistent {
+        return Vec::new();
+    }
     let cap = s.ports.max(1) as u64;
     let mut iters: BTreeMap<PhaseId, u64> = BTreeMap::new();
     for m in &traffic.messages {
@@ -270,11 +285,17 @@ pub fn periods(
                 }
                 match *op {
                     Op::Compute(c) => *compute.entry(t.id).or_default() += c,
-                    Op::Send(m) if !s.local(&traffic.messages[m]) => {
-                        *inject.entry(t.id).or_default() += traffic.messages[m].size
+                    // A message id out of range (an inconsistent Traffic document) adds
+                    // nothing; the scheduler reports it.
+                    Op::Send(m) => {
+                        if let Some(msg) = traffic.messages.get(m).filter(|x| !s.local(x)) {
+                            *inject.entry(t.id).or_default() += msg.size
+                        }
                     }
-                    Op::Recv(m) if !s.local(&traffic.messages[m]) => {
-                        *eject.entry(t.id).or_default() += traffic.messages[m].size
+                    Op::Recv(m) => {
+                        if let Some(msg) = traffic.messages.get(m).filter(|x| !s.local(x)) {
+                            *eject.entry(t.id).or_default() += msg.size
+                        }
                     }
                     _ => {}
                 }

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use ttdl_backend::pipeline;
-use ttdl_backend::report::{self, Plan};
-use ttdl_backend::{switch, tasks_file, Traffic};
+use ttdl_backend::{tasks_file, Traffic};
+use ttdl_session::artifacts;
 
 use super::{CliError, CliResult, Common, Format};
 
@@ -58,26 +58,9 @@ pub fn run(args: &RunArgs) -> CliResult {
         }
     }
     if let Some(dir) = &args.common.out {
-        let problem = out.problem().map_err(cli_error)?;
-        let windows = out.routed_as.as_ref().unwrap_or(&out.traffic);
-        let plan = Plan::new(&problem, &out.schedule, windows);
-        let programs = switch::build(&problem, &out.schedule).to_string();
-        let files = [
-            (
-                format!("{name}.tasks"),
-                tasks_file::write(&out.traffic, Some((&out.network, &out.placement))),
-            ),
-            (format!("{name}.switch"), programs),
-            (format!("{name}.dag.dot"), super::dag::dot_of(&out.traffic)?),
-            (format!("{name}.json"), json),
-            (format!("{name}.txt"), text),
-            (format!("{name}.schedule.svg"), report::svg::timeline(&plan)),
-            (
-                format!("{name}.snapshots.svg"),
-                report::svg::snapshots(&plan),
-            ),
-        ];
-        write_all(dir, &files)?;
+        let files = artifacts::files(&out, &name, &text, &json).map_err(CliError::Internal)?;
+        let n = artifacts::write(dir, &files).map_err(CliError::Input)?;
+        eprintln!("wrote {n} files to {}", dir.display());
     }
     Ok(())
 }
@@ -139,43 +122,4 @@ fn load(file: &Path, common: &Common) -> Result<(String, Traffic), CliError> {
             }),
         _ => super::check::evaluate(file, common),
     }
-}
-
-/// The file in an `--out` directory that lists what TTDL wrote there.
-const MANIFEST: &str = ".ttdl-out";
-
-/// Writes the artifacts into `dir`, refusing to replace a file TTDL did not write there before
-/// (the directory's manifest lists what it wrote).
-fn write_all(dir: &Path, files: &[(String, String)]) -> Result<(), CliError> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| CliError::Input(format!("cannot create `{}`: {e}", dir.display())))?;
-    let manifest = dir.join(MANIFEST);
-    let ours: Vec<String> = std::fs::read_to_string(&manifest)
-        .map(|s| s.lines().map(str::to_string).collect())
-        .unwrap_or_default();
-    for (name, _) in files {
-        let path = dir.join(name);
-        if path.exists() && !ours.contains(name) {
-            return Err(CliError::Input(format!(
-                "refusing to overwrite `{}`: TTDL did not write it; move it away or choose another --out directory",
-                path.display()
-            )));
-        }
-    }
-    let mut listed: Vec<String> = ours;
-    for (name, _) in files {
-        if !listed.contains(name) {
-            listed.push(name.clone());
-        }
-    }
-    listed.sort();
-    std::fs::write(&manifest, listed.join("\n") + "\n")
-        .map_err(|e| CliError::Input(format!("cannot write `{}`: {e}", manifest.display())))?;
-    for (name, text) in files {
-        let path = dir.join(name);
-        std::fs::write(&path, text)
-            .map_err(|e| CliError::Input(format!("cannot write `{}`: {e}", path.display())))?;
-    }
-    eprintln!("wrote {} files to {}", files.len(), dir.display());
-    Ok(())
 }

@@ -9,6 +9,7 @@ use crate::schedule::{self, Problem, Resource, Schedule};
 use crate::topology::Network;
 use crate::traffic::{Placement, Routing, Traffic};
 
+pub mod compare;
 pub mod json;
 pub mod svg;
 pub mod text;

@@ -111,7 +111,8 @@ impl Geometry {
     }
 
     /// The port to take from `cur` along `dim` to reduce the offset to `dst` (shortest way round
-    /// on a torus, ties going `+`), or `None` when already aligned in that dimension.
+    /// on a torus, ties going `+` from even coordinates and `−` from odd ones), or `None` when
+    /// already aligned in that dimension.
     #[inline]
     pub fn port_in_dim(&self, cur: usize, dst: usize, dim: usize) -> Option<usize> {
         let (a, b) = (self.coord(cur, dim), self.coord(dst, dim));
@@ -122,9 +123,11 @@ impl Geometry {
             return Some(2 * dim + usize::from(a == 1));
         }
         let positive = if self.wrap[dim] {
+            // As the planner routes (`topology::grid::offset`): the shorter way round; half way
+            // round goes `+` from an even coordinate and `−` from an odd one.
             let k = self.dims[dim] as i64;
             let fwd = (b - a).rem_euclid(k);
-            fwd <= k - fwd
+            fwd < k - fwd || (fwd == k - fwd && a.rem_euclid(2) == 0)
         } else {
             b > a
         };

@@ -1,0 +1,125 @@
+//! The `compare` table (Yuan's Tables 6.2–6.3 style): completion time and message latency of one
+//! program under every model, each also normalized to the best model (best = 1.0). A model that
+//! cannot run on the network gets a note saying why; one that cannot finish gets a row saying
+//! after how many cycles it stopped and whether it deadlocked or livelocked.
+
+use std::fmt::Write as _;
+
+use serde_json::json;
+
+use crate::pipeline::{ModelRun, Placed};
+use crate::sim::core::SimError;
+
+fn ratio(x: f64, best: f64) -> f64 {
+    if best > 0.0 {
+        x / best
+    } else if x > 0.0 {
+        f64::INFINITY
+    } else {
+        1.0
+    }
+}
+
+/// The best completion, mean latency and max latency among the rows that finished.
+fn best(rows: &[ModelRun]) -> (f64, f64, f64) {
+    let ok = || rows.iter().filter_map(|r| r.result.as_ref().ok());
+    (
+        ok().map(|r| r.completion).min().unwrap_or(0) as f64,
+        ok().map(|r| r.latency.mean).fold(f64::INFINITY, f64::min),
+        ok().map(|r| r.latency.max).min().unwrap_or(0) as f64,
+    )
+}
+
+/// The table as text; `title` names the program (a file name, or empty).
+pub fn text(title: &str, program: &Placed, rows: &[ModelRun]) -> String {
+    let (best_completion, best_mean, best_max) = best(rows);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{title} on {} ({} tasks, {} messages); normalized columns: best = 1.0",
+        program.network.spec,
+        program.traffic.tasks.len(),
+        program.traffic.messages.len()
+    );
+    let width = rows
+        .iter()
+        .map(|r| match &r.result {
+            Ok(x) => x.model.len(),
+            Err(_) => r.spec.len(),
+        })
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let _ = writeln!(
+        s,
+        "{:<width$}  {:>10} {:>6}  {:>10} {:>6}  {:>8} {:>6}",
+        "model", "completion", "norm", "mean lat", "norm", "max lat", "norm"
+    );
+    let mut notes = Vec::new();
+    for r in rows {
+        match &r.result {
+            Ok(x) => {
+                let _ = writeln!(
+                    s,
+                    "{:<width$}  {:>10} {:>6.2}  {:>10.2} {:>6.2}  {:>8} {:>6.2}",
+                    x.model,
+                    x.completion,
+                    ratio(x.completion as f64, best_completion),
+                    x.latency.mean,
+                    ratio(x.latency.mean, best_mean),
+                    x.latency.max,
+                    ratio(x.latency.max as f64, best_max)
+                );
+            }
+            Err(e @ SimError::Unfinished { cycles, stall, .. }) => {
+                let _ = writeln!(
+                    s,
+                    "{:<width$}  did not finish after {cycles} cycles ({})",
+                    r.spec,
+                    stall.name()
+                );
+                notes.push(format!("{}: {e}", r.spec));
+            }
+            Err(e) => {
+                let _ = writeln!(s, "{:<width$}  {:>10}", r.spec, "cannot run");
+                notes.push(format!("{}: {e}", r.spec));
+            }
+        }
+    }
+    for n in notes {
+        let _ = writeln!(s, "note: {n}");
+    }
+    s
+}
+
+/// The table as the `compare` entries of the JSON document.
+pub fn json(rows: &[ModelRun]) -> serde_json::Value {
+    let (best_completion, best_mean, best_max) = best(rows);
+    let models: Vec<_> = rows
+        .iter()
+        .map(|r| match &r.result {
+            Ok(x) => json!({
+                "model": x.model,
+                "completion": x.completion,
+                "completion_norm": ratio(x.completion as f64, best_completion),
+                "mean_latency": x.latency.mean,
+                "mean_latency_norm": ratio(x.latency.mean, best_mean),
+                "max_latency": x.latency.max,
+                "max_latency_norm": ratio(x.latency.max as f64, best_max),
+            }),
+            Err(
+                e @ SimError::Unfinished {
+                    cycles,
+                    stall,
+                    detail,
+                },
+            ) => json!({
+                "model": r.spec,
+                "unfinished": {"cycles": cycles, "stall": stall, "detail": detail},
+                "error": e.to_string(),
+            }),
+            Err(e) => json!({"model": r.spec, "error": e.to_string()}),
+        })
+        .collect();
+    serde_json::Value::Array(models)
+}

@@ -1,0 +1,91 @@
+//! What `ttdl run --out DIR` and the REPL's `:save DIR` write: every artifact of a plan (the
+//! summary, the SPEC §4 JSON, the tasks file of Minsky Fig 5-5, the switch programs of Fig 5-9,
+//! the task graph as DOT, the schedule and snapshot pictures), into a directory that is never
+//! allowed to lose a file TTDL did not write.
+
+use std::path::Path;
+
+use ttdl_backend::pipeline::Plan;
+use ttdl_backend::{report, switch, tasks_file};
+
+/// The artifacts of `plan`, named after `name`, as (file name, contents); `summary` and `json`
+/// are passed in when the caller has them already (empty: built here).
+pub fn files(
+    plan: &Plan,
+    name: &str,
+    summary: &str,
+    json: &str,
+) -> Result<Vec<(String, String)>, String> {
+    let problem = plan.problem().map_err(|e| e.to_string())?;
+    let windows = plan.routed_as.as_ref().unwrap_or(&plan.traffic);
+    let pictures = report::Plan::new(&problem, &plan.schedule, windows);
+    let summary = match summary {
+        "" => plan.summary().map_err(|e| e.to_string())?,
+        s => s.to_string(),
+    };
+    let json = match json {
+        "" => plan.to_json().map_err(|e| e.to_string())?,
+        s => s.to_string(),
+    };
+    Ok(vec![
+        (
+            format!("{name}.tasks"),
+            tasks_file::write(&plan.traffic, Some((&plan.network, &plan.placement))),
+        ),
+        (
+            format!("{name}.switch"),
+            switch::build(&problem, &plan.schedule).to_string(),
+        ),
+        (
+            format!("{name}.dag.dot"),
+            crate::dag::dot_of(&plan.traffic)?,
+        ),
+        (format!("{name}.json"), json),
+        (format!("{name}.txt"), summary),
+        (
+            format!("{name}.schedule.svg"),
+            report::svg::timeline(&pictures),
+        ),
+        (
+            format!("{name}.snapshots.svg"),
+            report::svg::snapshots(&pictures),
+        ),
+    ])
+}
+
+/// The file in an `--out` directory that lists what TTDL wrote there.
+const MANIFEST: &str = ".ttdl-out";
+
+/// Writes the artifacts into `dir`, refusing to replace a file TTDL did not write there before
+/// (the directory's manifest lists what it wrote).
+pub fn write(dir: &Path, files: &[(String, String)]) -> Result<usize, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    let manifest = dir.join(MANIFEST);
+    let ours: Vec<String> = std::fs::read_to_string(&manifest)
+        .map(|s| s.lines().map(str::to_string).collect())
+        .unwrap_or_default();
+    for (name, _) in files {
+        let path = dir.join(name);
+        if path.exists() && !ours.contains(name) {
+            return Err(format!(
+                "refusing to overwrite `{}`: TTDL did not write it; move it away or choose another --out directory",
+                path.display()
+            ));
+        }
+    }
+    let mut listed: Vec<String> = ours;
+    for (name, _) in files {
+        if !listed.contains(name) {
+            listed.push(name.clone());
+        }
+    }
+    listed.sort();
+    std::fs::write(&manifest, listed.join("\n") + "\n")
+        .map_err(|e| format!("cannot write `{}`: {e}", manifest.display()))?;
+    for (name, text) in files {
+        let path = dir.join(name);
+        std::fs::write(&path, text)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+    }
+    Ok(files.len())
+}

@@ -1,0 +1,305 @@
+//! The TTDL session: an interpreter with the standard library loaded, and the whole way from a
+//! script to a verified plan, a simulation or a comparison — the same pipeline the command line
+//! calls ([`ttdl_backend::pipeline`]). The command line, the REPL and embedders all hold one.
+//! (Re-exported by the root package as `ttdl::session`.)
+
+pub mod artifacts;
+pub mod dag;
+
+use std::fmt;
+use std::path::Path;
+
+use ttdl_backend::pipeline::{self, ModelRun, Overrides, PipelineError, Placed, Plan};
+use ttdl_backend::sim::core::{SimError, SimReport};
+use ttdl_backend::traffic::Traffic;
+use ttdl_lang::{Budget, Diagnostic, Interpreter};
+
+/// Why loading or evaluating something failed.
+#[derive(Debug)]
+pub enum SessionError {
+    /// A file could not be read.
+    Io { path: String, message: String },
+    /// The script is wrong; `rendered` shows the diagnostics like `rustc`.
+    Script {
+        diagnostics: Vec<Diagnostic>,
+        rendered: String,
+    },
+    /// A setting names something that does not exist, or the program cannot be planned.
+    Plan(PipelineError),
+    /// A model cannot run the program, or the run could not finish.
+    Simulation(SimError),
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SessionError::Io { path, message } => {
+                write!(f, "error: cannot read `{path}`: {message}")
+            }
+            SessionError::Script { rendered, .. } => write!(f, "{}", rendered.trim_end()),
+            SessionError::Plan(e) => write!(f, "error: {e}"),
+            SessionError::Simulation(e) => write!(f, "error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {}
+
+/// One TTDL session: an interpreter, usually with the standard library loaded first.
+///
+/// ```
+/// use ttdl_session::Session;
+///
+/// let mut s = Session::without_stdlib();
+/// let program = "(deftask a b)
+///                (with-task a (write-stream 8 b))
+///                (with-task b (read-stream 8 a))
+///                (println \"two tasks\")";
+/// s.eval_source("demo.ttdl", program).map_err(|d| s.render(&d)).unwrap();
+/// assert_eq!(s.take_output(), "two tasks\n");
+/// let traffic = s.traffic(None).map_err(|d| s.render(&d)).unwrap();
+/// assert_eq!(traffic.messages.len(), 1);
+/// assert_eq!(traffic.messages[0].size, 8);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Session {
+    interp: Interpreter,
+}
+
+impl Session {
+    /// A session with the standard library loaded and the default budget.
+    pub fn new() -> Result<Session, SessionError> {
+        Session::with_budget(Budget::default())
+    }
+
+    /// A session with the standard library loaded and the given budget.
+    pub fn with_budget(budget: Budget) -> Result<Session, SessionError> {
+        let mut s = Session {
+            interp: Interpreter::new(budget),
+        };
+        for (name, text) in ttdl_stdlib::SOURCES {
+            s.eval_source(name, text).map_err(|d| s.script_error(d))?;
+        }
+        Ok(s)
+    }
+
+    /// A session without the standard library (scripts that opt out, tests).
+    pub fn without_stdlib() -> Session {
+        Session {
+            interp: Interpreter::new(Budget::default()),
+        }
+    }
+
+    /// Same, with a budget.
+    pub fn without_stdlib_with_budget(budget: Budget) -> Session {
+        Session {
+            interp: Interpreter::new(budget),
+        }
+    }
+
+    pub fn interpreter(&self) -> &Interpreter {
+        &self.interp
+    }
+
+    pub fn interpreter_mut(&mut self) -> &mut Interpreter {
+        &mut self.interp
+    }
+
+    /// Reads and evaluates a file; returns the printed value of its last form.
+    pub fn load_file(&mut self, path: impl AsRef<Path>) -> Result<String, SessionError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| SessionError::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        let name = path.display().to_string();
+        self.eval_source(&name, &text)
+            .map_err(|d| self.script_error(d))
+    }
+
+    /// Evaluates a source text (a file's contents or a REPL entry).
+    pub fn eval_source(&mut self, name: &str, text: &str) -> Result<String, Vec<Diagnostic>> {
+        self.interp.eval_source(name, text)
+    }
+
+    /// What the program printed since the last call.
+    pub fn take_output(&mut self) -> String {
+        self.interp.take_output()
+    }
+
+    /// The communication built so far, matched and timed; `mapping` overrides the script's
+    /// `target :mapping`.
+    pub fn traffic(&self, mapping: Option<&str>) -> Result<Traffic, Vec<Diagnostic>> {
+        self.interp.traffic(mapping)
+    }
+
+    /// Diagnostics rendered like `rustc`, without colour.
+    pub fn render(&self, diagnostics: &[Diagnostic]) -> String {
+        self.interp.render(diagnostics, false)
+    }
+
+    /// Diagnostics rendered like `rustc`, colour optional.
+    pub fn render_color(&self, diagnostics: &[Diagnostic], color: bool) -> String {
+        self.interp.render(diagnostics, color)
+    }
+
+    /// Places, routes, schedules, verifies and replays the program evaluated so far, with the
+    /// defaults of [`pipeline::Defaults`] where neither `overrides` nor the script's `(target …)`
+    /// choose.
+    ///
+    /// ```
+    /// use ttdl_session::Session;
+    /// use ttdl_backend::pipeline::Overrides;
+    ///
+    /// let mut s = Session::new().unwrap();
+    /// s.eval_source("demo.ttdl", "(deftask a b)
+    ///                             (with-task a (write-stream 8 b))
+    ///                             (with-task b (read-stream 8 a))").unwrap();
+    /// let plan = s.plan(&Overrides { network: Some("mesh:2x1".into()), ..Overrides::default() }).unwrap();
+    /// assert_eq!(plan.schedule.makespan, 8);
+    /// assert!(plan.schedule.deadlines_met());
+    /// assert!(plan.to_json().unwrap().contains("\"makespan\": 8"));
+    /// ```
+    pub fn plan(&self, overrides: &Overrides) -> Result<Plan, SessionError> {
+        let traffic = self.traffic(None).map_err(|d| self.script_error(d))?;
+        let cfg = pipeline::resolve(&traffic, overrides).map_err(SessionError::Plan)?;
+        pipeline::plan(&traffic, &cfg).map_err(SessionError::Plan)
+    }
+
+    /// The program placed for the hardware models, as `plan` would place it.
+    pub fn placed(&self, overrides: &Overrides) -> Result<Placed, SessionError> {
+        let traffic = self.traffic(None).map_err(|d| self.script_error(d))?;
+        pipeline::placed(&traffic, overrides).map_err(SessionError::Plan)
+    }
+
+    /// Runs the program on one hardware model (`"wormhole"`, `"circuit setup=3"`, `"scheduled"`).
+    ///
+    /// ```
+    /// use ttdl_session::Session;
+    /// use ttdl_backend::pipeline::Overrides;
+    ///
+    /// let mut s = Session::new().unwrap();
+    /// s.eval_source("demo.ttdl", "(deftask a b)
+    ///                             (with-task a (write-stream 8 b))
+    ///                             (with-task b (read-stream 8 a))").unwrap();
+    /// let o = Overrides { network: Some("mesh:2x1".into()), ..Overrides::default() };
+    /// // One flit per cycle through one router: the header's hop, then 8 flits.
+    /// assert_eq!(s.simulate(&o, "wormhole").unwrap().completion, 9);
+    /// assert_eq!(s.simulate(&o, "scheduled").unwrap().completion, 8);
+    /// ```
+    pub fn simulate(&self, overrides: &Overrides, model: &str) -> Result<SimReport, SessionError> {
+        self.placed(overrides)?
+            .simulate(model, None)
+            .map_err(SessionError::Simulation)
+    }
+
+    /// Runs the program on each model, side by side; an empty list means every registered
+    /// model's standard set. Each row holds its report or why it could not run or finish.
+    ///
+    /// ```
+    /// use ttdl_session::Session;
+    /// use ttdl_backend::pipeline::Overrides;
+    ///
+    /// let mut s = Session::new().unwrap();
+    /// s.eval_source("demo.ttdl", "(all-to-all-on (list (task 'a) (task 'b) (task 'c) (task 'd)))").unwrap();
+    /// let o = Overrides { network: Some("mesh:2x2".into()), ..Overrides::default() };
+    /// let rows = s.compare(&o, &["scheduled", "store-forward", "pms"]).unwrap();
+    /// let done: Vec<u64> = rows.iter().filter_map(|r| r.result.as_ref().ok()).map(|r| r.completion).collect();
+    /// assert!(done[0] <= done[1]);
+    /// assert!(rows[2].result.is_err()); // pms is a crossbar: it refuses a mesh and says so
+    /// ```
+    pub fn compare(
+        &self,
+        overrides: &Overrides,
+        models: &[&str],
+    ) -> Result<Vec<ModelRun>, SessionError> {
+        let specs: Vec<String> = if models.is_empty() {
+            ttdl_backend::sim::registry::compare_specs()
+        } else {
+            models.iter().map(|m| m.to_string()).collect()
+        };
+        Ok(self.placed(overrides)?.compare(&specs, None, |_| {}))
+    }
+
+    /// Wraps diagnostics with their rendering.
+    pub fn script_error(&self, diagnostics: Vec<Diagnostic>) -> SessionError {
+        let rendered = self.render(&diagnostics);
+        SessionError::Script {
+            diagnostics,
+            rendered,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_loads_the_standard_library() {
+        let mut s = Session::new().unwrap_or_else(|e| panic!("{e}"));
+        let names = s.interpreter().global_names();
+        assert!(names.iter().any(|n| n == "torus->mesh"), "{names:?}");
+        let bare = Session::without_stdlib();
+        assert!(!bare
+            .interpreter()
+            .global_names()
+            .iter()
+            .any(|n| n == "torus->mesh"));
+        assert_eq!(s.eval_source("t", "(+ 1 2)").ok().as_deref(), Some("3"));
+    }
+
+    #[test]
+    fn unreadable_file_is_a_clear_error() {
+        let mut s = Session::without_stdlib();
+        let e = s.load_file("/nonexistent/prog.ttdl").unwrap_err();
+        assert!(matches!(e, SessionError::Io { .. }));
+        assert!(
+            e.to_string()
+                .contains("cannot read `/nonexistent/prog.ttdl`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn load_file_evaluates_and_reports_script_errors() {
+        let dir = std::env::temp_dir().join(format!("ttdl-session-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let good = dir.join("good.ttdl");
+        let bad = dir.join("bad.ttdl");
+        std::fs::write(
+            &good,
+            "(deftask a b)\n(with-task a (write-stream 4 b))\n(with-task b (read-stream 4 a))\n",
+        )
+        .unwrap_or_default();
+        std::fs::write(&bad, "(define x 1)\n(+ x y)\n").unwrap_or_default();
+        let mut s = Session::without_stdlib();
+        assert!(s.load_file(&good).is_ok());
+        let t = s
+            .traffic(None)
+            .unwrap_or_else(|d| panic!("{}", s.render(&d)));
+        assert_eq!(t.messages.len(), 1);
+        let e = s.load_file(&bad).unwrap_err();
+        let SessionError::Script {
+            diagnostics,
+            rendered,
+        } = &e
+        else {
+            panic!("expected a script error: {e}");
+        };
+        assert_eq!(diagnostics[0].code, "unbound");
+        assert!(rendered.contains("bad.ttdl:2:"), "{rendered}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn budgets_are_passed_on() {
+        let budget = Budget {
+            steps: 1_000,
+            ..Budget::default()
+        };
+        let mut s = Session::without_stdlib_with_budget(budget);
+        let d = s.eval_source("t", "(define (f) (f)) (f)").unwrap_err();
+        assert_eq!(d[0].code, "budget");
+    }
+}

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use rustyline::completion::Completer;
 use rustyline::error::ReadlineError;
-use rustyline::highlight::{CmdKind, Highlighter, MatchingBracketHighlighter};
+use rustyline::highlight::{CmdKind, Highlighter};
 use rustyline::hint::Hinter;
 use rustyline::history::DefaultHistory;
 use rustyline::validate::{ValidationContext, ValidationResult, Validator};
@@ -53,7 +53,6 @@ pub fn run(repl: &mut Repl, options: &EditorOptions) -> Result<(), String> {
         Editor::with_config(config).map_err(|e| format!("cannot start the line editor: {e}"))?;
     editor.set_helper(Some(TtdlHelper {
         names: repl.completions(),
-        brackets: MatchingBracketHighlighter::new(),
         color: options.color,
     }));
     if let Some(path) = &options.history {
@@ -70,6 +69,10 @@ pub fn run(repl: &mut Repl, options: &EditorOptions) -> Result<(), String> {
             Ok(line) => {
                 if !line.trim().is_empty() {
                     let _ = editor.add_history_entry(line.as_str());
+                    // Appended as we go, so a session that ends abruptly keeps its history.
+                    if let Some(path) = &options.history {
+                        let _ = editor.append_history(path);
+                    }
                 }
                 let out = repl.handle(&line);
                 show(&out);
@@ -88,33 +91,37 @@ pub fn run(repl: &mut Repl, options: &EditorOptions) -> Result<(), String> {
             Err(e) => return Err(format!("cannot read input: {e}")),
         }
     }
-    if let Some(path) = &options.history {
-        if let Err(e) = editor.save_history(path) {
-            eprintln!("warning: cannot save history to {}: {e}", path.display());
-        }
-    }
     Ok(())
 }
 
-/// Input from a pipe or a file: no line editing, no prompt, no history; each line goes to
-/// [`Repl::handle`] as typed, and an entry left open at the end is reported.
+/// Input from a pipe or a file (`ttdl repl < script`): no line editing, no prompt, no history;
+/// each line goes to [`Repl::handle`] as typed. Results go to standard output; the first error
+/// stops the script (its diagnostics on standard error) and is returned, so a scripted session
+/// fails like a program would.
 pub fn run_piped(repl: &mut Repl, input: &mut impl BufRead) -> Result<(), String> {
     let mut line = String::new();
+    let mut number = 0usize;
     loop {
         line.clear();
-        match input.read_line(&mut line) {
+        number += 1;
+        let out = match input.read_line(&mut line) {
             Ok(0) => {
-                show(&repl.finish());
-                return Ok(());
-            }
-            Ok(_) => {
-                let out = repl.handle(line.strip_suffix('\n').unwrap_or(&line));
+                let out = repl.finish();
                 show(&out);
-                if out.status == Status::Quit {
-                    return Ok(());
-                }
+                return match out.error.is_empty() {
+                    true => Ok(()),
+                    false => Err("the input ended inside an entry".into()),
+                };
             }
+            Ok(_) => repl.handle(line.strip_suffix('\n').unwrap_or(&line)),
             Err(e) => return Err(format!("cannot read input: {e}")),
+        };
+        show(&out);
+        if !out.error.is_empty() {
+            return Err(format!("stopped at the first error (input line {number})"));
+        }
+        if out.status == Status::Quit {
+            return Ok(());
         }
     }
 }
@@ -133,7 +140,6 @@ pub fn show(out: &Output) {
 /// Completion of names and `:commands`, bracket matching, and multi-line entries.
 struct TtdlHelper {
     names: Vec<String>,
-    brackets: MatchingBracketHighlighter,
     color: bool,
 }
 
@@ -182,17 +188,177 @@ impl Hinter for TtdlHelper {
     type Hint = String;
 }
 
+/// Special forms and the communication forms, shown bold blue.
+const SPECIAL: &[&str] = &[
+    "define",
+    "lambda",
+    "let",
+    "let*",
+    "letrec",
+    "if",
+    "cond",
+    "case",
+    "when",
+    "unless",
+    "and",
+    "or",
+    "begin",
+    "do",
+    "dotimes",
+    "dolist",
+    "quote",
+    "quasiquote",
+    "set!",
+    "define-comm",
+    "define-mapping",
+    "defmessage",
+    "deftask",
+    "with-task",
+    "sequence",
+    "iterate",
+    "compute",
+    "write-stream",
+    "read-stream",
+    "broadcast",
+    "synchronize",
+    "target",
+];
+
+/// ANSI colours of the line: special forms bold blue, strings green, comments grey, keywords
+/// magenta, and the bracket matching the one at the cursor bold yellow.
+pub(crate) fn colorize(line: &str, pos: usize) -> String {
+    let bytes = line.as_bytes();
+    let matching = matching_bracket(line, pos);
+    let mut out = String::with_capacity(line.len() + 32);
+    let mut i = 0;
+    let mut after_open = false;
+    while i < bytes.len() {
+        let c = bytes[i] as char;
+        if c == ';' {
+            out.push_str("\x1b[90m");
+            out.push_str(&line[i..]);
+            out.push_str("\x1b[0m");
+            break;
+        }
+        if c == '"' {
+            let mut j = i + 1;
+            while j < bytes.len() && bytes[j] != b'"' {
+                j += if bytes[j] == b'\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(bytes.len());
+            out.push_str("\x1b[32m");
+            out.push_str(&line[i..end]);
+            out.push_str("\x1b[0m");
+            i = end;
+            after_open = false;
+            continue;
+        }
+        if "()[]".contains(c) {
+            if matching.is_some_and(|(a, b)| i == a || i == b) {
+                out.push_str("\x1b[1;33m");
+                out.push(c);
+                out.push_str("\x1b[0m");
+            } else {
+                out.push(c);
+            }
+            after_open = c == '(' || c == '[';
+            i += 1;
+            continue;
+        }
+        if c.is_whitespace() || c == '\'' || c == '`' || c == ',' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < bytes.len() {
+            let d = bytes[j] as char;
+            if d.is_whitespace() || "()[]\";".contains(d) {
+                break;
+            }
+            j += 1;
+        }
+        let word = &line[i..j];
+        if after_open && SPECIAL.contains(&word) {
+            out.push_str("\x1b[1;34m");
+            out.push_str(word);
+            out.push_str("\x1b[0m");
+        } else if word.starts_with(':') && word.len() > 1 {
+            out.push_str("\x1b[35m");
+            out.push_str(word);
+            out.push_str("\x1b[0m");
+        } else {
+            out.push_str(word);
+        }
+        after_open = false;
+        i = j.max(i + 1);
+    }
+    out
+}
+
+/// The bracket at or just before `pos` and the one matching it (byte indices), ignoring strings
+/// and comments.
+fn matching_bracket(line: &str, pos: usize) -> Option<(usize, usize)> {
+    // Brackets outside strings and comments, in order.
+    let mut brackets = Vec::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in line.char_indices() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            ';' => break,
+            '(' | ')' | '[' | ']' => brackets.push((i, c)),
+            _ => {}
+        }
+    }
+    let at = brackets
+        .iter()
+        .position(|&(i, _)| i == pos)
+        .or_else(|| brackets.iter().position(|&(i, _)| i + 1 == pos))?;
+    let (here, c) = brackets[at];
+    if c == '(' || c == '[' {
+        let mut depth = 0i32;
+        for &(i, d) in &brackets[at..] {
+            depth += if d == '(' || d == '[' { 1 } else { -1 };
+            if depth == 0 {
+                return Some((here, i));
+            }
+        }
+    } else {
+        let mut depth = 0i32;
+        for &(i, d) in brackets[..=at].iter().rev() {
+            depth += if d == ')' || d == ']' { 1 } else { -1 };
+            if depth == 0 {
+                return Some((here, i));
+            }
+        }
+    }
+    None
+}
+
 impl Highlighter for TtdlHelper {
     fn highlight<'l>(&self, line: &'l str, pos: usize) -> Cow<'l, str> {
         if self.color {
-            self.brackets.highlight(line, pos)
+            Cow::Owned(colorize(line, pos))
         } else {
             Cow::Borrowed(line)
         }
     }
 
     fn highlight_char(&self, line: &str, pos: usize, kind: CmdKind) -> bool {
-        self.color && self.brackets.highlight_char(line, pos, kind)
+        // Redraw on every change: colours depend on the whole line and the cursor.
+        let _ = (line, pos, kind);
+        self.color
     }
 }
 
@@ -239,5 +405,20 @@ mod tests {
         assert_eq!(candidates(&names, ":c", 2), (0, vec![":check".into()]));
         assert_eq!(candidates(&names, "(f :c", 5), (3, vec![]));
         assert_eq!(candidates(&names, "(f ", 3), (3, vec![]));
+    }
+
+    #[test]
+    fn highlights_forms_strings_and_the_matching_bracket() {
+        let line = "(define x \"a (\") ; (";
+        let out = colorize(line, 0);
+        assert!(out.contains("\x1b[1;34mdefine\x1b[0m"), "{out:?}");
+        assert!(out.contains("\x1b[32m\"a (\"\x1b[0m"), "{out:?}");
+        assert!(out.contains("\x1b[90m; (\x1b[0m"), "{out:?}");
+        // The bracket at the cursor and its match (the string's and comment's do not count).
+        assert_eq!(matching_bracket(line, 0), Some((0, 15)));
+        assert_eq!(matching_bracket(line, 16), Some((15, 0)));
+        assert!(out.starts_with("\x1b[1;33m(\x1b[0m"), "{out:?}");
+        // A word that is not a special form, or not in head position, stays plain.
+        assert_eq!(colorize("(f define)", 99), "(f define)");
     }
 }

@@ -1,12 +1,14 @@
-//! The REPL session: one interpreter, the input typed so far, and the `:commands`.
+//! The REPL session: one [`Session`] (interpreter, standard library, the pipeline), the plan
+//! settings and the last plan, the input typed so far, and the `:commands`.
 
 use std::path::Path;
 
+use ttdl_backend::pipeline::{Overrides, Plan};
+use ttdl_backend::report;
 use ttdl_lang::diagnostic::render;
 use ttdl_lang::syntax::{is_incomplete, read};
-use ttdl_lang::{Budget, Diagnostic, Interpreter, SourceMap};
-
-use crate::summary::traffic_summary;
+use ttdl_lang::{Budget, Diagnostic, SourceMap};
+use ttdl_session::{artifacts, dag, Session};
 
 /// The `:commands`, with a one-line description each (for `:help` and completion).
 pub const COMMANDS: &[(&str, &str)] = &[
@@ -17,11 +19,38 @@ pub const COMMANDS: &[(&str, &str)] = &[
         ":check",
         "[MAPPING]  summary of the traffic built so far: tasks, messages, phases, critical path, period",
     ),
+    (
+        ":run",
+        "[--network N --place P --route R --schedule S --seed N --ports N --latency C --timing T]  place, route, schedule, verify and replay; print the summary",
+    ),
+    (
+        ":simulate",
+        "MODEL [KEY=VALUE…]  run the program on a hardware model (`:simulate wormhole vc=2`)",
+    ),
+    (
+        ":compare",
+        "[MODEL,MODEL…]  every model (or those named) side by side",
+    ),
+    (":dag", "[dot|json]  the task graph"),
+    (
+        ":show",
+        "schedule|routes|deadlines|bounds  a table of the last plan",
+    ),
+    (
+        ":set",
+        "[KEY VALUE]  plan settings (network place route schedule seed ports latency timing); alone: show them",
+    ),
+    (":save", "DIR  write what `ttdl run --out DIR` writes, for the last plan"),
     (":reset", "start over with a fresh interpreter"),
     (
         ":env",
         "[PREFIX]  the names bound in the global environment",
     ),
+];
+
+/// The settings `:set` changes, in the order `:set` shows them.
+const SETTINGS: &[&str] = &[
+    "network", "place", "route", "schedule", "seed", "ports", "latency", "timing",
 ];
 
 /// What one call of [`Repl::handle`] produced.
@@ -102,8 +131,12 @@ impl Default for ReplOptions {
 
 /// An interactive session. Feed it lines with [`Repl::handle`].
 pub struct Repl {
-    interp: Interpreter,
+    session: Session,
     options: ReplOptions,
+    /// What `:set` chose; `:run` flags override it for one run.
+    settings: Overrides,
+    /// The last plan `:run` made (`:show` and `:save` use it); cleared when the program changes.
+    plan: Option<Plan>,
     /// Lines of an entry that is not complete yet.
     pending: String,
     /// Entries evaluated so far, to name each entry's source `<repl:N>`.
@@ -114,21 +147,23 @@ impl Repl {
     /// A fresh session (with the standard library unless `options.stdlib` is off). Fails with the
     /// rendered diagnostics if the standard library does not load.
     pub fn new(options: ReplOptions) -> Result<Repl, String> {
-        let interp = fresh_interpreter(&options)?;
+        let session = fresh_session(&options)?;
         Ok(Repl {
-            interp,
+            session,
             options,
+            settings: Overrides::default(),
+            plan: None,
             pending: String::new(),
             entries: 0,
         })
     }
 
-    pub fn interpreter(&self) -> &Interpreter {
-        &self.interp
+    pub fn session(&self) -> &Session {
+        &self.session
     }
 
-    pub fn interpreter_mut(&mut self) -> &mut Interpreter {
-        &mut self.interp
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
     }
 
     /// True while an entry is being continued over several lines.
@@ -143,7 +178,7 @@ impl Repl {
 
     /// Names to complete: the global environment and the `:commands`, sorted.
     pub fn completions(&self) -> Vec<String> {
-        let mut names = self.interp.global_names();
+        let mut names = self.session.interpreter().global_names();
         names.extend(COMMANDS.iter().map(|(c, _)| c.to_string()));
         names.sort();
         names.dedup();
@@ -186,7 +221,8 @@ impl Repl {
                 return Output::error(format!("error: cannot read {}: {e}\n", path.display()))
             }
         };
-        let result = self.interp.eval_source(&path.display().to_string(), &text);
+        self.plan = None;
+        let result = self.session.eval_source(&path.display().to_string(), &text);
         let mut out = self.printed();
         match result {
             Ok(_) => out.text.push_str(&format!("; loaded {}\n", path.display())),
@@ -210,7 +246,8 @@ impl Repl {
             let diags: Vec<Diagnostic> = read(file, entry).1;
             return Output::error(render(&sources, &diags, self.options.color));
         }
-        let result = self.interp.eval_source(&name, entry);
+        self.plan = None;
+        let result = self.session.eval_source(&name, entry);
         let mut out = self.printed();
         match result {
             Ok(value) if value.is_empty() => {}
@@ -226,7 +263,7 @@ impl Repl {
     /// What the program printed since the last entry, as the start of an output; a line that
     /// was left open is ended so the value starts on its own line.
     fn printed(&mut self) -> Output {
-        let mut text = self.interp.take_output();
+        let mut text = self.session.take_output();
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
         }
@@ -234,16 +271,20 @@ impl Repl {
     }
 
     fn render(&self, diags: &[Diagnostic]) -> String {
-        render(self.interp.sources(), diags, self.options.color)
+        self.session.render_color(diags, self.options.color)
     }
 
-    /// A `:command`, or `None` if the entry is not one (`:topology` alone is a keyword, and
-    /// evaluates to itself).
+    /// A `:command`, or `None` if the entry is not one. Any entry that starts with `:` and a
+    /// word is a command; an unknown one is an error that suggests the closest (a keyword is
+    /// evaluated quoted: `':topology`).
     fn command(&mut self, entry: &str) -> Option<Output> {
         let (word, arg) = match entry.split_once(char::is_whitespace) {
             Some((w, a)) => (w, a.trim()),
             None => (entry, ""),
         };
+        if !word.starts_with(':') || word.len() < 2 || word.contains(['(', ')', '"']) {
+            return None;
+        }
         let out = match word {
             ":help" | ":h" | ":?" => Output::text(help()),
             ":quit" | ":q" | ":exit" => Output::quit(),
@@ -257,26 +298,35 @@ impl Repl {
             }
             ":check" | ":c" => {
                 let mapping = if arg.is_empty() {
-                    self.options.mapping.as_deref()
+                    self.session.mapping().map(str::to_string)
                 } else {
-                    Some(arg)
+                    Some(arg.to_string())
                 };
-                match self.interp.traffic(mapping) {
-                    Ok(t) => Output::text(traffic_summary(&t)),
+                match self.session.traffic(mapping.as_deref()) {
+                    Ok(t) => Output::text(report::traffic::text(&t)),
                     Err(diags) => Output::error(self.render(&diags)),
                 }
             }
-            ":reset" => match fresh_interpreter(&self.options) {
-                Ok(interp) => {
-                    self.interp = interp;
+            ":run" | ":r" => self.run(arg),
+            ":simulate" | ":sim" => self.simulate(arg),
+            ":compare" => self.compare(arg),
+            ":dag" => self.dag(arg),
+            ":show" => self.show(arg),
+            ":set" => self.set(arg),
+            ":save" => self.save(arg),
+            ":reset" => match fresh_session(&self.options) {
+                Ok(session) => {
+                    self.session = session;
+                    self.plan = None;
                     self.entries = 0;
-                    Output::text("; the session starts over\n")
+                    Output::text("; the session starts over (the :set settings are kept)\n")
                 }
                 Err(e) => Output::error(e),
             },
             ":env" => {
                 let names: Vec<String> = self
-                    .interp
+                    .session
+                    .interpreter()
                     .global_names()
                     .into_iter()
                     .filter(|n| n.starts_with(arg))
@@ -287,24 +337,368 @@ impl Repl {
                     Output::text(columns(&names, 100))
                 }
             }
-            _ => return None,
+            other => Output::error(format!(
+                "error: unknown command `{other}`{}; `:help` lists the commands (to evaluate a keyword, quote it: `'{other}`)\n",
+                match closest(other) {
+                    Some(c) => format!(" — did you mean `{c}`?"),
+                    None => String::new(),
+                }
+            )),
         };
         Some(out)
     }
-}
 
-fn fresh_interpreter(options: &ReplOptions) -> Result<Interpreter, String> {
-    let mut interp = Interpreter::new(options.budget);
-    if options.stdlib {
-        for (name, text) in ttdl_stdlib::SOURCES {
-            if let Err(diags) = interp.eval_source(name, text) {
-                return Err(render(interp.sources(), &diags, options.color));
+    /// `:run [flags]`: plans with the settings, the flags overriding them for this run.
+    fn run(&mut self, arg: &str) -> Output {
+        let mut o = self.settings.clone();
+        let words: Vec<&str> = arg.split_whitespace().collect();
+        let mut i = 0;
+        while i < words.len() {
+            let w = words[i];
+            let Some(flag) = w.strip_prefix("--") else {
+                return Output::error(format!(
+                    "error: `:run` takes flags like `--schedule exact`, not `{w}`\n"
+                ));
+            };
+            if flag == "throughput" {
+                o.throughput = true;
+                i += 1;
+                continue;
+            }
+            let (key, value) = match flag.split_once('=') {
+                Some((k, v)) => (k, v),
+                None => {
+                    i += 1;
+                    match words.get(i) {
+                        Some(v) => (flag, *v),
+                        None => return Output::error(format!("error: `--{flag}` needs a value\n")),
+                    }
+                }
+            };
+            if let Err(e) = set_field(&mut o, key, value) {
+                return Output::error(format!("error: {e}\n"));
+            }
+            i += 1;
+        }
+        match self.session.plan(&o) {
+            Ok(plan) => {
+                let out = match plan.summary() {
+                    Ok(s) => Output::text(s),
+                    Err(e) => Output::error(format!("error: {e}\n")),
+                };
+                self.plan = Some(plan);
+                out
+            }
+            Err(e) => Output::error(format!("{e}\n")),
+        }
+    }
+
+    /// `:simulate MODEL [KEY=VALUE…]`.
+    fn simulate(&mut self, arg: &str) -> Output {
+        if arg.is_empty() {
+            return Output::error(
+                "error: `:simulate` needs a model, e.g. `:simulate wormhole vc=2`; `ttdl simulate --help` lists them\n",
+            );
+        }
+        let placed = match self.session.placed(&self.settings) {
+            Ok(p) => p,
+            Err(e) => return Output::error(format!("{e}\n")),
+        };
+        match placed.simulate(arg, None) {
+            Ok(r) => Output::text(report::simulation::summary(&placed, &r)),
+            Err(e) => Output::error(format!("error: {e}\n")),
+        }
+    }
+
+    /// `:compare [MODEL,MODEL…]`.
+    fn compare(&mut self, arg: &str) -> Output {
+        let models: Vec<&str> = arg
+            .split(',')
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .collect();
+        let placed = match self.session.placed(&self.settings) {
+            Ok(p) => p,
+            Err(e) => return Output::error(format!("{e}\n")),
+        };
+        let specs: Vec<String> = if models.is_empty() {
+            ttdl_backend::sim::registry::compare_specs()
+        } else {
+            models.iter().map(|m| m.to_string()).collect()
+        };
+        let rows = placed.compare(&specs, None, |_| {});
+        Output::text(report::compare::text("the program", &placed, &rows))
+    }
+
+    /// `:dag [dot|json]`.
+    fn dag(&mut self, arg: &str) -> Output {
+        let traffic = match self.session.traffic(self.session.mapping()) {
+            Ok(t) => t,
+            Err(diags) => return Output::error(self.render(&diags)),
+        };
+        let graph = match dag::graph_of(&traffic) {
+            Ok(g) => g,
+            Err(e) => return Output::error(format!("error: {e}\n")),
+        };
+        match arg {
+            "" | "dot" => Output::text(dag::to_dot(&traffic, &graph.0, &graph.1)),
+            "json" => Output::text(
+                serde_json::to_string_pretty(&dag::to_json(&traffic, &graph.0, &graph.1))
+                    .unwrap_or_default()
+                    + "\n",
+            ),
+            other => Output::error(format!(
+                "error: `:dag` shows `dot` or `json`, not `{other}`\n"
+            )),
+        }
+    }
+
+    /// The last plan, made now with the settings if there is none.
+    fn last_plan(&mut self) -> Result<&Plan, Output> {
+        if self.plan.is_none() {
+            match self.session.plan(&self.settings) {
+                Ok(p) => self.plan = Some(p),
+                Err(e) => return Err(Output::error(format!("{e}\n"))),
             }
         }
-        // Whatever the library printed while loading is not the user's.
-        let _ = interp.take_output();
+        self.plan
+            .as_ref()
+            .ok_or_else(|| Output::error("error: no plan\n"))
     }
-    Ok(interp)
+
+    /// `:show schedule|routes|deadlines|bounds`.
+    fn show(&mut self, arg: &str) -> Output {
+        let view = match arg {
+            "schedule" | "routes" | "deadlines" | "bounds" => arg.to_string(),
+            other => {
+                return Output::error(format!(
+                    "error: `:show` shows schedule, routes, deadlines or bounds{}\n",
+                    if other.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", not `{other}`")
+                    }
+                ))
+            }
+        };
+        let plan = match self.last_plan() {
+            Ok(p) => p,
+            Err(out) => return out,
+        };
+        match view.as_str() {
+            "schedule" => Output::text(report::tables::schedule(plan)),
+            "routes" => Output::text(report::tables::routes(plan)),
+            "deadlines" => Output::text(report::tables::deadlines(plan)),
+            _ => match report::tables::bounds(plan) {
+                Ok(s) => Output::text(s),
+                Err(e) => Output::error(format!("error: {e}\n")),
+            },
+        }
+    }
+
+    /// `:set` shows the settings; `:set KEY VALUE` changes one (`:set KEY` alone clears it).
+    fn set(&mut self, arg: &str) -> Output {
+        if arg.is_empty() {
+            let mut s = String::new();
+            for key in SETTINGS {
+                let value = get_field(&self.settings, key)
+                    .unwrap_or_else(|| "(the script's target, else the default)".into());
+                s.push_str(&format!("{key:<9} {value}\n"));
+            }
+            return Output::text(s);
+        }
+        let (key, value) = match arg.split_once(char::is_whitespace) {
+            Some((k, v)) => (k, v.trim()),
+            None => (arg, ""),
+        };
+        if !SETTINGS.contains(&key) {
+            return Output::error(format!(
+                "error: `:set` knows {}, not `{key}`\n",
+                SETTINGS.join(", ")
+            ));
+        }
+        let result = if value.is_empty() {
+            clear_field(&mut self.settings, key);
+            Ok(())
+        } else {
+            set_field(&mut self.settings, key, value)
+        };
+        match result {
+            Ok(()) => {
+                self.plan = None;
+                Output::text(format!(
+                    "; {key} = {}\n",
+                    get_field(&self.settings, key).unwrap_or_else(|| "(default)".into())
+                ))
+            }
+            Err(e) => Output::error(format!("error: {e}\n")),
+        }
+    }
+
+    /// `:save DIR`.
+    fn save(&mut self, arg: &str) -> Output {
+        if arg.is_empty() {
+            return Output::error("error: `:save` needs a directory, e.g. `:save out`\n");
+        }
+        let dir = Path::new(arg.trim_matches('"')).to_path_buf();
+        let plan = match self.last_plan() {
+            Ok(p) => p,
+            Err(out) => return out,
+        };
+        let written =
+            artifacts::files(plan, "plan", "", "").and_then(|files| artifacts::write(&dir, &files));
+        match written {
+            Ok(n) => Output::text(format!("; wrote {n} files to {}\n", dir.display())),
+            Err(e) => Output::error(format!("error: {e}\n")),
+        }
+    }
+}
+
+/// Sets one plan setting from text, checking it names something that exists.
+fn set_field(o: &mut Overrides, key: &str, value: &str) -> Result<(), String> {
+    use ttdl_backend::pipeline::TimingModel;
+    use ttdl_backend::place::PlaceMethod;
+    use ttdl_backend::route::RouteMethod;
+    use ttdl_backend::schedule::Method;
+    use ttdl_backend::topology::NetworkSpec;
+    let value = value.trim_matches('"').to_string();
+    match key {
+        "network" => {
+            value
+                .parse::<NetworkSpec>()
+                .map_err(|e| format!("network: {e}"))?;
+            o.network = Some(value);
+        }
+        "place" => {
+            value
+                .parse::<PlaceMethod>()
+                .map_err(|e| format!("place: {e}"))?;
+            o.place = Some(value);
+        }
+        "route" => {
+            value
+                .parse::<RouteMethod>()
+                .map_err(|e| format!("route: {e}"))?;
+            o.route = Some(value);
+        }
+        "schedule" => {
+            value
+                .parse::<Method>()
+                .map_err(|e| format!("schedule: {e}"))?;
+            o.schedule = Some(value);
+        }
+        "timing" => {
+            value.parse::<TimingModel>()?;
+            o.timing = Some(value);
+        }
+        "seed" => {
+            o.seed = Some(
+                value
+                    .parse()
+                    .map_err(|_| format!("seed: `{value}` is not a whole number"))?,
+            )
+        }
+        "ports" => {
+            let n: u32 = value
+                .parse()
+                .map_err(|_| format!("ports: `{value}` is not a whole number"))?;
+            if n == 0 {
+                return Err("ports: a node needs at least one port each way".into());
+            }
+            o.ports = Some(n);
+        }
+        "latency" => {
+            o.latency = Some(
+                value
+                    .parse()
+                    .map_err(|_| format!("latency: `{value}` is not a whole number of cycles"))?,
+            )
+        }
+        other => {
+            return Err(format!(
+                "unknown setting `{other}`; settings: {}",
+                SETTINGS.join(", ")
+            ))
+        }
+    }
+    Ok(())
+}
+
+fn get_field(o: &Overrides, key: &str) -> Option<String> {
+    match key {
+        "network" => o.network.clone(),
+        "place" => o.place.clone(),
+        "route" => o.route.clone(),
+        "schedule" => o.schedule.clone(),
+        "timing" => o.timing.clone(),
+        "seed" => o.seed.map(|v| v.to_string()),
+        "ports" => o.ports.map(|v| v.to_string()),
+        "latency" => o.latency.map(|v| v.to_string()),
+        _ => None,
+    }
+}
+
+fn clear_field(o: &mut Overrides, key: &str) {
+    match key {
+        "network" => o.network = None,
+        "place" => o.place = None,
+        "route" => o.route = None,
+        "schedule" => o.schedule = None,
+        "timing" => o.timing = None,
+        "seed" => o.seed = None,
+        "ports" => o.ports = None,
+        "latency" => o.latency = None,
+        _ => {}
+    }
+}
+
+/// The command closest to `word` by edit distance, if it is close enough to be a typo.
+fn closest(word: &str) -> Option<&'static str> {
+    COMMANDS
+        .iter()
+        .map(|(c, _)| (edit_distance(word, c), *c))
+        .filter(|&(d, c)| d <= 2.max(c.len() / 3))
+        .min()
+        .map(|(_, c)| c)
+}
+
+/// Edits (insert, delete, substitute, swap two neighbours) from `a` to `b`: a swapped pair is
+/// the commonest typo (`:rnu`).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+fn fresh_session(options: &ReplOptions) -> Result<Session, String> {
+    let mut session = if options.stdlib {
+        Session::with_budget(options.budget).map_err(|e| e.to_string())?
+    } else {
+        Session::without_stdlib_with_budget(options.budget)
+    };
+    // Whatever the library printed while loading is not the user's.
+    let _ = session.take_output();
+    session.set_mapping(options.mapping.clone());
+    Ok(session)
 }
 
 fn help() -> String {
@@ -313,7 +707,7 @@ fn help() -> String {
          Ctrl-C drops the entry being typed, Ctrl-D leaves. Tab completes names.\n",
     );
     for (cmd, what) in COMMANDS {
-        out.push_str(&format!("  {cmd:<8} {what}\n"));
+        out.push_str(&format!("  {cmd:<10} {what}\n"));
     }
     out
 }

@@ -28,12 +28,19 @@ fn help_lists_every_command() {
     expect![[r#"
         Type TTDL forms to evaluate them; an entry continues until its parentheses balance.
         Ctrl-C drops the entry being typed, Ctrl-D leaves. Tab completes names.
-          :help    show this help
-          :quit    leave (also Ctrl-D)
-          :load    FILE  read and evaluate a file
-          :check   [MAPPING]  summary of the traffic built so far: tasks, messages, phases, critical path, period
-          :reset   start over with a fresh interpreter
-          :env     [PREFIX]  the names bound in the global environment
+          :help      show this help
+          :quit      leave (also Ctrl-D)
+          :load      FILE  read and evaluate a file
+          :check     [MAPPING]  summary of the traffic built so far: tasks, messages, phases, critical path, period
+          :run       [--network N --place P --route R --schedule S --seed N --ports N --latency C --timing T]  place, route, schedule, verify and replay; print the summary
+          :simulate  MODEL [KEY=VALUE…]  run the program on a hardware model (`:simulate wormhole vc=2`)
+          :compare   [MODEL,MODEL…]  every model (or those named) side by side
+          :dag       [dot|json]  the task graph
+          :show      schedule|routes|deadlines|bounds  a table of the last plan
+          :set       [KEY VALUE]  plan settings (network place route schedule seed ports latency timing); alone: show them
+          :save      DIR  write what `ttdl run --out DIR` writes, for the last plan
+          :reset     start over with a fresh interpreter
+          :env       [PREFIX]  the names bound in the global environment
     "#]]
     .assert_eq(&text(r.handle(":help")));
 }
@@ -132,7 +139,10 @@ fn env_and_reset() {
     text(r.handle("(define my-frobnicator 1)"));
     assert_eq!(text(r.handle(":env my-frob")), "my-frobnicator\n");
     assert!(r.completions().iter().any(|n| n == "my-frobnicator"));
-    assert_eq!(text(r.handle(":reset")), "; the session starts over\n");
+    assert_eq!(
+        text(r.handle(":reset")),
+        "; the session starts over (the :set settings are kept)\n"
+    );
     assert_eq!(text(r.handle(":env my-frob")), "; no names bound\n");
     // The standard library is back after a reset.
     assert!(r.completions().iter().any(|n| n == "define-comm"));
@@ -152,11 +162,11 @@ fn check_summarizes_the_traffic() {
         assert_eq!(out.error, "", "{line}");
     }
     expect![[r#"
-        tasks:         2
-        messages:      1 (8 words)
-        phases:        1 (0)
-        critical path: 18 cycles
-        period:        none (the program does not repeat)
+        tasks          2
+        messages       1 (8 words)
+        phases         1: 0 (starts at 0, 1 messages)
+        critical path  18 cycles (ideal: no contention, no per-hop latency)
+        period         none (the program does not repeat)
     "#]]
     .assert_eq(&text(r.handle(":check")));
     // An unmatched write is reported, and fixing it makes `:check` succeed again.
@@ -164,7 +174,7 @@ fn check_summarizes_the_traffic() {
     let e = error(r.handle(":check"));
     assert!(e.contains("error[unmatched-write]"), "{e}");
     text(r.handle("(pong b a)"));
-    assert!(text(r.handle(":check")).contains("messages:      2 (16 words)"));
+    assert!(text(r.handle(":check")).contains("messages       2 (16 words)"));
 }
 
 #[test]
@@ -184,9 +194,64 @@ fn load_a_file() {
 }
 
 #[test]
-fn keywords_are_not_commands() {
+fn unknown_commands_are_errors_with_a_suggestion() {
     let mut r = repl();
-    assert_eq!(text(r.handle(":topology")), ":topology\n");
+    let e = error(r.handle(":rnu"));
+    assert!(
+        e.contains("unknown command `:rnu` — did you mean `:run`?"),
+        "{e}"
+    );
+    let e = error(r.handle(":topology"));
+    assert!(e.contains("quote it: `':topology`"), "{e}");
+    // A keyword is still a value when quoted or inside a form.
+    assert_eq!(text(r.handle("':topology")), ":topology\n");
+    assert_eq!(text(r.handle("(list :topology)")), "(:topology)\n");
+}
+
+/// The REPL explores a program through the same pipeline as the command line.
+#[test]
+fn run_simulate_compare_show_set_save() {
+    let mut r = repl();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    text(r.handle(&format!(
+        ":load {}",
+        root.join("examples/fft.ttdl").display()
+    )));
+    let run = text(r.handle(":run"));
+    assert!(run.contains("makespan:"), "{run}");
+    assert!(run.contains("replay:"), "{run}");
+    let sim = text(r.handle(":simulate wormhole"));
+    assert!(sim.starts_with("model        wormhole"), "{sim}");
+    assert!(sim.contains("completion"), "{sim}");
+    let table = text(r.handle(":compare scheduled,store-forward"));
+    assert!(
+        table.contains("scheduled") && table.contains("store-forward"),
+        "{table}"
+    );
+    assert!(text(r.handle(":show bounds")).contains("lower bound"));
+    assert!(text(r.handle(":show deadlines")).contains("messages late"));
+    assert!(text(r.handle(":show routes")).starts_with("msg    src -> dst"));
+    assert!(text(r.handle(":show schedule")).contains("inject@"));
+    assert!(error(r.handle(":show nothing")).contains("schedule, routes, deadlines or bounds"));
+    // Settings: shown, validated, used by the next run, and overridden by `:run` flags.
+    assert!(text(r.handle(":set")).contains("schedule  (the script's target, else the default)"));
+    assert!(error(r.handle(":set route zigzag")).contains("route"));
+    assert!(error(r.handle(":set ports 0")).contains("at least one port"));
+    assert_eq!(
+        text(r.handle(":set schedule exact")),
+        "; schedule = exact\n"
+    );
+    assert!(text(r.handle(":run")).contains("exact scheduler"));
+    assert!(text(r.handle(":run --schedule lp")).contains("lp scheduler"));
+    assert!(error(r.handle(":run --bogus")).contains("bogus"));
+    let dot = text(r.handle(":dag"));
+    assert!(dot.starts_with("digraph"), "{dot}");
+    let dir = std::env::temp_dir().join(format!("ttdl-repl-save-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let saved = text(r.handle(&format!(":save {}", dir.display())));
+    assert!(saved.starts_with("; wrote 7 files"), "{saved}");
+    assert!(dir.join("plan.json").exists() && dir.join("plan.switch").exists());
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -201,7 +266,7 @@ fn check_with_a_mapping() {
         let out = r.handle(line);
         assert_eq!(out.error, "", "{line}");
     }
-    assert!(text(r.handle(":check torus->mesh")).starts_with("tasks:         16\n"));
+    assert!(text(r.handle(":check torus->mesh")).starts_with("tasks          16\n"));
     let e = error(r.handle(":check no-such-mapping"));
     assert!(e.contains("no-such-mapping"), "{e}");
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde_json::json;
 use ttdl_backend::pipeline;
-use ttdl_backend::sim::core::SimReport;
+use ttdl_backend::report;
 use ttdl_backend::sim::registry;
 use ttdl_backend::{Network, Traffic};
 
@@ -30,6 +30,9 @@ pub struct SimulateArgs {
     /// Model options, KEY=VALUE (see the list below)
     #[arg(value_name = "KEY=VALUE")]
     pub options: Vec<String>,
+    /// Also print, per task, when it finished and, per message, when it was sent and delivered
+    #[arg(long)]
+    pub detail: bool,
     /// Stop if the program has not finished by this cycle (default: 64 × the program's serial time, at least 1,000,000); a model that holds packets but delivers none for long is stopped as deadlocked or livelocked before
     #[arg(long, value_name = "CYCLES")]
     pub max_cycles: Option<u64>,
@@ -91,73 +94,6 @@ pub fn network_json(net: &Network) -> serde_json::Value {
     })
 }
 
-fn text_report(prog: &Program, r: &SimReport) -> String {
-    use std::fmt::Write;
-    let mut s = String::new();
-    let _ = writeln!(s, "model        {}", r.model);
-    let _ = writeln!(
-        s,
-        "network      {} ({} nodes, {} links)",
-        prog.network.spec,
-        prog.network.nodes(),
-        prog.network.links.len()
-    );
-    let _ = writeln!(
-        s,
-        "program      {} tasks, {} messages",
-        r.tasks.len(),
-        r.messages.len()
-    );
-    let _ = writeln!(s, "completion   {} cycles", r.completion);
-    let l = &r.latency;
-    let _ = writeln!(
-        s,
-        "latency      mean {:.2}, p50 {}, p95 {}, max {} cycles (send to full delivery)",
-        l.mean, l.p50, l.p95, l.max
-    );
-    let _ = writeln!(
-        s,
-        "throughput   {:.3} words/cycle ({} words)",
-        r.throughput, r.words
-    );
-    let _ = writeln!(s, "peak link    {:.1}% busy", 100.0 * r.peak_utilization);
-    // The busiest links, ties by link order, so the output is stable.
-    let mut links: Vec<_> = r.links.iter().filter(|l| l.busy > 0).collect();
-    links.sort_by_key(|l| std::cmp::Reverse(l.busy));
-    if !links.is_empty() {
-        let top: Vec<String> = links
-            .iter()
-            .take(5)
-            .map(|l| format!("{}->{} {:.1}%", l.from, l.to, 100.0 * l.utilization))
-            .collect();
-        let _ = writeln!(s, "busiest      {}", top.join(", "));
-    }
-    let _ = writeln!(s, "\ntask           node  finish");
-    for t in &r.tasks {
-        let _ = writeln!(s, "{:<14} {:>4}  {:>6}", t.name, t.node, t.finish);
-    }
-    let _ = writeln!(
-        s,
-        "\nmsg   src -> dst        size    sent  delivered  latency"
-    );
-    for m in &r.messages {
-        let dst: Vec<String> = m.dst.iter().map(|d| d.to_string()).collect();
-        let _ = writeln!(
-            s,
-            "{:<5} {:>3} -> {:<9} {:>5} {:>7} {:>10} {:>8}{}",
-            m.msg,
-            m.src,
-            dst.join(","),
-            m.size,
-            m.sent,
-            m.delivered,
-            m.latency,
-            if m.local { "  (local)" } else { "" }
-        );
-    }
-    s
-}
-
 pub fn run(args: &SimulateArgs) -> CliResult {
     let prog = load_program(args.file.as_deref(), &args.common)?;
     let mut spec = args.model.clone();
@@ -173,7 +109,10 @@ pub fn run(args: &SimulateArgs) -> CliResult {
         .simulate(&spec, args.max_cycles)
         .map_err(|e| CliError::Input(e.to_string()))?;
     let out = match args.common.format {
-        Format::Text => text_report(&prog, &report),
+        Format::Text if args.detail => {
+            report::simulation::summary(&prog, &report) + &report::simulation::detail(&report)
+        }
+        Format::Text => report::simulation::summary(&prog, &report),
         Format::Json => {
             let doc = json!({
                 "version": 1,

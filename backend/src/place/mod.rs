@@ -102,7 +102,7 @@ pub enum PlaceError {
     UnknownMethod(String),
     #[error("placement by mapping needs physical coordinates for every task, but {0} have none (was a mapping given with `target :mapping`?)")]
     Unmapped(String),
-    #[error("task {task} is mapped to {coords:?}, which is not a node of {network}")]
+    #[error("task {task} is mapped to {coords:?}, which is not a node of {network}; the mapping was made for another network: choose a placement for this one (`--place identity`, `anneal` or `random`) or the network the mapping fits")]
     OutOfNetwork {
         task: String,
         coords: Vec<i64>,

@@ -11,8 +11,11 @@ use crate::traffic::{Placement, Routing, Traffic};
 
 pub mod compare;
 pub mod json;
+pub mod simulation;
 pub mod svg;
+pub mod tables;
 pub mod text;
+pub mod traffic;
 
 /// Everything a report shows, computed once from a verified schedule.
 pub struct Plan<'a> {

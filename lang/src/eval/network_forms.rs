@@ -291,9 +291,22 @@ impl Machine {
             };
             match arg.key.as_str() {
                 "mapping" => target.mapping = Some(text(self, &v)?),
-                "place" => target.place = Some(text(self, &v)?),
-                "route" => target.route = Some(text(self, &v)?),
-                "schedule" => target.schedule = Some(text(self, &v)?),
+                // Checked now, with the value's span, not later as a flag the user never passed.
+                "place" => {
+                    let t = text(self, &v)?;
+                    check_choice::<ttdl_backend::place::PlaceMethod>(vspan, "place", &t)?;
+                    target.place = Some(t)
+                }
+                "route" => {
+                    let t = text(self, &v)?;
+                    check_choice::<ttdl_backend::route::RouteMethod>(vspan, "route", &t)?;
+                    target.route = Some(t)
+                }
+                "schedule" => {
+                    let t = text(self, &v)?;
+                    check_choice::<ttdl_backend::schedule::Method>(vspan, "schedule", &t)?;
+                    target.schedule = Some(t)
+                }
                 "seed" => match v {
                     Value::Int(s) if s >= 0 => target.seed = Some(s as u64),
                     other => {
@@ -628,4 +641,19 @@ pub fn network_dims(m: &mut Machine, a: &Args) -> R<Value> {
 pub fn network_kind(m: &mut Machine, a: &Args) -> R<Value> {
     let net = net_arg(m, a, 0)?;
     Ok(Value::Symbol(m.intern(net.spec.kind.name())))
+}
+
+/// An error at `span` unless `value` names one of the `T` choices (`:route 'zigzag`).
+fn check_choice<T: std::str::FromStr>(span: Span, key: &str, value: &str) -> R<()>
+where
+    T::Err: std::fmt::Display,
+{
+    value.parse::<T>().map(|_| ()).map_err(|e| {
+        bad(
+            span,
+            format!("`target :{key}` cannot be `{value}`"),
+            "not a choice",
+        )
+        .with_help(e.to_string())
+    })
 }

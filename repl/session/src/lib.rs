@@ -64,6 +64,8 @@ impl std::error::Error for SessionError {}
 #[derive(Clone, Debug)]
 pub struct Session {
     interp: Interpreter,
+    /// The canned mapping plans use (overrides the script's `target :mapping`).
+    mapping: Option<String>,
 }
 
 impl Session {
@@ -76,6 +78,7 @@ impl Session {
     pub fn with_budget(budget: Budget) -> Result<Session, SessionError> {
         let mut s = Session {
             interp: Interpreter::new(budget),
+            mapping: None,
         };
         for (name, text) in ttdl_stdlib::SOURCES {
             s.eval_source(name, text).map_err(|d| s.script_error(d))?;
@@ -87,6 +90,7 @@ impl Session {
     pub fn without_stdlib() -> Session {
         Session {
             interp: Interpreter::new(Budget::default()),
+            mapping: None,
         }
     }
 
@@ -94,7 +98,18 @@ impl Session {
     pub fn without_stdlib_with_budget(budget: Budget) -> Session {
         Session {
             interp: Interpreter::new(budget),
+            mapping: None,
         }
+    }
+
+    /// Plans place with this canned mapping (a `define-mapping` name) instead of the script's
+    /// `target :mapping`.
+    pub fn set_mapping(&mut self, mapping: Option<String>) {
+        self.mapping = mapping;
+    }
+
+    pub fn mapping(&self) -> Option<&str> {
+        self.mapping.as_deref()
     }
 
     pub fn interpreter(&self) -> &Interpreter {
@@ -161,14 +176,18 @@ impl Session {
     /// assert!(plan.to_json().unwrap().contains("\"makespan\": 8"));
     /// ```
     pub fn plan(&self, overrides: &Overrides) -> Result<Plan, SessionError> {
-        let traffic = self.traffic(None).map_err(|d| self.script_error(d))?;
+        let traffic = self
+            .traffic(self.mapping.as_deref())
+            .map_err(|d| self.script_error(d))?;
         let cfg = pipeline::resolve(&traffic, overrides).map_err(SessionError::Plan)?;
         pipeline::plan(&traffic, &cfg).map_err(SessionError::Plan)
     }
 
     /// The program placed for the hardware models, as `plan` would place it.
     pub fn placed(&self, overrides: &Overrides) -> Result<Placed, SessionError> {
-        let traffic = self.traffic(None).map_err(|d| self.script_error(d))?;
+        let traffic = self
+            .traffic(self.mapping.as_deref())
+            .map_err(|d| self.script_error(d))?;
         pipeline::placed(&traffic, overrides).map_err(SessionError::Plan)
     }
 

@@ -263,3 +263,116 @@ fn the_session_plans_what_run_prints() {
     assert_eq!(code, 0);
     assert_eq!(plan.to_json().expect("json"), cli);
 }
+
+fn makespan(summary: &str) -> String {
+    summary
+        .lines()
+        .find(|l| l.starts_with("makespan:"))
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The JSON `run` writes is read back by `run`, `simulate` and `compare`, and planned the way
+/// it was planned (placement, scheduler and settings included).
+#[test]
+fn plan_json_round_trips() {
+    let dir = scratch("roundtrip");
+    let json = dir.join("p.json");
+    let flags = ["--place", "anneal", "--schedule", "exact", "--seed", "7"];
+    let mut args = vec!["run", "examples/jacobi-2d.ttdl"];
+    args.extend(flags);
+    let (code, text, _) = ttdl(&args);
+    assert_eq!(code, 0);
+    args.extend(["--format", "json"]);
+    let (code, doc, _) = ttdl(&args);
+    assert_eq!(code, 0);
+    std::fs::write(&json, doc).unwrap();
+    let path = json.to_str().unwrap();
+    let (code, again, err) = ttdl(&["run", path]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(makespan(&again), makespan(&text));
+    assert!(again.contains("exact scheduler"), "{again}");
+    let placement = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with("placement cost:"))
+            .map(str::to_string)
+    };
+    assert_eq!(placement(&again), placement(&text));
+    let (code, sim, err) = ttdl(&["simulate", path, "--model", "wormhole"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(sim.contains("completion"), "{sim}");
+    let (code, table, err) = ttdl(&["compare", path, "--models", "scheduled"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(table.contains("scheduled exact"), "{table}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every command reads a tasks file (Minsky Fig 5-5).
+#[test]
+fn every_command_reads_a_tasks_file() {
+    for args in [
+        vec!["check", "examples/fft.tasks"],
+        vec!["dag", "examples/fft.tasks"],
+        vec!["run", "examples/fft.tasks"],
+        vec!["simulate", "examples/fft.tasks", "--model", "circuit"],
+        vec![
+            "compare",
+            "examples/fft.tasks",
+            "--models",
+            "scheduled,wormhole",
+        ],
+    ] {
+        let (code, out, err) = ttdl(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(!out.is_empty(), "{args:?}");
+    }
+}
+
+/// Values out of range are usage errors (exit 2) before any work.
+#[test]
+fn out_of_range_values_are_usage_errors() {
+    for args in [
+        vec!["run", "examples/fft.ttdl", "--ports", "0"],
+        vec!["run", "examples/fft.ttdl", "--latency", "70000"],
+        vec!["dag", "examples/fft.ttdl", "--format", "text"],
+        vec!["check", "examples/fft.ttdl", "--route", "dor"],
+        vec![
+            "simulate",
+            "examples/fft.ttdl",
+            "--model",
+            "wormhole",
+            "vc=0",
+        ],
+    ] {
+        let (code, _, err) = ttdl(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+    }
+}
+
+/// `compare --out DIR` writes the table as CSV and a bar chart.
+#[test]
+fn compare_writes_csv_and_svg() {
+    let dir = scratch("compare-out");
+    let (code, _, err) = ttdl(&[
+        "compare",
+        "examples/jacobi-2d.ttdl",
+        "--models",
+        "scheduled,wormhole,pms",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let csv = std::fs::read_to_string(dir.join("compare.csv")).unwrap();
+    assert_eq!(
+        csv.lines().next(),
+        Some("model,completion,mean_latency,max_latency,status")
+    );
+    assert!(csv.contains("\"scheduled exact\",84,"), "{csv}");
+    assert!(csv.contains("\"pms\",,,,cannot run"), "{csv}");
+    let svg = std::fs::read_to_string(dir.join("compare.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("scheduled exact"),
+        "{svg}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -316,12 +316,32 @@ impl Plan {
         .map_err(|e| PipelineError::Internal(e.to_string()))
     }
 
-    /// The SPEC §4 JSON document of the plan.
+    /// The SPEC §4 JSON document of the plan. Besides what SPEC §4 lists, it carries the
+    /// resolved `config` and the `program` (the Traffic IR with every task's op chain), so
+    /// `ttdl run plan.json` plans the same program the same way again.
     pub fn to_json(&self) -> Result<String, PipelineError> {
         let problem = self.problem()?;
         let windows = self.routed_as.as_ref().unwrap_or(&self.traffic);
         let report = crate::report::Plan::new(&problem, &self.schedule, windows);
-        Ok(crate::report::json::to_string(&report))
+        let mut doc = crate::report::json::plan(&report);
+        let c = &self.config;
+        doc["config"] = serde_json::json!({
+            "network": c.network.to_string(),
+            "place": c.place.name(),
+            "route": c.route.name(),
+            "schedule": c.schedule.name(),
+            "timing": c.timing.name(),
+            "ports": c.hardware.ports,
+            "latency": c.hardware.hop_latency,
+            "seed": c.seed,
+            "throughput": c.throughput,
+        });
+        doc["program"] = serde_json::to_value(&self.traffic)
+            .map_err(|e| PipelineError::Internal(e.to_string()))?;
+        let mut s = serde_json::to_string_pretty(&doc)
+            .map_err(|e| PipelineError::Internal(e.to_string()))?;
+        s.push('\n');
+        Ok(s)
     }
 
     /// The text summary `ttdl run` prints (SPEC §4), ending with the replay's line.
@@ -460,5 +480,77 @@ impl Placed {
             }
         }
         out
+    }
+}
+
+/// A document `ttdl run --format json` wrote, read back: its program placed where the plan placed
+/// it (each task mapped to its node's coordinates), and the plan's settings as the base the
+/// command line overrides. `Ok(None)` when `text` is not a plan document (a bare Traffic IR).
+pub fn read_plan_document(text: &str) -> Result<Option<(Traffic, Overrides)>, PipelineError> {
+    let bad = |e: String| PipelineError::Input(format!("not a plan document: {e}"));
+    let doc: serde_json::Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+    let (Some(program), Some(config)) = (doc.get("program"), doc.get("config")) else {
+        return Ok(None);
+    };
+    let mut traffic: Traffic =
+        serde_json::from_value(program.clone()).map_err(|e| bad(format!("program: {e}")))?;
+    let text_of = |k: &str| config.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let num = |k: &str| config.get(k).and_then(|v| v.as_u64());
+    let network: NetworkSpec = text_of("network")
+        .ok_or_else(|| bad("config.network is missing".into()))?
+        .parse()
+        .map_err(|e: crate::topology::TopologyError| bad(format!("config.network: {e}")))?;
+    let net = Network::build(&network).map_err(|e| bad(e.to_string()))?;
+    let tasks = doc
+        .get("tasks")
+        .and_then(|t| t.as_array())
+        .ok_or_else(|| bad("tasks are missing".into()))?;
+    if tasks.len() != traffic.tasks.len() {
+        return Err(bad(format!(
+            "{} tasks placed, {} in the program",
+            tasks.len(),
+            traffic.tasks.len()
+        )));
+    }
+    for (task, t) in traffic.tasks.iter_mut().zip(tasks) {
+        let node = t
+            .get("node")
+            .and_then(|n| n.as_u64())
+            .filter(|&n| (n as usize) < net.nodes())
+            .ok_or_else(|| bad(format!("task {} has no node of {network}", task.id)))?;
+        task.mapped = net.coords.get(node as usize).cloned();
+    }
+    traffic.target = Some(crate::traffic::Target {
+        network: Some(network),
+        mapping: None,
+        place: Some("mapping".into()),
+        route: text_of("route"),
+        schedule: text_of("schedule"),
+        seed: num("seed"),
+    });
+    let base = Overrides {
+        ports: num("ports").map(|p| p as u32),
+        latency: num("latency"),
+        timing: text_of("timing"),
+        throughput: config.get("throughput").and_then(|v| v.as_bool()) == Some(true),
+        ..Overrides::default()
+    };
+    Ok(Some((traffic, base)))
+}
+
+impl Overrides {
+    /// These overrides, each unset field taken from `base`.
+    pub fn or(self, base: Overrides) -> Overrides {
+        Overrides {
+            network: self.network.or(base.network),
+            place: self.place.or(base.place),
+            route: self.route.or(base.route),
+            schedule: self.schedule.or(base.schedule),
+            seed: self.seed.or(base.seed),
+            ports: self.ports.or(base.ports),
+            latency: self.latency.or(base.latency),
+            timing: self.timing.or(base.timing),
+            throughput: self.throughput || base.throughput,
+        }
     }
 }

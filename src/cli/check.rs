@@ -11,22 +11,30 @@ use ttdl_backend::{pipeline, report, tasks_file};
 
 use ttdl::session::Session;
 
-use super::{CliError, CliResult, Common, Format};
+use super::{CliError, CliResult, Format, Output, Source};
 
 #[derive(Clone, Debug, Args)]
 pub struct CheckArgs {
     /// The TTDL program
     pub file: Option<std::path::PathBuf>,
+    /// Release and deadline timing: port (each task's writes and reads pass one port each way,
+    /// as on a node of its own; the default) or thesis (Minsky's instant writes, Fig 4-3)
+    #[arg(long, value_name = "port|thesis")]
+    pub timing: Option<String>,
     #[command(flatten)]
-    pub common: Common,
+    pub source: Source,
+    /// `--out DIR` writes the tasks file (Minsky Fig 5-5) for the backend
+    #[command(flatten)]
+    pub output: Output,
 }
 
 pub fn run(args: &CheckArgs) -> CliResult {
     let file = required_file(args.file.as_deref(), "check")?;
-    let (printed, mut traffic) = evaluate(file, &args.common)?;
+    let input = super::input::read(file, &args.source)?;
+    let (printed, mut traffic) = (input.printed, input.traffic);
     print!("{printed}");
     // Port-aware timing (the default) before placement: every task on a node of its own.
-    let timing: pipeline::TimingModel = match &args.common.timing {
+    let timing: pipeline::TimingModel = match &args.timing {
         Some(t) => t
             .parse()
             .map_err(|e: String| CliError::Usage(format!("--timing: {e}")))?,
@@ -37,7 +45,7 @@ pub fn run(args: &CheckArgs) -> CliResult {
         program::apply_port_timing(&mut traffic, &own, pipeline::Defaults::PORTS)
             .map_err(|e| CliError::Input(e.to_string()))?;
     }
-    let out = match args.common.format {
+    let out = match args.output.format {
         Format::Text => report::traffic::text(&traffic),
         Format::Json => {
             let doc = report::traffic::json(&traffic);
@@ -47,7 +55,7 @@ pub fn run(args: &CheckArgs) -> CliResult {
         }
     };
     print!("{out}");
-    if let Some(dir) = &args.common.out {
+    if let Some(dir) = &args.output.out {
         write_tasks_file(dir, file, &traffic)?;
     }
     Ok(())
@@ -80,8 +88,8 @@ pub(crate) fn required_file<'a>(
 /// Reads and evaluates a program (after the standard library, unless `--no-stdlib`) and returns
 /// what it printed and its matched, timed traffic; diagnostics come back rendered, as an input
 /// error (exit 1).
-pub(crate) fn evaluate(file: &Path, common: &Common) -> Result<(String, Traffic), CliError> {
-    let mut session = if common.no_stdlib {
+pub(crate) fn evaluate(file: &Path, source: &Source) -> Result<(String, Traffic), CliError> {
+    let mut session = if source.no_stdlib {
         Session::without_stdlib()
     } else {
         Session::new()
@@ -92,7 +100,7 @@ pub(crate) fn evaluate(file: &Path, common: &Common) -> Result<(String, Traffic)
         .map_err(|e| CliError::Input(e.to_string()))?;
     let printed = session.take_output();
     let traffic = session
-        .traffic(common.mapping.as_deref())
+        .traffic(source.mapping.as_deref())
         .map_err(|d| CliError::Input(session.render(&d).trim_end().to_string()))?;
     Ok((printed, traffic))
 }

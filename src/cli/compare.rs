@@ -11,7 +11,7 @@ use ttdl_backend::report;
 use ttdl_backend::sim::registry;
 
 use super::simulate::{load_program, models_help, network_json};
-use super::{CliError, CliResult, Common, Format};
+use super::{CliError, CliResult, Format, Output, PlanArgs, Source};
 
 #[derive(Clone, Debug, Args)]
 #[command(after_help = models_help())]
@@ -26,11 +26,16 @@ pub struct CompareArgs {
     #[arg(long, value_name = "CYCLES")]
     pub max_cycles: Option<u64>,
     #[command(flatten)]
-    pub common: Common,
+    pub plan: PlanArgs,
+    #[command(flatten)]
+    pub source: Source,
+    /// `--out DIR` writes the table as `compare.csv` and a bar chart `compare.svg`
+    #[command(flatten)]
+    pub output: Output,
 }
 
 pub fn run(args: &CompareArgs) -> CliResult {
-    let prog = load_program(args.file.as_deref(), &args.common)?;
+    let prog = load_program(args.file.as_deref(), &args.source, &args.plan)?;
     let specs: Vec<String> = match &args.models {
         Some(list) => list
             .split(',')
@@ -70,7 +75,7 @@ pub fn run(args: &CompareArgs) -> CliResult {
         .as_deref()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    let out = match args.common.format {
+    let out = match args.output.format {
         Format::Text => report::compare::text(&title, &prog, &rows),
         Format::Json => {
             let doc = json!({
@@ -83,5 +88,16 @@ pub fn run(args: &CompareArgs) -> CliResult {
         }
     };
     print!("{out}");
+    if let Some(dir) = &args.output.out {
+        let files = [
+            ("compare.csv".to_string(), report::compare::csv(&rows)),
+            (
+                "compare.svg".to_string(),
+                report::compare::svg(&format!("{title} on {}", prog.network.spec), &rows),
+            ),
+        ];
+        let n = ttdl_session::artifacts::write(dir, &files).map_err(CliError::Input)?;
+        eprintln!("wrote {n} files to {}", dir.display());
+    }
     Ok(())
 }

@@ -6,14 +6,13 @@
 use clap::{Args, ValueEnum};
 use ttdl_session::dag::{graph_of, to_dot, to_json};
 
-use super::check::{evaluate, required_file};
-use super::{CliError, CliResult, Common, Format};
+use super::check::required_file;
+use super::{CliError, CliResult, Source};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum DagFormat {
     /// Graphviz DOT
     #[default]
-    #[value(alias = "text")]
     Dot,
     /// One JSON document
     Json,
@@ -26,23 +25,19 @@ pub struct DagArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = DagFormat::Dot)]
     pub format: DagFormat,
-    /// Canned mapping to apply (a `define-mapping` name; overrides `target :mapping`)
-    #[arg(long, value_name = "NAME")]
-    pub mapping: Option<String>,
-    /// Do not load the standard library before the script
-    #[arg(long)]
-    pub no_stdlib: bool,
+    #[command(flatten)]
+    pub source: Source,
 }
 
 pub fn run(args: &DagArgs) -> CliResult {
     let file = required_file(args.file.as_deref(), "dag")?;
-    let common = Common {
-        mapping: args.mapping.clone(),
-        no_stdlib: args.no_stdlib,
-        format: Format::Text,
-        ..Common::default()
-    };
-    let (_, traffic) = evaluate(file, &common)?;
+    let traffic = super::input::read(file, &args.source)?.traffic;
+    if !ttdl_backend::schedule::program::is_driven(&traffic) {
+        return Err(CliError::Input(format!(
+            "`{}` has no task programs (a tasks file gives only release and deadline windows): there is no task graph to draw",
+            file.display()
+        )));
+    }
     let (dag, delays) = graph_of(&traffic).map_err(CliError::Internal)?;
     let out = match args.format {
         DagFormat::Json => {

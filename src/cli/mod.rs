@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 pub mod check;
 pub mod compare;
 pub mod dag;
+pub mod input;
 pub mod model;
 pub mod repl;
 pub mod run;
@@ -56,23 +57,31 @@ pub enum Format {
     Json,
 }
 
-/// Options shared by the commands that take a program through the backend.
+/// How a command reads its TTDL program.
 #[derive(Clone, Debug, Default, Args)]
-pub struct Common {
-    /// Physical network, e.g. `mesh:4x4`, `torus:8x8`, `mesh:3x3x3`, `hypercube:6`, `ring:16`,
-    /// `diamond:4x4` (overrides the script's `target`)
-    #[arg(long, value_name = "KIND:DIMS")]
-    pub network: Option<String>,
+pub struct Source {
     /// Canned mapping to place with (a `define-mapping` name; overrides `target :mapping`)
     #[arg(long, value_name = "NAME")]
     pub mapping: Option<String>,
+    /// Do not load the standard library before the script
+    #[arg(long)]
+    pub no_stdlib: bool,
+}
+
+/// Where and how a program is planned; each overrides the script's `(target …)` field by field.
+#[derive(Clone, Debug, Default, Args)]
+pub struct PlanArgs {
+    /// Physical network, e.g. `mesh:4x4`, `torus:8x8`, `mesh:3x3x3`, `hypercube:6`, `ring:16`,
+    /// `crossbar:16`, `diamond:4x4` (overrides the script's `target`)
+    #[arg(long, value_name = "KIND:DIMS")]
+    pub network: Option<String>,
     /// Placement: mapping | anneal | identity | random
     #[arg(long, value_name = "HOW")]
     pub place: Option<String>,
     /// Routing: dor | random | shortest | reroute
     #[arg(long, value_name = "HOW")]
     pub route: Option<String>,
-    /// Scheduler: lp | exact | best
+    /// Scheduler: lp | exact | best [default: best]
     #[arg(long, value_name = "HOW")]
     pub schedule: Option<String>,
     /// Release and deadline timing: port (each node's injection and ejection ports serialize its
@@ -82,13 +91,31 @@ pub struct Common {
     /// Seed for every random choice (same input and seed give byte-identical output)
     #[arg(long)]
     pub seed: Option<u64>,
+}
+
+impl PlanArgs {
+    /// The pipeline's overrides these flags make (`None` leaves the choice to the script's
+    /// `target`, then to the defaults).
+    pub fn overrides(&self) -> ttdl_backend::pipeline::Overrides {
+        ttdl_backend::pipeline::Overrides {
+            network: self.network.clone(),
+            place: self.place.clone(),
+            route: self.route.clone(),
+            schedule: self.schedule.clone(),
+            seed: self.seed,
+            timing: self.timing.clone(),
+            ..ttdl_backend::pipeline::Overrides::default()
+        }
+    }
+}
+
+/// How a command writes its results.
+#[derive(Clone, Debug, Default, Args)]
+pub struct Output {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Write every artifact (tasks file, switch programs, JSON, pictures) into this directory
+    /// Write every artifact into this directory
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Do not load the standard library before the script
-    #[arg(long)]
-    pub no_stdlib: bool,
 }

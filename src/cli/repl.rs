@@ -6,22 +6,22 @@ use std::io::IsTerminal;
 use clap::Args;
 use ttdl_repl::{history_path, EditorOptions, Repl, ReplOptions};
 
-use super::{CliError, CliResult, Common};
+use super::{CliError, CliResult, Source};
 
 #[derive(Clone, Debug, Args)]
 pub struct ReplArgs {
     /// The TTDL program
     pub file: Option<std::path::PathBuf>,
     #[command(flatten)]
-    pub common: Common,
+    pub source: Source,
 }
 
 pub fn run(args: &ReplArgs) -> CliResult {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let options = ReplOptions {
-        stdlib: !args.common.no_stdlib,
+        stdlib: !args.source.no_stdlib,
         color: !no_color && std::io::stderr().is_terminal(),
-        mapping: args.common.mapping.clone(),
+        mapping: args.source.mapping.clone(),
         ..ReplOptions::default()
     };
     if let Some(file) = &args.file {

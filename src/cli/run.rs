@@ -2,24 +2,24 @@
 //! programs, and summarize (SPEC §3). The input is TTDL source, a tasks file (Minsky Fig 5-5,
 //! `.tasks`) or the Traffic IR as JSON (`.json`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 use ttdl_backend::pipeline;
-use ttdl_backend::{tasks_file, Traffic};
 use ttdl_session::artifacts;
 
-use super::{CliError, CliResult, Common, Format};
+use super::{CliError, CliResult, Format, Output, PlanArgs, Source};
 
 #[derive(Clone, Debug, Args)]
 pub struct RunArgs {
     /// The program: TTDL source, a tasks file (`.tasks`) or Traffic JSON (`.json`)
     pub file: Option<PathBuf>,
-    /// Processor–network ports per node, each way [default: 1]
-    #[arg(long, value_name = "N")]
+    /// Processor–network ports per node, each way, 1 to 64 [default: 1]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub ports: Option<u32>,
-    /// Cycles a word takes through one switch (0: the thesis's circuit model) [default: 0]
-    #[arg(long, value_name = "CYCLES")]
+    /// Cycles a word takes through one switch, 0 to 65536 (0: the thesis's circuit model)
+    /// [default: 0]
+    #[arg(long, value_name = "CYCLES", value_parser = clap::value_parser!(u64).range(0..=65_536))]
     pub latency: Option<u64>,
     /// Route for throughput (Minsky §5.2): before routing, move every message's deadline to at
     /// least its release plus the period lower bound — the slack a periodically invoked task graph
@@ -27,13 +27,19 @@ pub struct RunArgs {
     #[arg(long)]
     pub throughput: bool,
     #[command(flatten)]
-    pub common: Common,
+    pub plan: PlanArgs,
+    #[command(flatten)]
+    pub source: Source,
+    /// `--out DIR` writes every artifact: tasks file, switch programs, JSON, pictures
+    #[command(flatten)]
+    pub output: Output,
 }
 
 pub fn run(args: &RunArgs) -> CliResult {
     let file = super::check::required_file(args.file.as_deref(), "run")?;
-    let (printed, traffic) = load(file, &args.common)?;
-    let cfg = pipeline::resolve(&traffic, &overrides(args)).map_err(cli_error)?;
+    let input = super::input::read(file, &args.source)?;
+    let (printed, traffic) = (input.printed, input.traffic);
+    let cfg = pipeline::resolve(&traffic, &overrides(args).or(input.base)).map_err(cli_error)?;
     let out = pipeline::plan(&traffic, &cfg).map_err(cli_error)?;
     let name = file
         .file_stem()
@@ -42,11 +48,11 @@ pub fn run(args: &RunArgs) -> CliResult {
         .to_string();
     let text = out.summary().map_err(cli_error)?;
     // The JSON lists every link of the network: build it only when it is written.
-    let json = match (args.common.format, &args.common.out) {
+    let json = match (args.output.format, &args.output.out) {
         (Format::Text, None) => String::new(),
         _ => out.to_json().map_err(cli_error)?,
     };
-    match args.common.format {
+    match args.output.format {
         Format::Text => {
             print!("{printed}");
             print!("{text}");
@@ -57,7 +63,7 @@ pub fn run(args: &RunArgs) -> CliResult {
             print!("{json}");
         }
     }
-    if let Some(dir) = &args.common.out {
+    if let Some(dir) = &args.output.out {
         let files = artifacts::files(&out, &name, &text, &json).map_err(CliError::Internal)?;
         let n = artifacts::write(dir, &files).map_err(CliError::Input)?;
         eprintln!("wrote {n} files to {}", dir.display());
@@ -67,17 +73,11 @@ pub fn run(args: &RunArgs) -> CliResult {
 
 /// The command line's share of the plan configuration.
 fn overrides(args: &RunArgs) -> pipeline::Overrides {
-    let c = &args.common;
     pipeline::Overrides {
-        network: c.network.clone(),
-        place: c.place.clone(),
-        route: c.route.clone(),
-        schedule: c.schedule.clone(),
-        seed: c.seed,
         ports: args.ports,
         latency: args.latency,
-        timing: c.timing.clone(),
         throughput: args.throughput,
+        ..args.plan.overrides()
     }
 }
 
@@ -88,38 +88,5 @@ pub fn cli_error(e: pipeline::PipelineError) -> CliError {
         pipeline::PipelineError::Config(s) => CliError::Usage(s),
         pipeline::PipelineError::Input(s) => CliError::Input(s),
         pipeline::PipelineError::Internal(s) => CliError::Internal(s),
-    }
-}
-
-/// The program's traffic and what evaluating it printed.
-fn load(file: &Path, common: &Common) -> Result<(String, Traffic), CliError> {
-    let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
-    let read = || {
-        std::fs::read_to_string(file)
-            .map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", file.display())))
-    };
-    match ext {
-        "tasks" => {
-            let mut traffic = tasks_file::read(&read()?)
-                .map_err(|e| CliError::Input(format!("{}:{e}", file.display())))?;
-            if traffic.critical_path == 0 {
-                traffic.critical_path = traffic
-                    .messages
-                    .iter()
-                    .map(|m| m.release + m.size)
-                    .max()
-                    .unwrap_or(0);
-            }
-            Ok((String::new(), traffic))
-        }
-        "json" => serde_json::from_str(&read()?)
-            .map(|t| (String::new(), t))
-            .map_err(|e| {
-                CliError::Input(format!(
-                    "`{}` is not a Traffic document: {e}",
-                    file.display()
-                ))
-            }),
-        _ => super::check::evaluate(file, common),
     }
 }

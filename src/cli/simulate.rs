@@ -7,9 +7,9 @@ use serde_json::json;
 use ttdl_backend::pipeline;
 use ttdl_backend::report;
 use ttdl_backend::sim::registry;
-use ttdl_backend::{Network, Traffic};
+use ttdl_backend::Network;
 
-use super::{CliError, CliResult, Common, Format};
+use super::{CliError, CliResult, Format, Output, PlanArgs, Source};
 
 /// The model list shown after `--help`.
 pub fn models_help() -> String {
@@ -37,51 +37,31 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "CYCLES")]
     pub max_cycles: Option<u64>,
     #[command(flatten)]
-    pub common: Common,
+    pub plan: PlanArgs,
+    #[command(flatten)]
+    pub source: Source,
+    /// `--out DIR` writes the run as `simulate.json`
+    #[command(flatten)]
+    pub output: Output,
 }
 
 /// A program ready for the models: its traffic, the physical network and where tasks run.
 pub type Program = pipeline::Placed;
 
-/// Reads a program: TTDL source evaluated by a [`ttdl::session::Session`] (the standard library
-/// first unless `--no-stdlib`), or a Traffic IR written as JSON (`.json`).
-pub fn load_traffic(path: &Path, common: &Common) -> Result<Traffic, CliError> {
-    if path.extension().is_some_and(|e| e == "json") {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", path.display())))?;
-        return serde_json::from_str(&text).map_err(|e| {
-            CliError::Input(format!(
-                "`{}` is not a Traffic document: {e}",
-                path.display()
-            ))
-        });
-    }
-    let (printed, traffic) = super::check::evaluate(path, common)?;
-    // What the script printed goes to standard error, keeping standard output for the report.
-    eprint!("{printed}");
-    Ok(traffic)
-}
-
 /// The program, its network and placement, resolved by the one pipeline `ttdl run` uses
 /// (`--network`/`--place`/`--seed`, else the script's `target`, else the defaults), so every
 /// command places a program the same way.
-pub fn load_program(file: Option<&Path>, common: &Common) -> Result<Program, CliError> {
+pub fn load_program(
+    file: Option<&Path>,
+    source: &Source,
+    plan: &PlanArgs,
+) -> Result<Program, CliError> {
     let path = file.ok_or_else(|| CliError::Usage("a program file is required".into()))?;
-    let traffic = load_traffic(path, common)?;
-    pipeline::placed(&traffic, &overrides(common)).map_err(super::run::cli_error)
-}
-
-/// The plan options a simulating command passes on (the scheduled model plans with them).
-pub fn overrides(c: &Common) -> pipeline::Overrides {
-    pipeline::Overrides {
-        network: c.network.clone(),
-        place: c.place.clone(),
-        route: c.route.clone(),
-        schedule: c.schedule.clone(),
-        seed: c.seed,
-        timing: c.timing.clone(),
-        ..pipeline::Overrides::default()
-    }
+    let input = super::input::read(path, source)?;
+    // What the script printed goes to standard error, keeping standard output for the report.
+    eprint!("{}", input.printed);
+    pipeline::placed(&input.traffic, &plan.overrides().or(input.base))
+        .map_err(super::run::cli_error)
 }
 
 /// The network part of the JSON documents (SPEC §4).
@@ -95,7 +75,7 @@ pub fn network_json(net: &Network) -> serde_json::Value {
 }
 
 pub fn run(args: &SimulateArgs) -> CliResult {
-    let prog = load_program(args.file.as_deref(), &args.common)?;
+    let prog = load_program(args.file.as_deref(), &args.source, &args.plan)?;
     let mut spec = args.model.clone();
     for o in &args.options {
         spec.push(' ');
@@ -108,7 +88,7 @@ pub fn run(args: &SimulateArgs) -> CliResult {
     let report = prog
         .simulate(&spec, args.max_cycles)
         .map_err(|e| CliError::Input(e.to_string()))?;
-    let out = match args.common.format {
+    let out = match args.output.format {
         Format::Text if args.detail => {
             report::simulation::summary(&prog, &report) + &report::simulation::detail(&report)
         }
@@ -124,7 +104,7 @@ pub fn run(args: &SimulateArgs) -> CliResult {
                 + "\n"
         }
     };
-    if let Some(dir) = &args.common.out {
+    if let Some(dir) = &args.output.out {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::Input(format!("cannot create `{}`: {e}", dir.display())))?;
         let path = dir.join("simulate.json");

@@ -12,7 +12,7 @@ use ttdl_backend::sim::synthetic::{self, Injection, Pattern, SyntheticConfig, Sy
 use ttdl_backend::{Network, NetworkSpec};
 
 use super::simulate::models_help;
-use super::{CliError, CliResult, Common, Format};
+use super::{CliError, CliResult, Format, Output};
 
 #[derive(Clone, Debug, Args)]
 #[command(after_help = models_help())]
@@ -66,8 +66,15 @@ pub struct SweepArgs {
     /// Write the plot as SVG here (default: DIR/sweep.svg with --out)
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// Physical network, e.g. `mesh:8x8`, `torus:8x8`
+    #[arg(long, value_name = "KIND:DIMS", default_value = "mesh:8x8")]
+    pub network: String,
+    /// Seed of the traffic generator (same seed, same curve)
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// `--out DIR` writes `sweep.csv` and `sweep.svg` there
     #[command(flatten)]
-    pub common: Common,
+    pub output: Output,
 }
 
 /// Most load points one sweep draws (each is a whole simulation).
@@ -144,10 +151,7 @@ fn write(path: &PathBuf, text: &str) -> Result<(), CliError> {
 
 pub fn run(args: &SweepArgs) -> CliResult {
     let spec: NetworkSpec = args
-        .common
         .network
-        .as_deref()
-        .unwrap_or("mesh:8x8")
         .parse()
         .map_err(|e| CliError::Usage(format!("--network: {e}")))?;
     let net = Network::build(&spec).map_err(|e| CliError::Input(e.to_string()))?;
@@ -178,7 +182,7 @@ pub fn run(args: &SweepArgs) -> CliResult {
     if model_specs.is_empty() {
         return Err(CliError::Usage("--model names no model".into()));
     }
-    let seed = args.common.seed.unwrap_or(1);
+    let seed = args.seed;
     let ctx = ModelContext {
         network: &net,
         traffic: None,
@@ -255,18 +259,18 @@ pub fn run(args: &SweepArgs) -> CliResult {
     let csv_path = args
         .csv
         .clone()
-        .or_else(|| args.common.out.as_ref().map(|d| d.join("sweep.csv")));
+        .or_else(|| args.output.out.as_ref().map(|d| d.join("sweep.csv")));
     let svg_path = args
         .svg
         .clone()
-        .or_else(|| args.common.out.as_ref().map(|d| d.join("sweep.svg")));
+        .or_else(|| args.output.out.as_ref().map(|d| d.join("sweep.svg")));
     if let Some(p) = &csv_path {
         write(p, &table)?;
     }
     if let Some(p) = &svg_path {
         write(p, &svg)?;
     }
-    match args.common.format {
+    match args.output.format {
         Format::Json => {
             let doc = serde_json::json!({"version": 1, "model": model_name, "network": spec.to_string(), "points": results});
             println!(

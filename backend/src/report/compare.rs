@@ -123,3 +123,119 @@ pub fn json(rows: &[ModelRun]) -> serde_json::Value {
         .collect();
     serde_json::Value::Array(models)
 }
+
+/// The table as CSV: `model,completion,mean_latency,max_latency,status` (status `ok`,
+/// `deadlock`/`livelock`/`cycle-cap` with the cycle it stopped at, or `cannot run`).
+pub fn csv(rows: &[ModelRun]) -> String {
+    let mut s = String::from("model,completion,mean_latency,max_latency,status\n");
+    let quote = |t: &str| format!("\"{}\"", t.replace('"', "\"\""));
+    for r in rows {
+        match &r.result {
+            Ok(x) => {
+                let _ = writeln!(
+                    s,
+                    "{},{},{:.3},{},ok",
+                    quote(&x.model),
+                    x.completion,
+                    x.latency.mean,
+                    x.latency.max
+                );
+            }
+            Err(SimError::Unfinished { cycles, stall, .. }) => {
+                let _ = writeln!(
+                    s,
+                    "{},,,,{} after {cycles} cycles",
+                    quote(&r.spec),
+                    stall.name()
+                );
+            }
+            Err(_) => {
+                let _ = writeln!(s, "{},,,,cannot run", quote(&r.spec));
+            }
+        }
+    }
+    s
+}
+
+fn escape(t: &str) -> String {
+    t.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A horizontal bar chart of completion times, one labelled bar per model (shortest first in
+/// table order); models that did not finish or could not run are listed with the reason.
+pub fn svg(title: &str, rows: &[ModelRun]) -> String {
+    let (label_w, bar_w, row_h, top) = (300.0, 420.0, 22.0, 40.0);
+    let max = rows
+        .iter()
+        .filter_map(|r| r.result.as_ref().ok())
+        .map(|x| x.completion)
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let h = top + row_h * rows.len() as f64 + 30.0;
+    let w = label_w + bar_w + 90.0;
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"10\" y=\"22\" font-size=\"14\" font-weight=\"bold\">{}</text>\n",
+        escape(title)
+    );
+    for (i, r) in rows.iter().enumerate() {
+        let y = top + row_h * i as f64;
+        let label = match &r.result {
+            Ok(x) => x.model.clone(),
+            Err(_) => r.spec.clone(),
+        };
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.0}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            label_w - 8.0,
+            y + 15.0,
+            escape(&label)
+        );
+        match &r.result {
+            Ok(x) => {
+                let len = bar_w * x.completion as f64 / max;
+                let fill = if x.model.starts_with("scheduled") {
+                    "#2b6cb0"
+                } else {
+                    "#a0aec0"
+                };
+                let _ = writeln!(
+                    s,
+                    "<rect x=\"{label_w}\" y=\"{:.1}\" width=\"{len:.1}\" height=\"{:.1}\" fill=\"{fill}\"><title>{} cycles</title></rect>\n<text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+                    y + 3.0,
+                    row_h - 6.0,
+                    x.completion,
+                    label_w + len + 6.0,
+                    y + 15.0,
+                    x.completion
+                );
+            }
+            Err(SimError::Unfinished { cycles, stall, .. }) => {
+                let _ = writeln!(
+                    s,
+                    "<text x=\"{label_w}\" y=\"{:.1}\" fill=\"#c53030\">did not finish after {cycles} cycles ({})</text>",
+                    y + 15.0,
+                    stall.name()
+                );
+            }
+            Err(_) => {
+                let _ = writeln!(
+                    s,
+                    "<text x=\"{label_w}\" y=\"{:.1}\" fill=\"#718096\">cannot run on this network</text>",
+                    y + 15.0
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        s,
+        "<text x=\"{label_w}\" y=\"{:.1}\" fill=\"#4a5568\">completion time in cycles (shorter is better)</text>\n</svg>",
+        h - 10.0
+    );
+    s
+}

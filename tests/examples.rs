@@ -117,3 +117,70 @@ fn usage_errors() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("no-such-file.ttdl"), "{err}");
 }
+
+/// Graphviz renders every example's task graph, and the task-level graph of a program too big
+/// to draw subtask by subtask, each within 30 seconds. `.ci/run` installs Graphviz; elsewhere
+/// the test is skipped without it unless `TTDL_REQUIRE_DOT` is set.
+#[test]
+fn graphviz_renders_every_dag() {
+    use std::io::Write;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    if Command::new("dot").arg("-V").output().is_err() {
+        assert!(
+            std::env::var_os("TTDL_REQUIRE_DOT").is_none(),
+            "Graphviz `dot` is not installed (apt-get install graphviz)"
+        );
+        eprintln!("skipped: Graphviz `dot` is not installed");
+        return;
+    }
+    let big = std::env::temp_dir().join(format!("ttdl-dot-{}.ttdl", std::process::id()));
+    std::fs::write(
+        &big,
+        "(define net (make-network :topology 'torus :dims (list 4 4 4)))
+         (define-comm exch (self)
+           (iterate
+             (dolist (d (list 'east 'west 'north 'south 'up 'down)) (write-stream 6 (neighbor net self d)))
+             (dolist (d (list 'west 'east 'south 'north 'down 'up)) (read-stream 6 (neighbor net self d)))
+             (compute 20) 3))
+         (dolist (t (network-tasks net)) (exch t))",
+    )
+    .unwrap();
+    let mut files: Vec<String> = examples()
+        .into_iter()
+        .map(|n| format!("examples/{n}.ttdl"))
+        .collect();
+    files.push(big.display().to_string());
+    for file in files {
+        let (code, dot, err) = ttdl(&["dag", &file]);
+        assert_eq!(code, 0, "{file}: {err}");
+        let mut child = Command::new("dot")
+            .args(["-Tsvg", "-o", "/dev/null"])
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("dot starts");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(dot.as_bytes())
+            .unwrap();
+        let start = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if start.elapsed() > Duration::from_secs(30) {
+                let _ = child.kill();
+                panic!("{file}: dot did not finish in 30 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut stderr = String::new();
+        use std::io::Read;
+        let _ = child.stderr.take().unwrap().read_to_string(&mut stderr);
+        assert!(status.success(), "{file}: dot failed: {stderr}");
+    }
+    let _ = std::fs::remove_file(&big);
+}

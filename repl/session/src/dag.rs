@@ -55,10 +55,18 @@ fn dot_escape(s: &str) -> String {
 
 /// Graphviz DOT: one cluster per task (its chain of subtasks), barriers as diamonds, messages as
 /// blue edges labelled with their id and size.
+///
+/// Graphviz lays out clusters of this size in seconds; a larger graph is drawn one node per task
+/// instead ([`task_dot`]), which it lays out at any size a program has. `newrank` keeps dot's
+/// ranking global: without it, message edges between clusters make dot fail ("trouble in
+/// init_rank") on programs as small as the Viterbi example.
 pub fn to_dot(t: &Traffic, dag: &SubtaskGraph, delay: &[u64]) -> String {
     let g = &dag.graph;
+    if g.node_count() > MAX_DOT_SUBTASKS {
+        return task_dot(t, g.node_count());
+    }
     let mut s = String::from(
-        "digraph subtasks {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n",
+        "digraph subtasks {\n  rankdir=TB;\n  newrank=true;\n  node [shape=box, fontname=\"monospace\"];\n",
     );
     for (task, chain) in dag.chains.iter().enumerate() {
         if chain.is_none() {
@@ -101,6 +109,65 @@ pub fn to_dot(t: &Traffic, dag: &SubtaskGraph, delay: &[u64]) -> String {
             ("phase", _) => writeln!(s, "  n{a} -> n{b} [style=dashed];"),
             _ => writeln!(s, "  n{a} -> n{b};"),
         };
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// Subtasks beyond which the DOT shows tasks rather than subtasks.
+pub const MAX_DOT_SUBTASKS: usize = 400;
+
+/// Task pairs beyond which the task-level DOT draws only the busiest ones (dot's layout grows
+/// with the square of the edges).
+pub const MAX_DOT_EDGES: usize = 600;
+
+/// One node per task (its compute), one edge per communicating pair (messages and words as the
+/// edge's tooltip: edge labels make dot's layout many times slower), the busiest pairs first
+/// when there are too many to draw.
+pub fn task_dot(t: &Traffic, subtasks: usize) -> String {
+    let mut pairs: std::collections::BTreeMap<(usize, usize), (usize, u64)> = Default::default();
+    for m in &t.messages {
+        for &d in &m.dst {
+            let e = pairs.entry((m.src, d)).or_default();
+            e.0 += 1;
+            e.1 += m.size;
+        }
+    }
+    let mut edges: Vec<((usize, usize), (usize, u64))> = pairs.into_iter().collect();
+    let total = edges.len();
+    // Busiest first, ties by task ids, so what is left out is deterministic.
+    edges.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(&b.0)));
+    edges.truncate(MAX_DOT_EDGES);
+    edges.sort_by_key(|e| e.0);
+    let mut s = format!(
+        "digraph tasks {{\n  // {subtasks} subtasks are too many to draw one by one: one node per task, one edge per\n  // communicating pair{}.\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n",
+        if total > MAX_DOT_EDGES {
+            format!(" (the {MAX_DOT_EDGES} busiest of {total})")
+        } else {
+            String::new()
+        }
+    );
+    for task in &t.tasks {
+        let compute: u64 = task
+            .ops
+            .iter()
+            .map(|op| match *op {
+                ttdl_backend::Op::Compute(c) => c,
+                _ => 0,
+            })
+            .sum();
+        let _ = writeln!(
+            s,
+            "  t{} [label=\"{}\\ncompute {compute}\"];",
+            task.id,
+            dot_escape(&task.name)
+        );
+    }
+    for ((a, b), (n, words)) in edges {
+        let _ = writeln!(
+            s,
+            "  t{a} -> t{b} [color=blue, tooltip=\"{n} msg, {words} words\"];"
+        );
     }
     s.push_str("}\n");
     s

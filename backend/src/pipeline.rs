@@ -344,6 +344,15 @@ impl Plan {
         Ok(s)
     }
 
+    /// The self-contained HTML report of the plan (`ttdl run --html`), titled `title`.
+    pub fn to_html(&self, title: &str) -> Result<String, PipelineError> {
+        let problem = self.problem()?;
+        let windows = self.routed_as.as_ref().unwrap_or(&self.traffic);
+        let report = crate::report::Plan::new(&problem, &self.schedule, windows);
+        let summary = self.summary()?;
+        Ok(crate::report::html::plan(title, &report, &summary))
+    }
+
     /// The text summary `ttdl run` prints (SPEC §4), ending with the replay's line.
     pub fn summary(&self) -> Result<String, PipelineError> {
         let problem = self.problem()?;

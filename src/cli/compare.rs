@@ -25,6 +25,9 @@ pub struct CompareArgs {
     /// Stop a model that has not finished by this cycle (default: 64 × the program's serial time, at least 1,000,000); a model that holds packets but delivers none for long is stopped as deadlocked or livelocked before
     #[arg(long, value_name = "CYCLES")]
     pub max_cycles: Option<u64>,
+    /// Write the table and a bar chart as one self-contained HTML page
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     #[command(flatten)]
     pub plan: PlanArgs,
     #[command(flatten)]
@@ -88,6 +91,11 @@ pub fn run(args: &CompareArgs) -> CliResult {
         }
     };
     print!("{out}");
+    if let Some(path) = &args.html {
+        let html = report::html::compare(&title, &prog, &rows);
+        std::fs::write(path, html)
+            .map_err(|e| CliError::Input(format!("cannot write `{}`: {e}", path.display())))?;
+    }
     if let Some(dir) = &args.output.out {
         let files = [
             ("compare.csv".to_string(), report::compare::csv(&rows)),

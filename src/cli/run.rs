@@ -26,6 +26,9 @@ pub struct RunArgs {
     /// has — so rerouting can spread messages over the whole period
     #[arg(long)]
     pub throughput: bool,
+    /// Write the plan as one self-contained HTML report (open it in a browser)
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     #[command(flatten)]
     pub plan: PlanArgs,
     #[command(flatten)]
@@ -62,6 +65,11 @@ pub fn run(args: &RunArgs) -> CliResult {
             eprint!("{printed}");
             print!("{json}");
         }
+    }
+    if let Some(path) = &args.html {
+        let html = out.to_html(&name).map_err(cli_error)?;
+        std::fs::write(path, html)
+            .map_err(|e| CliError::Input(format!("cannot write `{}`: {e}", path.display())))?;
     }
     if let Some(dir) = &args.output.out {
         let files = artifacts::files(&out, &name, &text, &json).map_err(CliError::Internal)?;

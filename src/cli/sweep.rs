@@ -72,6 +72,9 @@ pub struct SweepArgs {
     /// Seed of the traffic generator (same seed, same curve)
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Write the curves (log latency axis) and the points as one self-contained HTML page
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// `--out DIR` writes `sweep.csv` and `sweep.svg` there
     #[command(flatten)]
     pub output: Output,
@@ -256,6 +259,22 @@ pub fn run(args: &SweepArgs) -> CliResult {
         "mean latency (cycles)",
         &series,
     );
+    if let Some(path) = &args.html {
+        let curves: Vec<ttdl_backend::report::html::Curve> = series
+            .iter()
+            .map(|s| ttdl_backend::report::html::Curve {
+                label: s.label.clone(),
+                points: s.points.clone(),
+            })
+            .collect();
+        let page = ttdl_backend::report::html::sweep(
+            &title,
+            "offered load (flits/node/cycle)",
+            &curves,
+            &table,
+        );
+        write(path, &page)?;
+    }
     let csv_path = args
         .csv
         .clone()

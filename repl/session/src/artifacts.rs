@@ -41,7 +41,7 @@ pub fn files(
             crate::dag::dot_of(&plan.traffic)?,
         ),
         (format!("{name}.json"), json),
-        (format!("{name}.txt"), summary),
+        (format!("{name}.txt"), summary.clone()),
         (
             format!("{name}.schedule.svg"),
             report::svg::timeline(&pictures),
@@ -49,6 +49,10 @@ pub fn files(
         (
             format!("{name}.snapshots.svg"),
             report::svg::snapshots(&pictures),
+        ),
+        (
+            "report.html".to_string(),
+            report::html::plan(name, &pictures, &summary),
         ),
     ])
 }

@@ -1,0 +1,684 @@
+//! One self-contained HTML file a browser opens (`ttdl run --html`, `compare --html`,
+//! `sweep --html`): inline CSS, inline SVG and a little script, no network access. The plan
+//! report holds the summary and bounds, the link-by-time chart (zoom and scroll instead of a
+//! page thousands of pixels tall, message labels, phase markers, cycle ticks), the network
+//! snapshots of Minsky Figs 5-6/5-7 to step through, the task graph laid out by the tool (one
+//! lane per task, subtasks at the cycle they start, messages as arrows), and each message's
+//! release–deadline window against its schedule.
+//!
+//! The data is embedded once as JSON and drawn by the script, so the page stays small and the
+//! chart can be redrawn at any zoom.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use serde_json::{json, Value};
+
+use super::Plan;
+use crate::pipeline::{ModelRun, Placed};
+use crate::schedule::Resource;
+use crate::traffic::Op;
+
+/// Holds beyond which the chart shows only the first ones (by message), saying so.
+pub const MAX_HOLDS: usize = 40_000;
+/// Message windows shown at most.
+pub const MAX_WINDOWS: usize = 2_000;
+/// Subtasks drawn in the task graph at most.
+pub const MAX_SUBTASKS: usize = 6_000;
+/// Snapshot intervals at most.
+pub const MAX_INTERVALS: usize = 64;
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// JSON safe inside a `<script>` element.
+fn script_json(v: &Value) -> String {
+    v.to_string()
+        .replace("</", "<\\/")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
+
+const CSS: &str = r#"
+body { font-family: system-ui, sans-serif; margin: 0 auto; max-width: 1200px; padding: 1em 2em; color: #1a202c; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; border-bottom: 1px solid #e2e8f0; }
+table.facts td { padding: 2px 12px 2px 0; vertical-align: top; } table.facts td:first-child { color: #4a5568; white-space: nowrap; }
+table.grid { border-collapse: collapse; } table.grid td, table.grid th { border: 1px solid #e2e8f0; padding: 3px 8px; text-align: right; }
+table.grid td:first-child, table.grid th:first-child { text-align: left; }
+.scroll { overflow: auto; border: 1px solid #e2e8f0; max-height: 560px; }
+.controls { margin: 6px 0; } .controls button { margin-right: 4px; }
+.note { color: #718096; font-size: 0.9em; } .late { color: #c53030; } .ok { color: #2f855a; }
+svg text { font-family: ui-monospace, monospace; }
+"#;
+
+fn page(title: &str, body: &str, data: Option<&Value>, script: &str) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}\n",
+        esc(title)
+    );
+    if let Some(d) = data {
+        let _ = writeln!(
+            s,
+            "<script type=\"application/json\" id=\"ttdl-data\">{}</script>",
+            script_json(d)
+        );
+    }
+    if !script.is_empty() {
+        let _ = writeln!(s, "<script>\n{script}\n</script>");
+    }
+    s.push_str("</body>\n</html>\n");
+    s
+}
+
+fn facts(rows: &[(&str, String)]) -> String {
+    let mut s = String::from("<table class=\"facts\" id=\"summary\">\n");
+    for (k, v) in rows {
+        let _ = writeln!(s, "<tr><td>{}</td><td>{}</td></tr>", esc(k), esc(v));
+    }
+    s.push_str("</table>\n");
+    s
+}
+
+/// Where a node is drawn: x and y from its first two coordinates (a third as a diagonal
+/// offset; hypercube bits folded alternately into x and y).
+fn node_xy(p: &Plan, node: usize) -> (f64, f64) {
+    let c = p.network.coords.get(node).cloned().unwrap_or_default();
+    let hyper = matches!(p.network.spec.kind, crate::topology::Kind::Hypercube);
+    let (mut x, mut y, mut sx, mut sy) = (0.0, 0.0, 1.0, 1.0);
+    for (d, v) in c.iter().enumerate() {
+        let dim = if hyper {
+            2.0
+        } else {
+            p.network.spec.dims.get(d).copied().unwrap_or(2).max(2) as f64
+        };
+        if d == 2 && !hyper {
+            x += *v as f64 * 0.3;
+            y += *v as f64 * 0.3;
+        } else if d % 2 == 0 {
+            x += *v as f64 * sx;
+            sx *= dim + 0.5;
+        } else {
+            y += *v as f64 * sy;
+            sy *= dim + 0.5;
+        }
+    }
+    (x, y)
+}
+
+/// Cuts between the cycles at which some message starts on a link, merged down to `max`.
+fn intervals(p: &Plan, max: usize) -> Vec<(u64, u64)> {
+    let s = p.schedule;
+    let mut starts: BTreeSet<u64> = s
+        .holds
+        .iter()
+        .filter(|h| matches!(h.resource, Resource::Link { .. }))
+        .map(|h| h.start)
+        .collect();
+    starts.insert(0);
+    starts.insert(s.makespan);
+    let mut cuts: Vec<u64> = starts.into_iter().collect();
+    while cuts.len() > max + 1 {
+        let i = cuts
+            .windows(2)
+            .enumerate()
+            .skip(1)
+            .min_by_key(|(i, w)| (w[1] - w[0], *i))
+            .map_or(1, |(i, _)| i);
+        cuts.remove(i);
+    }
+    cuts.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
+/// The plan's data for the script.
+fn plan_data(p: &Plan) -> Value {
+    let s = p.schedule;
+    let resources: Vec<Resource> = s
+        .holds
+        .iter()
+        .map(|h| h.resource)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let row: BTreeMap<Resource, usize> =
+        resources.iter().enumerate().map(|(i, r)| (*r, i)).collect();
+    let holds: Vec<Value> = s
+        .holds
+        .iter()
+        .take(MAX_HOLDS)
+        .map(|h| json!([h.msg, row[&h.resource], h.start, h.end]))
+        .collect();
+    let rows: Vec<Value> = resources
+        .iter()
+        .map(|r| match *r {
+            Resource::Link { from, to } => json!([r.to_string(), from, to]),
+            _ => json!([r.to_string(), null, null]),
+        })
+        .collect();
+    // Phases start where their first message is released in this schedule.
+    let mut phase_start: BTreeMap<usize, u64> = BTreeMap::new();
+    for m in &p.traffic.messages {
+        let r = s.released.get(m.id).copied().unwrap_or(m.release);
+        let e = phase_start.entry(m.phase).or_insert(r);
+        *e = (*e).min(r);
+    }
+    let phases: Vec<Value> = phase_start
+        .iter()
+        .map(|(&ph, &at)| {
+            let name = p
+                .traffic
+                .phases
+                .iter()
+                .find(|x| x.id == ph)
+                .map_or(ph.to_string(), |x| x.name.clone());
+            json!([name, at])
+        })
+        .collect();
+    let mut on_node: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+    for t in &p.traffic.tasks {
+        if let Some(&n) = p.placement.node_of.get(t.id) {
+            on_node.entry(n).or_default().push(&t.name);
+        }
+    }
+    let nodes: Vec<Value> = (0..p.network.nodes())
+        .map(|n| {
+            let (x, y) = node_xy(p, n);
+            json!([
+                x,
+                y,
+                on_node.get(&n).map(|v| v.join(",")).unwrap_or_default()
+            ])
+        })
+        .collect();
+    let links: Vec<Value> = p
+        .network
+        .links
+        .iter()
+        .filter(|l| l.from < l.to)
+        .map(|l| json!([l.from, l.to]))
+        .collect();
+    let windows: Vec<Value> = p
+        .traffic
+        .messages
+        .iter()
+        .take(MAX_WINDOWS)
+        .map(|m| {
+            json!([
+                m.id,
+                s.released.get(m.id).copied().unwrap_or(m.release),
+                m.deadline.min(u64::MAX / 2),
+                s.sent.get(m.id).copied().unwrap_or(0),
+                s.arrival.get(m.id).copied().unwrap_or(0),
+                s.arrival.get(m.id).copied().unwrap_or(0) > m.deadline,
+                p.traffic.tasks.get(m.src).map_or("?", |t| t.name.as_str()),
+            ])
+        })
+        .collect();
+    let (lanes, boxes, arrows) = task_graph(p);
+    json!({
+        "makespan": s.makespan,
+        "rows": rows,
+        "holds": holds,
+        "holdsTotal": s.holds.len(),
+        "phases": phases,
+        "nodes": nodes,
+        "links": links,
+        "intervals": intervals(p, MAX_INTERVALS),
+        "windows": windows,
+        "messagesTotal": p.traffic.messages.len(),
+        "lanes": lanes,
+        "boxes": boxes,
+        "arrows": arrows,
+    })
+}
+
+/// The task graph as lanes (one per task), boxes (subtasks: lane, start, end, label) and arrows
+/// (messages: from lane and cycle to lane and cycle), timed by the schedule: a task's clock
+/// runs through its ops, sends at the cycle the schedule released the message, and a run of
+/// reads starts when the last of them has arrived (Minsky Fig 4-3).
+fn task_graph(p: &Plan) -> (Vec<String>, Vec<Value>, Vec<Value>) {
+    let s = p.schedule;
+    let lanes: Vec<String> = p.traffic.tasks.iter().map(|t| t.name.clone()).collect();
+    let mut boxes = Vec::new();
+    let mut sent_at: BTreeMap<usize, (usize, u64)> = BTreeMap::new();
+    let mut read_at: Vec<(usize, usize, u64)> = Vec::new();
+    for t in &p.traffic.tasks {
+        let mut clock = 0u64;
+        let mut i = 0;
+        while i < t.ops.len() && boxes.len() < MAX_SUBTASKS {
+            match t.ops[i] {
+                Op::Compute(c) => {
+                    if c > 0 {
+                        boxes.push(json!([t.id, clock, clock + c, format!("compute {c}")]));
+                    }
+                    clock += c;
+                    i += 1;
+                }
+                Op::Send(m) => {
+                    clock = clock.max(s.released.get(m).copied().unwrap_or(clock));
+                    sent_at.insert(m, (t.id, clock));
+                    i += 1;
+                }
+                Op::Recv(_) => {
+                    let mut start = clock;
+                    let mut ms = Vec::new();
+                    while let Some(Op::Recv(m)) = t.ops.get(i) {
+                        start = start.max(s.arrival.get(*m).copied().unwrap_or(start));
+                        ms.push(*m);
+                        i += 1;
+                    }
+                    for m in ms {
+                        read_at.push((m, t.id, start));
+                    }
+                    clock = start;
+                }
+                Op::Sync(_) => i += 1,
+            }
+        }
+    }
+    let arrows = read_at
+        .into_iter()
+        .filter_map(|(m, to, at)| {
+            let &(from, sent) = sent_at.get(&m)?;
+            Some(json!([m, from, sent, to, at]))
+        })
+        .take(MAX_SUBTASKS)
+        .collect();
+    (lanes, boxes, arrows)
+}
+
+const PLAN_JS: &str = r#"
+(function () {
+  'use strict';
+  var D = JSON.parse(document.getElementById('ttdl-data').textContent);
+  var NS = 'http://www.w3.org/2000/svg';
+  function el(name, attrs, parent) {
+    var e = document.createElementNS(NS, name);
+    for (var k in attrs) { if (Object.prototype.hasOwnProperty.call(attrs, k)) e.setAttribute(k, attrs[k]); }
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function text(parent, x, y, s, attrs) {
+    var t = el('text', Object.assign({x: x, y: y}, attrs || {}), parent);
+    t.textContent = s;
+    return t;
+  }
+  function colour(m) { return 'hsl(' + ((m * 137.508) % 360).toFixed(0) + ',70%,45%)'; }
+  function ticks(span, px) {
+    var target = Math.max(2, Math.floor(px / 80));
+    var raw = Math.max(1, span / target);
+    var p = Math.pow(10, Math.floor(Math.log10(raw)));
+    var steps = [1, 2, 5, 10];
+    for (var i = 0; i < steps.length; i++) { if (steps[i] * p >= raw) return steps[i] * p; }
+    return 10 * p;
+  }
+
+  // Link-by-time chart.
+  var zoom = 1;
+  function drawTimeline() {
+    var host = document.getElementById('timeline');
+    host.textContent = '';
+    var left = 90, top = 24, rowH = 14;
+    var span = Math.max(1, D.makespan);
+    var width = Math.max(600, Math.min(200000, 900 * zoom));
+    var h = top + D.rows.length * rowH + 24;
+    var svg = el('svg', {width: left + width + 20, height: h, 'font-size': 10}, host);
+    var x = function (t) { return left + t / span * width; };
+    var step = ticks(span, width);
+    for (var t = 0; t <= span; t += step) {
+      el('line', {x1: x(t), y1: top - 4, x2: x(t), y2: h - 20, stroke: '#edf2f7'}, svg);
+      text(svg, x(t) + 2, top - 8, String(t));
+    }
+    D.phases.forEach(function (ph) {
+      el('line', {x1: x(ph[1]), y1: top - 4, x2: x(ph[1]), y2: h - 20, stroke: '#805ad5', 'stroke-dasharray': '4 3'}, svg);
+      text(svg, x(ph[1]) + 3, h - 8, 'phase ' + ph[0], {fill: '#805ad5'});
+    });
+    D.rows.forEach(function (r, i) { text(svg, 4, top + i * rowH + rowH - 3, r[0]); });
+    D.holds.forEach(function (hd) {
+      var x0 = x(hd[2]), w = Math.max(0.5, x(hd[3]) - x0), y = top + hd[1] * rowH + 1;
+      var r = el('rect', {x: x0, y: y, width: w, height: rowH - 2, fill: colour(hd[0]), class: 'hold'}, svg);
+      var tip = el('title', {}, r);
+      tip.textContent = 'M' + hd[0] + ' ' + D.rows[hd[1]][0] + ' cycles ' + hd[2] + '..' + hd[3];
+      if (w > 22) text(svg, x0 + 2, y + rowH - 4, 'M' + hd[0], {fill: 'white', 'font-size': 9});
+    });
+    document.getElementById('zoom-level').textContent = zoom.toFixed(2) + '×';
+  }
+  document.getElementById('zoom-in').addEventListener('click', function () { zoom = Math.min(zoom * 2, 200); drawTimeline(); });
+  document.getElementById('zoom-out').addEventListener('click', function () { zoom = Math.max(zoom / 2, 0.25); drawTimeline(); });
+  document.getElementById('zoom-fit').addEventListener('click', function () { zoom = 1; drawTimeline(); });
+
+  // Network snapshots, one interval at a time.
+  var snap = 0;
+  function drawSnapshot() {
+    var host = document.getElementById('snapshot');
+    host.textContent = '';
+    if (D.intervals.length === 0) { host.textContent = 'no message crosses a link'; return; }
+    var iv = D.intervals[snap];
+    var maxx = 0, maxy = 0;
+    D.nodes.forEach(function (n) { maxx = Math.max(maxx, n[0]); maxy = Math.max(maxy, n[1]); });
+    var cell = Math.max(24, Math.min(80, 560 / (Math.max(maxx, maxy) + 1)));
+    var svg = el('svg', {width: (maxx + 1) * cell + 40, height: (maxy + 1) * cell + 40, 'font-size': 10}, host);
+    var defs = el('defs', {}, svg);
+    var mk = el('marker', {id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 5, markerHeight: 5, orient: 'auto-start-reverse'}, defs);
+    el('path', {d: 'M 0 0 L 10 5 L 0 10 z'}, mk);
+    function at(n) { return [20 + D.nodes[n][0] * cell + cell / 2, 20 + (maxy - D.nodes[n][1]) * cell + cell / 2]; }
+    D.links.forEach(function (l) { var a = at(l[0]), b = at(l[1]); el('line', {x1: a[0], y1: a[1], x2: b[0], y2: b[1], stroke: '#cbd5e0'}, svg); });
+    var labelled = {};
+    D.holds.forEach(function (hd) {
+      var row = D.rows[hd[1]];
+      if (row[1] === null || hd[2] >= iv[1] || hd[3] <= iv[0]) return;
+      var a = at(row[1]), b = at(row[2]);
+      var dx = b[0] - a[0], dy = b[1] - a[1], len = Math.max(1, Math.sqrt(dx * dx + dy * dy));
+      var nx = -dy / len * 3, ny = dx / len * 3, r = cell * 0.22;
+      var sx = a[0] + dx / len * r + nx, sy = a[1] + dy / len * r + ny, ex = b[0] - dx / len * r + nx, ey = b[1] - dy / len * r + ny;
+      var line = el('line', {x1: sx, y1: sy, x2: ex, y2: ey, stroke: colour(hd[0]), 'stroke-width': 2, 'marker-end': 'url(#arrow)', class: 'route'}, svg);
+      el('title', {}, line).textContent = 'M' + hd[0] + ' ' + hd[2] + '..' + hd[3];
+      if (!labelled[hd[0]]) { labelled[hd[0]] = true; text(svg, (sx + ex) / 2 + nx * 2, (sy + ey) / 2 + ny * 2, 'M' + hd[0], {fill: colour(hd[0]), 'font-size': 8}); }
+    });
+    D.nodes.forEach(function (n, i) {
+      var p = at(i);
+      el('circle', {cx: p[0], cy: p[1], r: cell * 0.22, fill: 'white', stroke: '#2d3748'}, svg);
+      if (n[2]) text(svg, p[0], p[1] + 3, n[2], {'text-anchor': 'middle', 'font-size': 9});
+    });
+    document.getElementById('snap-label').textContent = 'interval ' + (snap + 1) + ' of ' + D.intervals.length + ': cycles ' + iv[0] + ' to ' + iv[1];
+  }
+  document.getElementById('snap-prev').addEventListener('click', function () { snap = (snap + D.intervals.length - 1) % Math.max(1, D.intervals.length); drawSnapshot(); });
+  document.getElementById('snap-next').addEventListener('click', function () { snap = (snap + 1) % Math.max(1, D.intervals.length); drawSnapshot(); });
+
+  // The task graph: a lane per task, subtasks where they run, messages as arrows.
+  function drawDag() {
+    var host = document.getElementById('dag');
+    host.textContent = '';
+    var left = 110, top = 20, laneH = 26, width = 900;
+    var span = Math.max(1, D.makespan);
+    var svg = el('svg', {width: left + width + 30, height: top + D.lanes.length * laneH + 20, 'font-size': 10}, host);
+    var x = function (t) { return left + t / span * width; };
+    var y = function (lane) { return top + lane * laneH; };
+    D.lanes.forEach(function (name, i) {
+      text(svg, 4, y(i) + laneH / 2 + 3, name);
+      el('line', {x1: left, y1: y(i) + laneH / 2, x2: left + width, y2: y(i) + laneH / 2, stroke: '#edf2f7'}, svg);
+    });
+    D.boxes.forEach(function (b) {
+      var r = el('rect', {x: x(b[1]), y: y(b[0]) + 5, width: Math.max(1, x(b[2]) - x(b[1])), height: laneH - 10, fill: '#bee3f8', stroke: '#2b6cb0', class: 'subtask'}, svg);
+      el('title', {}, r).textContent = D.lanes[b[0]] + ': ' + b[3] + ' (' + b[1] + '..' + b[2] + ')';
+    });
+    D.arrows.forEach(function (a) {
+      var l = el('line', {x1: x(a[2]), y1: y(a[1]) + laneH / 2, x2: x(a[4]), y2: y(a[3]) + laneH / 2, stroke: colour(a[0]), 'stroke-width': 1.2, 'marker-end': 'url(#dag-arrow)', class: 'message'}, svg);
+      el('title', {}, l).textContent = 'M' + a[0] + ': ' + D.lanes[a[1]] + ' @' + a[2] + ' -> ' + D.lanes[a[3]] + ' @' + a[4];
+    });
+    var defs = el('defs', {}, svg);
+    var mk = el('marker', {id: 'dag-arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 5, markerHeight: 5, orient: 'auto'}, defs);
+    el('path', {d: 'M 0 0 L 10 5 L 0 10 z', fill: '#4a5568'}, mk);
+  }
+
+  // Each message's release-deadline window against when the schedule moved it.
+  function drawWindows() {
+    var host = document.getElementById('windows');
+    host.textContent = '';
+    var left = 150, top = 20, rowH = 12, width = 880;
+    var span = Math.max(1, D.makespan);
+    D.windows.forEach(function (w) { if (w[2] < 1e15) span = Math.max(span, w[2]); });
+    var svg = el('svg', {width: left + width + 20, height: top + D.windows.length * rowH + 10, 'font-size': 9}, host);
+    var x = function (t) { return left + Math.min(t, span) / span * width; };
+    D.windows.forEach(function (w, i) {
+      var y = top + i * rowH;
+      text(svg, 4, y + rowH - 2, 'M' + w[0] + ' from ' + w[6], {fill: w[5] ? '#c53030' : '#1a202c'});
+      el('rect', {x: x(w[1]), y: y + 1, width: Math.max(1, x(w[2]) - x(w[1])), height: rowH - 2, fill: '#e2e8f0', class: 'window'}, svg);
+      var r = el('rect', {x: x(w[3]), y: y + 3, width: Math.max(1, x(w[4]) - x(w[3])), height: rowH - 6, fill: w[5] ? '#c53030' : '#2f855a'}, svg);
+      el('title', {}, r).textContent = 'M' + w[0] + ': window ' + w[1] + '..' + w[2] + ', sent ' + w[3] + ', delivered ' + w[4] + (w[5] ? ' (late)' : '');
+    });
+  }
+
+  drawTimeline();
+  drawSnapshot();
+  drawDag();
+  drawWindows();
+})();
+"#;
+
+/// The plan report of `ttdl run --html`; `summary` is the text summary `run` prints.
+pub fn plan(title: &str, p: &Plan, summary: &str) -> String {
+    let s = p.schedule;
+    let mut rows: Vec<(&str, String)> = vec![
+        ("network", p.network.spec.to_string()),
+        (
+            "program",
+            format!(
+                "{} tasks, {} messages",
+                p.traffic.tasks.len(),
+                p.traffic.messages.len()
+            ),
+        ),
+        ("scheduler", s.method.name().to_string()),
+        (
+            "makespan",
+            format!(
+                "{} cycles ≥ lower bound {} ({})",
+                s.makespan, p.lower_bound.0, p.lower_bound.1
+            ),
+        ),
+    ];
+    if let Some(pr) = &p.period {
+        rows.push((
+            "period",
+            if pr.steady() {
+                format!(
+                    "{} cycles ≥ lower bound {} ({}), over {} iterations",
+                    pr.achieved, pr.lower_bound, pr.bound_by, pr.iterations
+                )
+            } else {
+                format!(
+                    "no steady state in {} iterations (lower bound {}: {})",
+                    pr.iterations, pr.lower_bound, pr.bound_by
+                )
+            },
+        ));
+    }
+    rows.push((
+        "deadlines",
+        if s.relaxed.is_empty() {
+            "all met".into()
+        } else {
+            format!("{} messages late (see the windows below)", s.relaxed.len())
+        },
+    ));
+    rows.push((
+        "peak link use",
+        format!("{:.1}%", 100.0 * p.peak_utilization.0),
+    ));
+    rows.push(("placement cost", format!("{} word-hops", p.placement_cost)));
+    let cut = |shown: usize, total: usize, what: &str| {
+        if total > shown {
+            format!("<p class=\"note\">The first {shown} of {total} {what} are drawn.</p>")
+        } else {
+            String::new()
+        }
+    };
+    let body = format!(
+        "<h1>{}</h1>\n{}\
+         <details><summary>the text summary</summary><pre>{}</pre></details>\n\
+         <h2 id=\"schedule\">Links and ports over time</h2>\n\
+         <p class=\"note\">One row per link or port in use, one bar per message fragment (hover for the cycles); dashed lines mark where phases start.</p>\n\
+         <div class=\"controls\"><button id=\"zoom-out\">−</button><button id=\"zoom-in\">+</button><button id=\"zoom-fit\">fit</button> <span id=\"zoom-level\"></span></div>\n\
+         {}<div class=\"scroll\" id=\"timeline\"></div>\n\
+         <h2 id=\"snapshots\">The network, interval by interval</h2>\n\
+         <p class=\"note\">Nodes with their tasks; arrows are the messages on each link in the interval (Minsky Figs 5-6/5-7).</p>\n\
+         <div class=\"controls\"><button id=\"snap-prev\">◀ previous</button><button id=\"snap-next\">next ▶</button> <span id=\"snap-label\"></span></div>\n\
+         <div class=\"scroll\" id=\"snapshot\"></div>\n\
+         <h2 id=\"task-graph\">The task graph</h2>\n\
+         <p class=\"note\">One lane per task: compute where it runs in the schedule, messages as arrows from send to read.</p>\n\
+         <div class=\"scroll\" id=\"dag\"></div>\n\
+         <h2 id=\"deadlines\">Release–deadline windows</h2>\n\
+         <p class=\"note\">Grey: the window from release to deadline; green: sent to delivered within it; red: late.</p>\n\
+         {}<div class=\"scroll\" id=\"windows\"></div>\n",
+        esc(title),
+        facts(&rows),
+        esc(summary),
+        cut(MAX_HOLDS, s.holds.len(), "message fragments"),
+        cut(MAX_WINDOWS, p.traffic.messages.len(), "messages"),
+    );
+    page(title, &body, Some(&plan_data(p)), PLAN_JS)
+}
+
+/// The `compare --html` page: the table and the bar chart.
+pub fn compare(title: &str, program: &Placed, rows: &[ModelRun]) -> String {
+    let mut table = String::from(
+        "<table class=\"grid\" id=\"compare\"><tr><th>model</th><th>completion</th><th>mean latency</th><th>max latency</th></tr>\n",
+    );
+    for r in rows {
+        match &r.result {
+            Ok(x) => {
+                let _ = writeln!(
+                    table,
+                    "<tr><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td></tr>",
+                    esc(&x.model),
+                    x.completion,
+                    x.latency.mean,
+                    x.latency.max
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(
+                    table,
+                    "<tr><td>{}</td><td colspan=\"3\" class=\"late\">{}</td></tr>",
+                    esc(&r.spec),
+                    esc(&e.to_string())
+                );
+            }
+        }
+    }
+    table.push_str("</table>\n");
+    let chart = super::compare::svg(title, rows);
+    let body = format!(
+        "<h1>{}</h1>\n<p>{} on {} ({} tasks, {} messages): every model runs the same program under the same rules.</p>\n{table}<h2>Completion time</h2>\n<div id=\"chart\">{chart}</div>\n",
+        esc(title),
+        esc(title),
+        esc(&program.network.spec.to_string()),
+        program.traffic.tasks.len(),
+        program.traffic.messages.len()
+    );
+    page(title, &body, None, "")
+}
+
+/// One latency–load curve: its label and (offered load, mean latency) points.
+pub struct Curve {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// The `sweep --html` page: latency against offered load on a log latency axis, so the curves
+/// stay apart before saturation, with the table of points.
+pub fn sweep(title: &str, x_label: &str, curves: &[Curve], csv: &str) -> String {
+    let (w, h, l, r, t, b) = (760.0, 460.0, 80.0, 180.0, 40.0, 55.0);
+    let pts = || curves.iter().flat_map(|c| c.points.iter());
+    let xmax = pts().map(|p| p.0).fold(0.0f64, f64::max).max(1e-9);
+    let ymin = pts()
+        .map(|p| p.1)
+        .filter(|y| *y > 0.0 && y.is_finite())
+        .fold(f64::INFINITY, f64::min);
+    let ymax = pts()
+        .map(|p| p.1)
+        .filter(|y| y.is_finite())
+        .fold(0.0f64, f64::max);
+    let (lo, hi) = if ymin.is_finite() && ymax > 0.0 {
+        (
+            10f64.powf(ymin.log10().floor()),
+            10f64.powf(ymax.log10().ceil().max(ymin.log10().floor() + 1.0)),
+        )
+    } else {
+        (1.0, 10.0)
+    };
+    let px = |x: f64| l + x / xmax * (w - l - r);
+    let py = |y: f64| {
+        let y = y.max(lo);
+        h - b - (y.log10() - lo.log10()) / (hi.log10() - lo.log10()) * (h - t - b)
+    };
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-size=\"11\" id=\"curves\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{l}\" y=\"22\" font-size=\"13\" font-weight=\"bold\">{}</text>\n",
+        esc(title)
+    );
+    let mut decade = lo;
+    while decade <= hi * 1.0001 {
+        let y = py(decade);
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{l}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#e2e8f0\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{decade}</text>",
+            w - r,
+            l - 6.0,
+            y + 4.0
+        );
+        decade *= 10.0;
+    }
+    for k in 0..=5 {
+        let x = xmax * k as f64 / 5.0;
+        let _ = writeln!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            px(x),
+            h - b + 16.0,
+            format_load(x)
+        );
+    }
+    let _ = writeln!(
+        svg,
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text><text x=\"16\" y=\"{:.1}\" transform=\"rotate(-90 16 {:.1})\" text-anchor=\"middle\">mean latency (cycles, log scale)</text>",
+        (l + w - r) / 2.0,
+        h - 12.0,
+        esc(x_label),
+        (t + h - b) / 2.0,
+        (t + h - b) / 2.0
+    );
+    for (i, c) in curves.iter().enumerate() {
+        let colour = format!("hsl({:.0},70%,40%)", (i as f64 * 137.508) % 360.0);
+        let path: Vec<String> = c
+            .points
+            .iter()
+            .filter(|p| p.1.is_finite() && p.1 > 0.0)
+            .map(|&(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
+            .collect();
+        let _ = writeln!(
+            svg,
+            "<polyline class=\"curve\" points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>",
+            path.join(" ")
+        );
+        for &(x, y) in c.points.iter().filter(|p| p.1.is_finite() && p.1 > 0.0) {
+            let _ = writeln!(
+                svg,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{colour}\"><title>{}: load {} latency {y:.1}</title></circle>",
+                px(x),
+                py(y),
+                esc(&c.label),
+                format_load(x)
+            );
+        }
+        let _ = writeln!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{colour}\">{}</text>",
+            w - r + 10.0,
+            t + 16.0 * (i as f64 + 1.0),
+            esc(&c.label)
+        );
+    }
+    svg.push_str("</svg>\n");
+    let body = format!(
+        "<h1>{}</h1>\n<div id=\"chart\">{svg}</div>\n<h2>The points</h2>\n<pre id=\"points\">{}</pre>\n",
+        esc(title),
+        esc(csv)
+    );
+    page(title, &body, None, "")
+}
+
+fn format_load(x: f64) -> String {
+    let s = format!("{x:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s.is_empty() {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}

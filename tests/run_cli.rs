@@ -482,3 +482,58 @@ fn html_reports_load_in_a_browser() {
     assert_eq!(count(&dom, "class=\"curve\""), 2, "{dom}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A sweep emitted as a job list, run with plain `bash` and merged, gives the local sweep's
+/// table byte for byte; several seeds give a confidence interval.
+#[test]
+fn emitted_sweep_merges_to_the_local_table() {
+    let dir = scratch("sweep-emit");
+    let sweep = [
+        "sweep",
+        "--model",
+        "wormhole,circuit",
+        "--pattern",
+        "uniform,transpose",
+        "--network",
+        "mesh:3x3",
+        "--steps",
+        "2",
+        "--seeds",
+        "2",
+        "--measure",
+        "500",
+        "--drain",
+        "1000",
+    ];
+    let (code, local, err) = ttdl(&sweep);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(local.lines().count(), 1 + 2 * 2 * 2, "{local}");
+    assert!(local.starts_with(
+        "model,pattern,rate,seeds,offered_flits,accepted_flits,mean_latency,latency_ci95,p99,saturated\n"
+    ));
+    let jobs = dir.join("jobs");
+    let mut emit = sweep.to_vec();
+    emit.extend(["--emit", "parallel", jobs.to_str().unwrap()]);
+    let (code, _, err) = ttdl(&emit);
+    assert_eq!(code, 0, "{err}");
+    let status = Command::new("bash")
+        .arg(jobs.join("jobs.txt"))
+        .status()
+        .expect("bash runs");
+    assert!(status.success());
+    let (code, merged, err) = ttdl(&["sweep", "merge", jobs.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(merged, local);
+    // A missing point is reported, not silently left out.
+    std::fs::remove_file(jobs.join("points").join("3.csv")).unwrap();
+    let (code, _, err) = ttdl(&["sweep", "merge", jobs.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("points 3"), "{err}");
+    let mut slurm = sweep.to_vec();
+    let cluster = dir.join("slurm");
+    slurm.extend(["--emit", "slurm", cluster.to_str().unwrap()]);
+    assert_eq!(ttdl(&slurm).0, 0);
+    let script = std::fs::read_to_string(cluster.join("sweep.sbatch")).unwrap();
+    assert!(script.contains("#SBATCH --array=0-15"), "{script}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,22 +1,26 @@
-//! `ttdl sweep`: latency against offered load for one model under synthetic traffic, written as
-//! CSV and SVG (SPEC §4, "plots of latency against load for the dynamic models").
+//! `ttdl sweep`: latency against offered load under synthetic traffic, over models × patterns ×
+//! loads × seeds (flags or a TOML file), on every core, as a table with the mean over seeds and
+//! its 95% confidence interval, an SVG and an HTML page (SPEC §4). The same points can run one
+//! per job on a cluster (`--emit slurm|parallel DIR`, `--point K`) and be merged back
+//! (`ttdl sweep merge DIR`) into the same table.
 
-use std::fmt::Write;
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use ttdl_backend::report::html::{self, Curve};
 use ttdl_backend::sim::plot::{line_chart, Series};
-use ttdl_backend::sim::registry::{self, ModelContext};
-use ttdl_backend::sim::synthetic::{self, Injection, Pattern, SyntheticConfig, SyntheticResult};
-use ttdl_backend::{Network, NetworkSpec};
+use ttdl_backend::sim::sweep::{self, PointResult, Summary, SweepSpec};
 
 use super::simulate::models_help;
 use super::{CliError, CliResult, Format, Output};
 
 #[derive(Clone, Debug, Args)]
-#[command(after_help = models_help())]
+#[command(after_help = models_help(), args_conflicts_with_subcommands = true)]
 pub struct SweepArgs {
+    #[command(subcommand)]
+    pub action: Option<SweepAction>,
     /// Hardware model(s), optionally with options: `wormhole`, `"wormhole vc=2 buf=4"`, or several
     /// separated by commas to draw them on one chart: `"wormhole,circuit,store-forward"`
     #[arg(long, value_name = "MODEL", default_value = "wormhole")]
@@ -24,7 +28,8 @@ pub struct SweepArgs {
     /// Model options, KEY=VALUE
     #[arg(value_name = "KEY=VALUE")]
     pub options: Vec<String>,
-    /// Destinations: uniform, transpose, bit-reversal, shuffle, tornado, neighbour, hotspot
+    /// Destinations, comma-separated: uniform, transpose, bit-reversal, shuffle, tornado,
+    /// neighbour, hotspot
     #[arg(long, default_value = "uniform")]
     pub pattern: String,
     /// Injection process: bernoulli or poisson
@@ -69,9 +74,26 @@ pub struct SweepArgs {
     /// Physical network, e.g. `mesh:8x8`, `torus:8x8`
     #[arg(long, value_name = "KIND:DIMS", default_value = "mesh:8x8")]
     pub network: String,
-    /// Seed of the traffic generator (same seed, same curve)
+    /// First seed of the traffic generator (same seeds, same table)
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Seeds per point (seed, seed+1, …): the table gives the mean and its 95% confidence interval
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub seeds: u64,
+    /// The sweep as a TOML file (keys: network, models, patterns, injection, rates, seeds, size,
+    /// warmup, measure, drain, hot_node, hot_fraction); replaces the sweep flags
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Worker threads [default: every core]
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Write a cluster job instead of running: `slurm` (an array job, one task per point) or
+    /// `parallel` (a GNU parallel job list); then `ttdl sweep merge DIR`
+    #[arg(long, value_names = ["slurm|parallel", "DIR"], num_args = 2)]
+    pub emit: Option<Vec<String>>,
+    /// Run only point K of the sweep (what each emitted job does); its row goes to --csv
+    #[arg(long, value_name = "K")]
+    pub point: Option<usize>,
     /// Write the curves (log latency axis) and the points as one self-contained HTML page
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
@@ -80,7 +102,20 @@ pub struct SweepArgs {
     pub output: Output,
 }
 
-/// Most load points one sweep draws (each is a whole simulation).
+/// What `ttdl sweep` can do besides running a sweep.
+#[derive(Clone, Debug, Subcommand)]
+pub enum SweepAction {
+    /// Join the point files an emitted job wrote (DIR/points/*.csv) into the sweep's table
+    Merge {
+        /// The directory given to `--emit`
+        dir: PathBuf,
+        /// Write the table here (default: standard output)
+        #[arg(long, value_name = "FILE")]
+        csv: Option<PathBuf>,
+    },
+}
+
+/// Most load points from --steps or --rates (each is a whole simulation per model and seed).
 pub const MAX_POINTS: usize = 1_000;
 
 fn rates(args: &SweepArgs) -> Result<Vec<f64>, CliError> {
@@ -118,32 +153,7 @@ fn rates(args: &SweepArgs) -> Result<Vec<f64>, CliError> {
         .collect())
 }
 
-fn csv(results: &[SyntheticResult]) -> String {
-    let mut s = String::from(
-        "model,offered_packets,offered_flits,accepted_flits,worst_node_flits,mean_latency,p50,p95,p99,max_latency,packets,unfinished\n",
-    );
-    for r in results {
-        let _ = writeln!(
-            s,
-            "\"{}\",{:.6},{:.6},{:.6},{:.6},{:.3},{},{},{},{},{},{}",
-            r.model,
-            r.offered,
-            r.offered_flits,
-            r.accepted_flits,
-            r.worst_node_flits,
-            r.latency.mean,
-            r.latency.p50,
-            r.latency.p95,
-            r.latency.p99,
-            r.latency.max,
-            r.latency.count,
-            r.unfinished
-        );
-    }
-    s
-}
-
-fn write(path: &PathBuf, text: &str) -> Result<(), CliError> {
+fn write(path: &std::path::Path, text: &str) -> Result<(), CliError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::Input(format!("cannot create `{}`: {e}", dir.display())))?;
@@ -152,23 +162,17 @@ fn write(path: &PathBuf, text: &str) -> Result<(), CliError> {
         .map_err(|e| CliError::Input(format!("cannot write `{}`: {e}", path.display())))
 }
 
-pub fn run(args: &SweepArgs) -> CliResult {
-    let spec: NetworkSpec = args
-        .network
-        .parse()
-        .map_err(|e| CliError::Usage(format!("--network: {e}")))?;
-    let net = Network::build(&spec).map_err(|e| CliError::Input(e.to_string()))?;
-    let pattern: Pattern = args
-        .pattern
-        .parse()
-        .map_err(|e: ttdl_backend::sim::ModelError| CliError::Usage(e.to_string()))?;
-    let injection: Injection = args
-        .injection
-        .parse()
-        .map_err(|e: ttdl_backend::sim::ModelError| CliError::Usage(e.to_string()))?;
+/// The sweep the flags or the TOML file describe.
+fn spec(args: &SweepArgs) -> Result<SweepSpec, CliError> {
+    if let Some(path) = &args.config {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", path.display())))?;
+        return toml::from_str(&text)
+            .map_err(|e| CliError::Input(format!("{}: {e}", path.display())));
+    }
     // Several models may be swept onto one chart: `--model "wormhole,wormhole vc=2,circuit"`;
     // trailing KEY=VALUE options apply to each.
-    let model_specs: Vec<String> = args
+    let models: Vec<String> = args
         .model
         .split(',')
         .map(str::trim)
@@ -182,77 +186,133 @@ pub fn run(args: &SweepArgs) -> CliResult {
             spec
         })
         .collect();
-    if model_specs.is_empty() {
-        return Err(CliError::Usage("--model names no model".into()));
+    Ok(SweepSpec {
+        network: args.network.clone(),
+        models,
+        patterns: args
+            .pattern
+            .split(',')
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect(),
+        injection: args.injection.clone(),
+        rates: rates(args)?,
+        seeds: (0..args.seeds)
+            .map(|k| args.seed.saturating_add(k))
+            .collect(),
+        size: args.size,
+        warmup: args.warmup,
+        measure: args.measure,
+        drain: args.drain,
+        hot_node: args.hot_node,
+        hot_fraction: args.hot_fraction,
+    })
+}
+
+/// The table's rows as chart curves: one per (model, pattern).
+fn curves(table: &[Summary]) -> Vec<Curve> {
+    let mut out: Vec<Curve> = Vec::new();
+    let several = table.iter().any(|r| r.pattern != table[0].pattern);
+    for r in table {
+        let label = if several {
+            format!("{} ({})", r.model, r.pattern)
+        } else {
+            r.model.clone()
+        };
+        if r.mean_latency.is_nan() || r.mean_latency <= 0.0 {
+            continue;
+        }
+        match out.iter_mut().find(|c| c.label == label) {
+            Some(c) => c.points.push((r.offered_flits, r.mean_latency)),
+            None => out.push(Curve {
+                label,
+                points: vec![(r.offered_flits, r.mean_latency)],
+            }),
+        }
     }
-    let seed = args.seed;
-    let ctx = ModelContext {
-        network: &net,
-        traffic: None,
-        placement: None,
-        seed,
-    };
-    // Fail on a bad model before starting the long run.
-    for m in &model_specs {
-        registry::build(m, &ctx).map_err(|e| CliError::Usage(e.to_string()))?;
+    out
+}
+
+pub fn run(args: &SweepArgs) -> CliResult {
+    if let Some(SweepAction::Merge { dir, csv }) = &args.action {
+        return merge(dir, csv.as_deref());
     }
-    let loads = rates(args)?;
-    let bar = ProgressBar::new((loads.len() * model_specs.len()) as u64);
+    let spec = spec(args)?;
+    spec.validate()
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let points = spec.points();
+    if let Some(k) = args.point {
+        let p = points.get(k).ok_or_else(|| {
+            CliError::Usage(format!(
+                "--point {k}: the sweep has {} points",
+                points.len()
+            ))
+        })?;
+        let row = spec
+            .run_point(p)
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+        let text = sweep::point_csv(&[row]);
+        return match &args.csv {
+            Some(path) => write(path, &text),
+            None => {
+                print!("{text}");
+                Ok(())
+            }
+        };
+    }
+    if let Some(emit) = &args.emit {
+        return emit_jobs(
+            &spec,
+            points.len(),
+            &emit[0],
+            PathBuf::from(&emit[1]).as_path(),
+        );
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.unwrap_or(0))
+        .build()
+        .map_err(|e| CliError::Internal(e.to_string()))?;
+    let bar = ProgressBar::new(points.len() as u64);
     bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
+        ProgressStyle::with_template("{bar:30} {pos}/{len} points, {elapsed} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut results = Vec::new();
-    let mut series = Vec::new();
-    for model_spec in &model_specs {
-        let mut curve = Vec::new();
-        for &rate in &loads {
-            bar.set_message(format!("{model_spec} at {rate:.4}"));
-            let cfg = SyntheticConfig {
-                pattern,
-                injection,
-                rate,
-                size: args.size,
-                warmup: args.warmup,
-                measure: args.measure,
-                drain: args.drain,
-                hot_node: args.hot_node,
-                hot_fraction: args.hot_fraction,
-                seed,
-            };
-            let mut model =
-                registry::build(model_spec, &ctx).map_err(|e| CliError::Usage(e.to_string()))?;
-            let r = synthetic::run(&net, model.as_mut(), &cfg)
-                .map_err(|e| CliError::Usage(e.to_string()))?;
-            if r.latency.count > 0 {
-                curve.push((r.offered_flits, r.latency.mean));
-            }
-            results.push(r);
-            bar.inc(1);
-        }
-        series.push(Series {
-            label: results
-                .last()
-                .map(|r| r.model.clone())
-                .unwrap_or_else(|| model_spec.clone()),
-            points: curve,
-        });
-    }
+    let results: Vec<Result<PointResult, String>> = pool.install(|| {
+        points
+            .par_iter()
+            .map(|p| {
+                let r = spec.run_point(p).map_err(|e| e.to_string());
+                bar.inc(1);
+                r
+            })
+            .collect()
+    });
     bar.finish_and_clear();
-    let model_name = series
+    let rows: Vec<PointResult> = results
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .map_err(CliError::Usage)?;
+    publish(args, &spec, &rows)
+}
+
+/// Prints and writes the table, the chart and the page.
+fn publish(args: &SweepArgs, spec: &SweepSpec, rows: &[PointResult]) -> CliResult {
+    let table = sweep::aggregate(rows);
+    let csv = sweep::summary_csv(&table);
+    let title = format!(
+        "{} traffic, {}-flit packets, {}",
+        spec.patterns.join("/"),
+        spec.size,
+        spec.network
+    );
+    let chart_curves = curves(&table);
+    let series: Vec<Series> = chart_curves
         .iter()
-        .map(|s| s.label.clone())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let table = csv(&results);
-    let title = if series.len() == 1 {
-        format!(
-            "{model_name}, {pattern} traffic, {}-flit packets, {spec}",
-            args.size
-        )
-    } else {
-        format!("{pattern} traffic, {}-flit packets, {spec}", args.size)
-    };
+        .map(|c| Series {
+            label: c.label.clone(),
+            points: c.points.clone(),
+        })
+        .collect();
     let svg = line_chart(
         &title,
         "offered load (flits/node/cycle)",
@@ -260,20 +320,15 @@ pub fn run(args: &SweepArgs) -> CliResult {
         &series,
     );
     if let Some(path) = &args.html {
-        let curves: Vec<ttdl_backend::report::html::Curve> = series
-            .iter()
-            .map(|s| ttdl_backend::report::html::Curve {
-                label: s.label.clone(),
-                points: s.points.clone(),
-            })
-            .collect();
-        let page = ttdl_backend::report::html::sweep(
-            &title,
-            "offered load (flits/node/cycle)",
-            &curves,
-            &table,
-        );
-        write(path, &page)?;
+        write(
+            path,
+            &html::sweep(
+                &title,
+                "offered load (flits/node/cycle)",
+                &chart_curves,
+                &csv,
+            ),
+        )?;
     }
     let csv_path = args
         .csv
@@ -284,14 +339,15 @@ pub fn run(args: &SweepArgs) -> CliResult {
         .clone()
         .or_else(|| args.output.out.as_ref().map(|d| d.join("sweep.svg")));
     if let Some(p) = &csv_path {
-        write(p, &table)?;
+        write(p, &csv)?;
     }
     if let Some(p) = &svg_path {
         write(p, &svg)?;
     }
     match args.output.format {
         Format::Json => {
-            let doc = serde_json::json!({"version": 1, "model": model_name, "network": spec.to_string(), "points": results});
+            let doc =
+                serde_json::json!({"version": 1, "sweep": spec, "table": table, "points": rows});
             println!(
                 "{}",
                 serde_json::to_string_pretty(&doc)
@@ -300,27 +356,122 @@ pub fn run(args: &SweepArgs) -> CliResult {
         }
         Format::Text => {
             if csv_path.is_none() {
-                print!("{table}");
+                print!("{csv}");
             } else {
-                for r in &results {
+                for r in &table {
                     println!(
-                        "{}: load {:.4} flits/node/cycle: accepted {:.4}, mean latency {:.2}, p99 {}{}",
+                        "{} {}: load {:.4} flits/node/cycle: accepted {:.4}, mean latency {:.2} ± {:.2} over {} seed(s){}",
                         r.model,
+                        r.pattern,
                         r.offered_flits,
                         r.accepted_flits,
-                        r.latency.mean,
-                        r.latency.p99,
-                        if r.unfinished > 0 {
-                            "  (saturated)"
-                        } else {
-                            ""
-                        }
+                        r.mean_latency,
+                        r.latency_ci95,
+                        r.seeds,
+                        if r.saturated { "  (saturated)" } else { "" }
                     );
                 }
             }
         }
     }
     Ok(())
+}
+
+/// Writes DIR/sweep.toml (the sweep), and DIR/jobs.txt (one command line per point, for GNU
+/// parallel or plain `bash`) or DIR/sweep.sbatch (a Slurm array job); each job writes
+/// DIR/points/K.csv.
+fn emit_jobs(spec: &SweepSpec, n: usize, kind: &str, dir: &std::path::Path) -> CliResult {
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::Internal(format!("cannot find the ttdl binary: {e}")))?;
+    let config = dir.join("sweep.toml");
+    let text = toml::to_string(spec).map_err(|e| CliError::Internal(e.to_string()))?;
+    write(&config, &text)?;
+    std::fs::create_dir_all(dir.join("points"))
+        .map_err(|e| CliError::Input(format!("cannot create `{}`: {e}", dir.display())))?;
+    let quote =
+        |p: &std::path::Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
+    let job = |k: &str| {
+        format!(
+            "{} sweep --config {} --point {k} --csv {}",
+            quote(&exe),
+            quote(&config),
+            quote(&dir.join("points").join(format!("{k}.csv")))
+        )
+    };
+    match kind {
+        "parallel" => {
+            let mut lines = String::new();
+            for k in 0..n {
+                lines.push_str(&job(&k.to_string()));
+                lines.push('\n');
+            }
+            write(&dir.join("jobs.txt"), &lines)?;
+            eprintln!(
+                "wrote {n} jobs to {}: run them with `parallel < jobs.txt` (or `bash jobs.txt`), then `ttdl sweep merge {}`",
+                dir.join("jobs.txt").display(),
+                dir.display()
+            );
+        }
+        "slurm" => {
+            let script = format!(
+                "#!/bin/bash\n#SBATCH --job-name=ttdl-sweep\n#SBATCH --array=0-{}\n#SBATCH --ntasks=1\n#SBATCH --output={}\n{}\n",
+                n.saturating_sub(1),
+                dir.join("points").join("%a.log").display(),
+                job("${SLURM_ARRAY_TASK_ID}")
+            );
+            write(&dir.join("sweep.sbatch"), &script)?;
+            eprintln!(
+                "wrote a {n}-task array job: `sbatch {}`, then `ttdl sweep merge {}`",
+                dir.join("sweep.sbatch").display(),
+                dir.display()
+            );
+        }
+        other => {
+            return Err(CliError::Usage(format!(
+                "--emit {other}: the choices are slurm and parallel"
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// `ttdl sweep merge DIR`: every point file, checked complete, as one table.
+fn merge(dir: &std::path::Path, csv: Option<&std::path::Path>) -> CliResult {
+    let config = dir.join("sweep.toml");
+    let text = std::fs::read_to_string(&config)
+        .map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", config.display())))?;
+    let spec: SweepSpec =
+        toml::from_str(&text).map_err(|e| CliError::Input(format!("{}: {e}", config.display())))?;
+    let n = spec.points().len();
+    let mut rows = Vec::with_capacity(n);
+    let mut missing = Vec::new();
+    for k in 0..n {
+        let path = dir.join("points").join(format!("{k}.csv"));
+        match std::fs::read_to_string(&path) {
+            Ok(t) => rows.extend(
+                sweep::parse_point_csv(&t)
+                    .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?,
+            ),
+            Err(_) => missing.push(k),
+        }
+    }
+    if !missing.is_empty() {
+        let shown: Vec<String> = missing.iter().take(10).map(|k| k.to_string()).collect();
+        return Err(CliError::Input(format!(
+            "{} of {n} points have no result yet (points {}{}); run their jobs first",
+            missing.len(),
+            shown.join(", "),
+            if missing.len() > 10 { ", …" } else { "" }
+        )));
+    }
+    let table = sweep::summary_csv(&sweep::aggregate(&rows));
+    match csv {
+        Some(p) => write(p, &table),
+        None => {
+            print!("{table}");
+            Ok(())
+        }
+    }
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ pub mod scheduled;
 pub mod scheduled_plan;
 pub mod stats;
 pub mod store_forward;
+pub mod sweep;
 pub mod synthetic;
 pub mod wormhole;
 pub mod yuan_aapc;

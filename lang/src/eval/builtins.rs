@@ -319,7 +319,10 @@ fn procedurep(_: &mut Machine, a: &Args) -> R<Value> {
 }
 
 fn list(_: &mut Machine, a: &Args) -> R<Value> {
-    Ok(Value::list(a.vals.to_vec()))
+    Ok(a.vals
+        .iter()
+        .rev()
+        .fold(Value::Nil, |acc, v| Value::cons(v.clone(), acc)))
 }
 fn cons(_: &mut Machine, a: &Args) -> R<Value> {
     Ok(Value::cons(a.get(0).clone(), a.get(1).clone()))

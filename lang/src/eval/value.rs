@@ -13,9 +13,10 @@ use super::env::Env;
 use super::symbol::{Interner, Sym};
 use crate::span::Span;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub enum Value {
     /// The empty list, also false.
+    #[default]
     Nil,
     Bool(bool),
     Int(i64),
@@ -43,12 +44,37 @@ pub struct Cons {
 
 impl Drop for Cons {
     fn drop(&mut self) {
-        if !holds_deep(&self.car) && !holds_deep(&self.cdr) {
+        if !holds_deep(&self.cdr) {
+            if holds_deep(&self.car) {
+                drop_deep(vec![std::mem::take(&mut self.car)], Vec::new());
+            }
             return;
         }
-        let car = std::mem::replace(&mut self.car, Value::Nil);
-        let cdr = std::mem::replace(&mut self.cdr, Value::Nil);
-        drop_deep(vec![car, cdr], Vec::new());
+        // The common case, a list of atoms or shared values: follow the cdr chain cell by
+        // cell without allocating, and fall back to the explicit stack only at a cell whose car
+        // could start a chain of its own.
+        if holds_deep(&self.car) {
+            let car = std::mem::take(&mut self.car);
+            let cdr = std::mem::take(&mut self.cdr);
+            drop_deep(vec![car, cdr], Vec::new());
+            return;
+        }
+        let mut next = std::mem::take(&mut self.cdr);
+        while let Value::Pair(rc) = next {
+            let Ok(mut cell) = Rc::try_unwrap(rc) else {
+                return;
+            };
+            if holds_deep(&cell.car) {
+                let car = std::mem::take(&mut cell.car);
+                let cdr = std::mem::take(&mut cell.cdr);
+                drop_deep(vec![car, cdr], Vec::new());
+                return;
+            }
+            next = std::mem::take(&mut cell.cdr);
+        }
+        if holds_deep(&next) {
+            drop_deep(vec![next], Vec::new());
+        }
     }
 }
 

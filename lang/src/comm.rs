@@ -62,6 +62,9 @@ impl std::hash::Hasher for PairHasher {
     fn write_usize(&mut self, n: usize) {
         self.write_u64(n as u64);
     }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
 }
 
 type StreamMap = HashMap<(TaskId, TaskId), Stream, std::hash::BuildHasherDefault<PairHasher>>;
@@ -69,13 +72,48 @@ type StreamMap = HashMap<(TaskId, TaskId), Stream, std::hash::BuildHasherDefault
 type WriteId = u32;
 type ReadId = u32;
 
-/// One step of a task's program as evaluated, before matching is final.
+/// "None" in the 32-bit fields of the records below.
+const NONE32: u32 = u32::MAX;
+/// "Not inside an `iterate`" in the iteration fields.
+const NO_ITERATION: u64 = u64::MAX;
+
+/// The records below keep every id in 32 bits and every span as an index into `Comm::spans`
+/// (a form evaluated in a loop is one span, stored once): a program of millions of stream
+/// operations keeps one write, one read, one destination and two steps per message, so their
+/// size is the evaluator's memory per message. Ids fit: stream operations are fewer than
+/// `u32::MAX` (the message limit is checked first) and so are tasks.
+fn id32(id: usize) -> u32 {
+    u32::try_from(id).unwrap_or(NONE32)
+}
+
+fn opt32(id: u32) -> Option<usize> {
+    (id != NONE32).then_some(id as usize)
+}
+
+fn iteration_of(i: u64) -> Option<u64> {
+    (i != NO_ITERATION).then_some(i)
+}
+
+fn iteration_code(i: Option<u64>) -> u64 {
+    i.unwrap_or(NO_ITERATION)
+}
+
+/// One step of a task's program as evaluated, before matching is final (8 bytes).
 #[derive(Clone, Copy, Debug)]
 enum Step {
-    Compute { cycles: u64, iteration: Option<u64> },
+    /// Index into `Comm::computes`.
+    Compute(u32),
     Write(WriteId),
     Read(ReadId),
-    Sync { phase: PhaseId, span: Span },
+    /// Index into `Comm::syncs`.
+    Sync(u32),
+}
+
+/// A `compute` step: cycles, and the iteration it belongs to (`NO_ITERATION` outside one).
+#[derive(Clone, Copy, Debug)]
+struct ComputeRec {
+    cycles: u64,
+    iteration: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -93,29 +131,60 @@ struct TaskRec {
     phase: PhaseId,
 }
 
+/// A write (48 bytes).
 #[derive(Clone, Debug)]
 struct WriteRec {
-    task: TaskId,
     size: u64,
-    label: Option<u32>,
-    span: Span,
-    iteration: Option<u64>,
-    phase: PhaseId,
+    /// `NO_ITERATION` outside an `iterate`.
+    iteration: u64,
+    task: u32,
+    /// Index into `Comm::labels`, or `NONE32`.
+    label: u32,
+    /// Index into `Comm::spans`.
+    span: u32,
+    phase: u32,
     /// Range of this write's destinations in `Comm::dsts`.
     first_dst: u32,
     ndst: u32,
     /// Destinations still to read it.
     unread: u32,
-    msg: Option<MsgId>,
+    /// The message it became, or `NONE32`.
+    msg: u32,
 }
 
+impl WriteRec {
+    fn task(&self) -> TaskId {
+        self.task as TaskId
+    }
+    fn iteration(&self) -> Option<u64> {
+        iteration_of(self.iteration)
+    }
+    fn msg(&self) -> Option<MsgId> {
+        opt32(self.msg)
+    }
+}
+
+/// A read (32 bytes).
 #[derive(Clone, Debug)]
 struct ReadRec {
-    task: TaskId,
     size: u64,
-    span: Span,
-    iteration: Option<u64>,
-    write: Option<WriteId>,
+    iteration: u64,
+    task: u32,
+    span: u32,
+    /// The write it matched, or `NONE32`.
+    write: u32,
+}
+
+impl ReadRec {
+    fn task(&self) -> TaskId {
+        self.task as TaskId
+    }
+    fn iteration(&self) -> Option<u64> {
+        iteration_of(self.iteration)
+    }
+    fn write(&self) -> Option<WriteId> {
+        (self.write != NONE32).then_some(self.write)
+    }
 }
 
 /// The pending-write or pending-read queue of one stream.
@@ -136,8 +205,14 @@ pub struct Comm {
     by_name: HashMap<String, TaskId>,
     writes: Vec<WriteRec>,
     reads: Vec<ReadRec>,
-    /// Destinations of every write: (reader task, the read that matched it).
-    dsts: Vec<(TaskId, Option<ReadId>)>,
+    /// Destinations of every write: (reader task, the read that matched it or `NONE32`).
+    dsts: Vec<(u32, ReadId)>,
+    computes: Vec<ComputeRec>,
+    /// `synchronize` steps: (phase, span).
+    syncs: Vec<(PhaseId, Span)>,
+    /// Every distinct span of a stream form, and its index.
+    spans: Vec<Span>,
+    span_ids: HashMap<Span, u32, std::hash::BuildHasherDefault<PairHasher>>,
     streams: StreamMap,
     /// Complete messages, in completion order (index = `MsgId`).
     complete: Vec<WriteId>,
@@ -279,6 +354,17 @@ impl Comm {
         Ok(())
     }
 
+    /// The index of a span in `spans`, stored on first use.
+    fn span_id(&mut self, span: Span) -> u32 {
+        if let Some(&id) = self.span_ids.get(&span) {
+            return id;
+        }
+        let id = id32(self.spans.len());
+        self.spans.push(span);
+        self.span_ids.insert(span, id);
+        id
+    }
+
     fn label_id(&mut self, label: Option<&str>) -> Option<u32> {
         let l = label?;
         if let Some(&id) = self.label_ids.get(l) {
@@ -291,9 +377,11 @@ impl Comm {
     }
 
     pub fn compute(&mut self, task: TaskId, cycles: u64, span: Span) -> Result<(), Diagnostic> {
+        let index = id32(self.computes.len());
         let t = self.task_mut(task, span)?;
-        let iteration = t.iteration;
-        t.steps.push(Step::Compute { cycles, iteration });
+        let iteration = iteration_code(t.iteration);
+        t.steps.push(Step::Compute(index));
+        self.computes.push(ComputeRec { cycles, iteration });
         Ok(())
     }
 
@@ -323,15 +411,17 @@ impl Comm {
         self.check_room(span)?;
         check_size(size, span)?;
         let rid = self.reads.len() as ReadId;
-        let t = self.task_mut(task, span)?;
-        let iteration = t.iteration;
+        self.task_mut(task, span)?;
+        let span = self.span_id(span);
+        let t = &mut self.tasks[task];
+        let iteration = iteration_code(t.iteration);
         t.steps.push(Step::Read(rid));
         self.reads.push(ReadRec {
-            task,
+            task: id32(task),
             size,
             span,
             iteration,
-            write: None,
+            write: NONE32,
         });
         let stream = self.streams.entry((peer, task)).or_default();
         match stream.writes.pop_front() {
@@ -376,15 +466,17 @@ impl Comm {
         }
         self.check_room(span)?;
         check_size(size, span)?;
-        let label = self.label_id(label);
+        let label = self.label_id(label).unwrap_or(NONE32);
         let wid = self.writes.len() as WriteId;
-        let t = self.task_mut(task, span)?;
-        let (iteration, phase) = (t.iteration, t.phase);
+        self.task_mut(task, span)?;
+        let span = self.span_id(span);
+        let t = &mut self.tasks[task];
+        let (iteration, phase) = (iteration_code(t.iteration), id32(t.phase));
         t.steps.push(Step::Write(wid));
         let first_dst = self.dsts.len() as u32;
-        self.dsts.extend(peers.iter().map(|&p| (p, None)));
+        self.dsts.extend(peers.iter().map(|&p| (id32(p), NONE32)));
         self.writes.push(WriteRec {
-            task,
+            task: id32(task),
             size,
             label,
             span,
@@ -393,7 +485,7 @@ impl Comm {
             first_dst,
             ndst: peers.len() as u32,
             unread: peers.len() as u32,
-            msg: None,
+            msg: NONE32,
         });
         for (slot, &p) in peers.iter().enumerate() {
             let stream = self.streams.entry((task, p)).or_default();
@@ -413,12 +505,12 @@ impl Comm {
         let (wi, ri) = (w as usize, r as usize);
         let (first, size, writer) = {
             let wr = &self.writes[wi];
-            (wr.first_dst, wr.size, wr.task)
+            (wr.first_dst, wr.size, wr.task())
         };
-        self.dsts[(first + slot) as usize].1 = Some(r);
-        self.reads[ri].write = Some(w);
+        self.dsts[(first + slot) as usize].1 = r;
+        self.reads[ri].write = w;
         if self.reads[ri].size != size {
-            let key = (writer, self.reads[ri].task);
+            let key = (writer, self.reads[ri].task());
             let n = self.mismatch_streams.entry(key).or_insert(0);
             if *n == 0 {
                 self.mismatches.push((w, r));
@@ -428,7 +520,7 @@ impl Comm {
         let wr = &mut self.writes[wi];
         wr.unread -= 1;
         if wr.unread == 0 {
-            wr.msg = Some(self.complete.len());
+            wr.msg = id32(self.complete.len());
             self.complete.push(w);
         }
     }
@@ -446,9 +538,11 @@ impl Comm {
                 id
             }
         };
+        let index = id32(self.syncs.len());
         let t = self.task_mut(task, span)?;
-        t.steps.push(Step::Sync { phase: id, span });
+        t.steps.push(Step::Sync(index));
         t.phase = id;
+        self.syncs.push((id, span));
         Ok(())
     }
 
@@ -579,13 +673,13 @@ impl Comm {
                     .steps
                     .iter()
                     .filter_map(|s| match *s {
-                        Step::Compute { cycles, .. } => Some(Op::Compute(cycles)),
-                        Step::Write(w) => self.writes[w as usize].msg.map(Op::Send),
+                        Step::Compute(c) => Some(Op::Compute(self.computes[c as usize].cycles)),
+                        Step::Write(w) => self.writes[w as usize].msg().map(Op::Send),
                         Step::Read(r) => self.reads[r as usize]
-                            .write
-                            .and_then(|w| self.writes[w as usize].msg)
+                            .write()
+                            .and_then(|w| self.writes[w as usize].msg())
                             .map(Op::Recv),
-                        Step::Sync { phase, .. } => Some(Op::Sync(phase)),
+                        Step::Sync(s) => Some(Op::Sync(self.syncs[s as usize].0)),
                     })
                     .collect(),
             })
@@ -599,17 +693,17 @@ impl Comm {
                 let first = wr.first_dst as usize;
                 Message {
                     id,
-                    src: wr.task,
+                    src: wr.task(),
                     dst: self.dsts[first..first + wr.ndst as usize]
                         .iter()
-                        .map(|d| d.0)
+                        .map(|d| d.0 as TaskId)
                         .collect(),
                     size: wr.size,
                     release: 0,
                     deadline: 0,
-                    phase: wr.phase,
-                    iteration: wr.iteration.unwrap_or(0),
-                    label: wr.label.and_then(|l| self.labels.get(l as usize).cloned()),
+                    phase: wr.phase as PhaseId,
+                    iteration: wr.iteration().unwrap_or(0),
+                    label: opt32(wr.label).and_then(|l| self.labels.get(l).cloned()),
                 }
             })
             .collect();
@@ -648,10 +742,10 @@ impl Comm {
         let mut cur: Option<u64> = None;
         for (i, s) in t.steps.iter().enumerate() {
             let it = match *s {
-                Step::Compute { iteration, .. } => iteration,
-                Step::Write(w) => self.writes[w as usize].iteration,
-                Step::Read(r) => self.reads[r as usize].iteration,
-                Step::Sync { .. } => continue,
+                Step::Compute(c) => iteration_of(self.computes[c as usize].iteration),
+                Step::Write(w) => self.writes[w as usize].iteration(),
+                Step::Read(r) => self.reads[r as usize].iteration(),
+                Step::Sync(_) => continue,
             };
             if it != cur {
                 marks.push(IterationMark {
@@ -674,17 +768,17 @@ impl Comm {
             let mut phase = 0;
             for s in &task.steps {
                 let (iteration, add): (Option<u64>, IterationLoad) = match *s {
-                    Step::Compute { cycles, iteration } => (
-                        iteration,
+                    Step::Compute(c) => (
+                        iteration_of(self.computes[c as usize].iteration),
                         IterationLoad {
-                            compute: cycles,
+                            compute: self.computes[c as usize].cycles,
                             ..IterationLoad::default()
                         },
                     ),
                     Step::Write(w) => {
                         let w = &self.writes[w as usize];
                         (
-                            w.iteration,
+                            w.iteration(),
                             IterationLoad {
                                 inject: w.size,
                                 ..IterationLoad::default()
@@ -694,15 +788,15 @@ impl Comm {
                     Step::Read(r) => {
                         let r = &self.reads[r as usize];
                         (
-                            r.iteration,
+                            r.iteration(),
                             IterationLoad {
                                 eject: r.size,
                                 ..IterationLoad::default()
                             },
                         )
                     }
-                    Step::Sync { phase: p, .. } => {
-                        phase = p;
+                    Step::Sync(s) => {
+                        phase = self.syncs[s as usize].0;
                         continue;
                     }
                 };
@@ -749,7 +843,7 @@ impl Comm {
                 let spans = distinct(
                     s.writes
                         .iter()
-                        .map(|&(id, _)| self.writes[id as usize].span),
+                        .map(|&(id, _)| self.spans[self.writes[id as usize].span as usize]),
                 );
                 let mut d = Diagnostic::new(
                     "unmatched-write",
@@ -776,7 +870,11 @@ impl Comm {
             }
             if !s.reads.is_empty() {
                 let n = s.reads.len();
-                let spans = distinct(s.reads.iter().map(|&id| self.reads[id as usize].span));
+                let spans = distinct(
+                    s.reads
+                        .iter()
+                        .map(|&id| self.spans[self.reads[id as usize].span as usize]),
+                );
                 let mut d = Diagnostic::new(
                     "unmatched-read",
                     format!(
@@ -813,10 +911,10 @@ impl Comm {
             .into_iter()
             .map(|(w, r)| {
                 let (wr, rr) = (&self.writes[w as usize], &self.reads[r as usize]);
-                let (wn, rn) = (self.task_name(wr.task), self.task_name(rr.task));
+                let (wn, rn) = (self.task_name(wr.task()), self.task_name(rr.task()));
                 let count = self
                     .mismatch_streams
-                    .get(&(wr.task, rr.task))
+                    .get(&(wr.task(), rr.task()))
                     .copied()
                     .unwrap_or(1);
                 let mut d = Diagnostic::new(
@@ -827,8 +925,8 @@ impl Comm {
                         plural(rr.size as usize, "word", "words")
                     ),
                 )
-                .with_label(wr.span, format!("this write sends {} words", wr.size))
-                .with_label(rr.span, format!("this read, which matches it, expects {} words", rr.size));
+                .with_label(self.spans[wr.span as usize], format!("this write sends {} words", wr.size))
+                .with_label(self.spans[rr.span as usize], format!("this read, which matches it, expects {} words", rr.size));
                 if count > 1 {
                     d = d.with_note(format!(
                         "{count} matched pairs on the stream `{wn}` → `{rn}` disagree; this is the first"
@@ -854,10 +952,10 @@ impl Comm {
         let task = self.tasks.get(s.task?)?;
         // `op` indexes the task's ops, which are its steps one for one (every step is kept).
         match task.steps.get(s.op)? {
-            Step::Read(r) => Some(self.reads[*r as usize].span),
-            Step::Write(w) => Some(self.writes[*w as usize].span),
-            Step::Sync { span, .. } => Some(*span),
-            Step::Compute { .. } => Some(task.span),
+            Step::Read(r) => Some(self.spans[self.reads[*r as usize].span as usize]),
+            Step::Write(w) => Some(self.spans[self.writes[*w as usize].span as usize]),
+            Step::Sync(s) => Some(self.syncs[*s as usize].1),
+            Step::Compute(_) => Some(task.span),
         }
     }
 

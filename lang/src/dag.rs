@@ -100,7 +100,22 @@ impl SubtaskGraph {
     /// tasks file without programs) simply have no edges.
     pub fn build(traffic: &Traffic) -> Result<SubtaskGraph, DagError> {
         let nmsg = traffic.messages.len();
-        let mut g = DiGraph::<Subtask, Dependence>::new();
+        // Sized once from the programs (one node per send, receive and synchronize, a start
+        // node per task and the barriers; an edge per subtask, per reader and per barrier visit): a graph of
+        // millions of subtasks grown by doubling would hold up to twice its size while copying.
+        let (mut ops, mut syncs) = (0, 0);
+        for op in traffic.tasks.iter().flat_map(|t| &t.ops) {
+            match op {
+                Op::Compute(_) => {}
+                Op::Sync(_) => syncs += 1,
+                _ => ops += 1,
+            }
+        }
+        let readers_total: usize = traffic.messages.iter().map(|m| m.dst.len()).sum();
+        let mut g = DiGraph::<Subtask, Dependence>::with_capacity(
+            ops + 2 * syncs + traffic.tasks.len(),
+            ops + readers_total + 3 * syncs,
+        );
         let mut chains = Vec::with_capacity(traffic.tasks.len());
         let mut sender: Vec<Option<NodeIndex>> = vec![None; nmsg];
         let mut readers: Vec<Vec<Option<NodeIndex>>> = traffic

@@ -13,9 +13,16 @@ pub struct Label {
     pub message: String,
 }
 
-/// One error (TTDL has no warnings that stop a run).
+/// One error (TTDL has no warnings that stop a run). Its parts live behind one pointer: every
+/// evaluation step returns a `Result<_, Diagnostic>`, and a one-word error keeps that result
+/// small enough to come back in registers, where five inline fields would be copied through
+/// memory at every step.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Diagnostic(Box<DiagnosticParts>);
+
+/// What a [`Diagnostic`] says; its fields are read and changed through the diagnostic itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diagnostic {
+pub struct DiagnosticParts {
     /// Short stable code, e.g. `syntax`, `unbound`, `arity`, `type`, `unmatched-read`, `deadlock`.
     pub code: String,
     pub message: String,
@@ -25,15 +32,41 @@ pub struct Diagnostic {
     pub help: Option<String>,
 }
 
+impl std::ops::Deref for Diagnostic {
+    type Target = DiagnosticParts;
+    fn deref(&self) -> &DiagnosticParts {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Diagnostic {
+    fn deref_mut(&mut self) -> &mut DiagnosticParts {
+        &mut self.0
+    }
+}
+
+/// Printed as the plain struct it reads as.
+impl std::fmt::Debug for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Diagnostic")
+            .field("code", &self.code)
+            .field("message", &self.message)
+            .field("labels", &self.labels)
+            .field("notes", &self.notes)
+            .field("help", &self.help)
+            .finish()
+    }
+}
+
 impl Diagnostic {
     pub fn new(code: &str, message: impl Into<String>) -> Self {
-        Diagnostic {
+        Diagnostic(Box::new(DiagnosticParts {
             code: code.to_string(),
             message: message.into(),
             labels: Vec::new(),
             notes: Vec::new(),
             help: None,
-        }
+        }))
     }
 
     pub fn with_label(mut self, span: Span, message: impl Into<String>) -> Self {

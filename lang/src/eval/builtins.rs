@@ -319,7 +319,10 @@ fn procedurep(_: &mut Machine, a: &Args) -> R<Value> {
 }
 
 fn list(_: &mut Machine, a: &Args) -> R<Value> {
-    Ok(Value::list(a.vals.to_vec()))
+    Ok(a.vals
+        .iter()
+        .rev()
+        .fold(Value::Nil, |acc, v| Value::cons(v.clone(), acc)))
 }
 fn cons(_: &mut Machine, a: &Args) -> R<Value> {
     Ok(Value::cons(a.get(0).clone(), a.get(1).clone()))
@@ -375,8 +378,20 @@ fn list_ref(m: &mut Machine, a: &Args) -> R<Value> {
 fn length(m: &mut Machine, a: &Args) -> R<Value> {
     match a.get(0) {
         Value::Str(s) => Ok(Value::Int(s.chars().count() as i64)),
-        v if v.is_list() => Ok(Value::Int(v.iter().count() as i64)),
-        _ => Err(a.type_err(m, 0, "a list or a string")),
+        // One walk, not a properness check and then a count: a long list is mostly cache
+        // misses, so each pass over it costs.
+        v => {
+            let mut n: i64 = 0;
+            let mut cur = v;
+            while let Value::Pair(c) = cur {
+                n += 1;
+                cur = &c.cdr;
+            }
+            match cur {
+                Value::Nil => Ok(Value::Int(n)),
+                _ => Err(a.type_err(m, 0, "a list or a string")),
+            }
+        }
     }
 }
 fn append(m: &mut Machine, a: &Args) -> R<Value> {

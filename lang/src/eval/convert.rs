@@ -26,7 +26,7 @@ pub fn datum_to_value(m: &mut Machine, s: &Sexpr, spans: &mut Option<&mut SpanMa
             let vals: Vec<Value> = items.iter().map(|i| datum_to_value(m, i, spans)).collect();
             let list = Value::list(vals);
             if let (Some(map), Value::Pair(c)) = (spans.as_deref_mut(), &list) {
-                map.insert(std::rc::Rc::as_ptr(c), s.span);
+                map.insert(super::cons::ConsRef::as_ptr(c), s.span);
             }
             list
         }
@@ -58,7 +58,10 @@ fn to_sexpr(m: &Machine, v: &Value, span: Span, spans: &SpanMap, depth: usize) -
         Value::Symbol(s) => Datum::Symbol(m.name(*s).to_string()),
         Value::Keyword(s) => Datum::Keyword(m.name(*s).to_string()),
         Value::Pair(c) => {
-            let here = spans.get(&std::rc::Rc::as_ptr(c)).copied().unwrap_or(span);
+            let here = spans
+                .get(&super::cons::ConsRef::as_ptr(c))
+                .copied()
+                .unwrap_or(span);
             let mut items = Vec::new();
             let mut cur = v;
             loop {

@@ -5,13 +5,11 @@
 //! frame's values can be assigned (`set!`), and every closure that captured the frame sees it.
 //! Frames hold a handful of names, so a linear scan beats hashing.
 //!
-//! The global environment is a persistent vector (`imbl`) indexed by symbol: a snapshot of the
+//! The global environment is a vector indexed by symbol, shared copy-on-write: a snapshot of the
 //! interpreter (REPL `:undo`, a scratch evaluator) costs O(1), and a lookup is an index.
 
 use std::cell::RefCell;
 use std::rc::Rc;
-
-use imbl::shared_ptr::RcK;
 
 use super::symbol::Sym;
 use super::value::Value;
@@ -140,10 +138,14 @@ impl Env {
     }
 }
 
-/// The global environment: one slot per interned symbol, in a persistent vector.
+/// The global environment: one slot per interned symbol, in a vector shared copy-on-write. A
+/// lookup (every reference to a builtin or a global procedure) is one bounds-checked index, which
+/// a persistent vector's tree walk is not; a snapshot (REPL `:undo`, a scratch evaluator) is still
+/// one `Rc` clone, and only the first assignment after a snapshot copies the slots (a few
+/// thousand words).
 #[derive(Clone, Debug, Default)]
 pub struct Globals {
-    slots: imbl::GenericVector<Option<Value>, RcK>,
+    slots: Rc<Vec<Option<Value>>>,
 }
 
 impl Globals {
@@ -154,10 +156,11 @@ impl Globals {
 
     pub fn set(&mut self, sym: Sym, value: Value) {
         let i = sym.index();
-        while self.slots.len() <= i {
-            self.slots.push_back(None);
+        let slots = Rc::make_mut(&mut self.slots);
+        if slots.len() <= i {
+            slots.resize(i + 1, None);
         }
-        self.slots.set(i, Some(value));
+        slots[i] = Some(value);
     }
 
     pub fn is_bound(&self, sym: Sym) -> bool {
@@ -171,5 +174,29 @@ impl Globals {
             .enumerate()
             .filter(|(_, v)| v.is_some())
             .map(|(i, _)| Sym(i as u32))
+    }
+}
+
+/// The names that have ever been bound in some local frame, by symbol. A name outside this set is
+/// in no frame, so looking it up skips the scope chain. It only grows (a snapshot of the machine
+/// copies it, a few bytes per symbol).
+#[derive(Clone, Debug, Default)]
+pub struct LocalNames {
+    bound: Vec<bool>,
+}
+
+impl LocalNames {
+    #[inline]
+    pub fn mark(&mut self, sym: Sym) {
+        let i = sym.index();
+        if i >= self.bound.len() {
+            self.bound.resize(i + 1, false);
+        }
+        self.bound[i] = true;
+    }
+
+    #[inline]
+    pub fn may_hold(&self, sym: Sym) -> bool {
+        self.bound.get(sym.index()).copied().unwrap_or(false)
     }
 }

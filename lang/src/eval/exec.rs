@@ -18,6 +18,9 @@ use crate::span::Span;
 const RED_ZONE: usize = 128 * 1024;
 const STACK_SEGMENT: usize = 4 * 1024 * 1024;
 
+/// Builtin calls with at most this many arguments pass them in a buffer on the Rust stack.
+const INLINE_ARGS: usize = 4;
+
 /// What evaluating a form in tail position produced.
 pub enum Flow {
     Value(Value),
@@ -28,6 +31,18 @@ pub enum Flow {
 impl Machine {
     /// Evaluates a form (not in tail position).
     pub fn eval(&mut self, node: &Node, env: &Env) -> R<Value> {
+        // Leaves (about half of all nodes evaluated) neither recurse nor need the stack check.
+        match &node.kind {
+            NodeKind::Const(v) => {
+                self.step(node.span)?;
+                return Ok(v.clone());
+            }
+            NodeKind::Var(sym) => {
+                self.step(node.span)?;
+                return self.lookup(*sym, env, node.span);
+            }
+            _ => {}
+        }
         stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
             match self.eval_flow(node, env)? {
                 Flow::Value(v) => Ok(v),
@@ -179,7 +194,7 @@ impl Machine {
         let env = c.env.extend(max + usize::from(l.rest.is_some()));
         let mut it = args.into_iter();
         for &p in &l.required {
-            env.push(p, it.next().unwrap_or(Value::Nil));
+            self.bind(&env, p, it.next().unwrap_or(Value::Nil));
         }
         for (p, default) in &l.optional {
             let v = match it.next() {
@@ -190,10 +205,10 @@ impl Machine {
                     None => Value::Nil,
                 },
             };
-            env.push(*p, v);
+            self.bind(&env, *p, v);
         }
         if let Some(r) = l.rest {
-            env.push(r, Value::list(it.collect::<Vec<_>>()));
+            self.bind(&env, r, Value::list(it.collect::<Vec<_>>()));
         }
         Ok(env)
     }
@@ -206,7 +221,7 @@ impl Machine {
         }
         let env = env.extend(body.defines.len());
         for &d in &body.defines {
-            env.push(d, Value::Nil);
+            self.bind(&env, d, Value::Nil);
         }
         self.eval_seq_flow(&body.forms, &env)
     }
@@ -229,9 +244,22 @@ impl Machine {
         Ok(last)
     }
 
+    /// Binds a local variable in the innermost frame of `env`. Every local binding is made here,
+    /// so the machine knows which names have ever been bound locally.
+    #[inline]
+    fn bind(&mut self, env: &Env, sym: Sym, value: Value) {
+        self.locals.mark(sym);
+        env.push(sym, value);
+    }
+
+    #[inline]
     fn lookup(&self, sym: Sym, env: &Env, span: Span) -> R<Value> {
-        if let Some(v) = env.get(sym) {
-            return Ok(v);
+        // A name never bound locally (`+`, `cons`, a global procedure) cannot be in any frame:
+        // it goes straight to its global slot instead of walking every enclosing scope.
+        if self.locals.may_hold(sym) {
+            if let Some(v) = env.get(sym) {
+                return Ok(v);
+            }
         }
         if let Some(v) = self.globals.get(sym) {
             return Ok(v.clone());
@@ -268,6 +296,16 @@ impl Machine {
                 arg_spans,
             } => {
                 let f = self.eval(func, env)?;
+                // Most calls are of builtins with a few arguments (arithmetic, `cons`, `car`):
+                // their arguments live on the Rust stack, so such a call allocates nothing.
+                if let (Value::Builtin(b), true) = (&f, args.len() <= INLINE_ARGS) {
+                    let mut vals: [Value; INLINE_ARGS] = Default::default();
+                    for (slot, a) in vals.iter_mut().zip(args) {
+                        *slot = self.eval(a, env)?;
+                    }
+                    return builtins::call(self, b, &vals[..args.len()], node.span, arg_spans)
+                        .map(Flow::Value);
+                }
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {
                     vals.push(self.eval(a, env)?);
@@ -294,6 +332,28 @@ impl Machine {
                 };
             }
             NodeKind::Begin(forms) => return self.eval_seq_flow(forms, env),
+            NodeKind::Set { name, value } => {
+                let v = self.eval(value, env)?;
+                if env.set(*name, v.clone()) {
+                } else if self.globals.is_bound(*name) {
+                    self.globals.set(*name, v.clone());
+                } else {
+                    return Err(self.unbound(*name, env, node.span).with_note(
+                        "`set!` changes an existing variable; use `define` to create one",
+                    ));
+                }
+                v
+            }
+            _ => return self.eval_form(node, env),
+        };
+        Ok(Flow::Value(v))
+    }
+
+    /// The forms other than constants, variables, calls, `if`, `begin` and `set!`: kept out of
+    /// `eval_flow`, whose every local would otherwise be part of the stack frame of each step.
+    #[inline(never)]
+    fn eval_form(&mut self, node: &Node, env: &Env) -> R<Flow> {
+        let v = match &node.kind {
             NodeKind::And(forms) => {
                 let Some((last, init)) = forms.split_last() else {
                     return Ok(Flow::Value(Value::Bool(true)));
@@ -367,7 +427,7 @@ impl Machine {
                     } else {
                         self.eval(init, env)?
                     };
-                    inner.push(*name, v);
+                    self.bind(&inner, *name, v);
                 }
                 return self.eval_body_flow(body, &inner);
             }
@@ -395,18 +455,6 @@ impl Machine {
                 self.globals.set(name, Value::Macro(c));
                 Value::Symbol(name)
             }
-            NodeKind::Set { name, value } => {
-                let v = self.eval(value, env)?;
-                if env.set(*name, v.clone()) {
-                } else if self.globals.is_bound(*name) {
-                    self.globals.set(*name, v.clone());
-                } else {
-                    return Err(self.unbound(*name, env, node.span).with_note(
-                        "`set!` changes an existing variable; use `define` to create one",
-                    ));
-                }
-                v
-            }
             NodeKind::Dotimes {
                 var,
                 count,
@@ -431,7 +479,7 @@ impl Machine {
                 for i in 0..n {
                     if !inner.reuse_single(Value::Int(i as i64)) {
                         inner = env.extend(1);
-                        inner.push(*var, Value::Int(i as i64));
+                        self.bind(&inner, *var, Value::Int(i as i64));
                     }
                     self.eval_seq(body, &inner)?;
                     if i == 0 {
@@ -441,7 +489,7 @@ impl Machine {
                 match result {
                     Some(r) => {
                         let inner = env.extend(1);
-                        inner.push(*var, Value::Int(n as i64));
+                        self.bind(&inner, *var, Value::Int(n as i64));
                         return self.eval_flow(r, &inner);
                     }
                     None => Value::Nil,
@@ -461,14 +509,14 @@ impl Machine {
                 for item in items.iter() {
                     if !inner.reuse_single(item.clone()) {
                         inner = env.extend(1);
-                        inner.push(*var, item.clone());
+                        self.bind(&inner, *var, item.clone());
                     }
                     self.eval_seq(body, &inner)?;
                 }
                 match result {
                     Some(r) => {
                         let inner = env.extend(1);
-                        inner.push(*var, Value::Nil);
+                        self.bind(&inner, *var, Value::Nil);
                         return self.eval_flow(r, &inner);
                     }
                     None => Value::Nil,
@@ -484,6 +532,12 @@ impl Machine {
             NodeKind::MakeNetwork(_) | NodeKind::Target { .. } => {
                 self.eval_network_form(node, env)?
             }
+            NodeKind::Const(_)
+            | NodeKind::Var(_)
+            | NodeKind::Call { .. }
+            | NodeKind::If { .. }
+            | NodeKind::Begin(_)
+            | NodeKind::Set { .. } => return self.eval_flow(node, env),
         };
         Ok(Flow::Value(v))
     }

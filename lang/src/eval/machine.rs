@@ -6,7 +6,7 @@ use std::rc::Rc;
 use ttdl_backend::traffic::{Target, TaskId};
 
 use super::builtins;
-use super::env::Globals;
+use super::env::{Globals, LocalNames};
 use super::symbol::{Interner, Sym};
 use super::value::{NetValue, Value};
 use crate::comm::{Comm, CommLimits};
@@ -33,6 +33,8 @@ pub struct Known {
 pub struct Machine {
     pub syms: Interner,
     pub globals: Globals,
+    /// Which names have ever been bound locally (so other names skip the scope chain).
+    pub locals: LocalNames,
     pub comm: Comm,
     pub budget: Budget,
     pub known: Known,
@@ -75,6 +77,7 @@ impl Machine {
         let mut m = Machine {
             syms,
             globals: Globals::default(),
+            locals: LocalNames::default(),
             comm: Comm::new(limits),
             budget,
             known,

@@ -1,7 +1,8 @@
 //! The evaluator: values, persistent environments, special forms, builtins, macros, tail calls,
 //! and the glue to the communication and network forms. One file per concern:
 //!
-//! - `symbol`: interned symbols; `value`: runtime values; `env`: local scopes and globals
+//! - `symbol`: interned symbols; `value`: runtime values (`cons`: the shared cons cell); `env`:
+//!   local scopes and globals
 //! - `ast` + `compile`: source → analysed nodes (special forms, macro expansion)
 //! - `exec`: evaluation with a trampoline for tail calls and a depth budget
 //! - `builtins` (+ `numeric`, `format`): the builtin procedures, in one table
@@ -37,6 +38,7 @@ pub mod ast;
 pub mod builtins;
 pub mod comm_forms;
 pub mod compile;
+pub mod cons;
 pub mod convert;
 pub mod env;
 pub mod exec;

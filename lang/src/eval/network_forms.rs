@@ -439,6 +439,7 @@ impl Machine {
         Machine {
             syms: self.syms.clone(),
             globals: self.globals.clone(),
+            locals: self.locals.clone(),
             comm: crate::comm::Comm::new(self.comm.limits()),
             budget: self.budget,
             known: self.known.clone(),

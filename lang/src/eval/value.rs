@@ -1,4 +1,5 @@
-//! Runtime values. Lists are cons cells shared by `Rc` (so `cdr` and closure capture are free);
+//! Runtime values. Lists are cons cells shared by a counted reference ([`ConsRef`], so `cdr` and
+//! closure capture are free);
 //! compound values are shared, never deep-cloned.
 
 use std::fmt::Write as _;
@@ -9,13 +10,15 @@ use ttdl_backend::traffic::TaskId;
 
 use super::ast::Lambda;
 use super::builtins::BuiltinDef;
+use super::cons::ConsRef;
 use super::env::Env;
 use super::symbol::{Interner, Sym};
 use crate::span::Span;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub enum Value {
     /// The empty list, also false.
+    #[default]
     Nil,
     Bool(bool),
     Int(i64),
@@ -23,7 +26,7 @@ pub enum Value {
     Str(Rc<String>),
     Symbol(Sym),
     Keyword(Sym),
-    Pair(Rc<Cons>),
+    Pair(ConsRef),
     Closure(Rc<Closure>),
     Builtin(&'static BuiltinDef),
     /// A `defmacro` expander: a closure applied to the unevaluated argument forms.
@@ -43,12 +46,37 @@ pub struct Cons {
 
 impl Drop for Cons {
     fn drop(&mut self) {
-        if !holds_deep(&self.car) && !holds_deep(&self.cdr) {
+        if !holds_deep(&self.cdr) {
+            if holds_deep(&self.car) {
+                drop_deep(vec![std::mem::take(&mut self.car)], Vec::new());
+            }
             return;
         }
-        let car = std::mem::replace(&mut self.car, Value::Nil);
-        let cdr = std::mem::replace(&mut self.cdr, Value::Nil);
-        drop_deep(vec![car, cdr], Vec::new());
+        // The common case, a list of atoms or shared values: follow the cdr chain cell by
+        // cell without allocating, and fall back to the explicit stack only at a cell whose car
+        // could start a chain of its own.
+        if holds_deep(&self.car) {
+            let car = std::mem::take(&mut self.car);
+            let cdr = std::mem::take(&mut self.cdr);
+            drop_deep(vec![car, cdr], Vec::new());
+            return;
+        }
+        let mut next = std::mem::take(&mut self.cdr);
+        while let Value::Pair(rc) = next {
+            let Ok(mut cell) = ConsRef::try_unwrap(rc) else {
+                return;
+            };
+            if holds_deep(&cell.car) {
+                let car = std::mem::take(&mut cell.car);
+                let cdr = std::mem::take(&mut cell.cdr);
+                drop_deep(vec![car, cdr], Vec::new());
+                return;
+            }
+            next = std::mem::take(&mut cell.cdr);
+        }
+        if holds_deep(&next) {
+            drop_deep(vec![next], Vec::new());
+        }
     }
 }
 
@@ -56,7 +84,7 @@ impl Drop for Cons {
 /// nowhere else.
 pub(crate) fn holds_deep(v: &Value) -> bool {
     match v {
-        Value::Pair(rc) => Rc::strong_count(rc) == 1,
+        Value::Pair(rc) => ConsRef::strong_count(rc) == 1,
         Value::Closure(rc) | Value::Macro(rc) => Rc::strong_count(rc) == 1,
         _ => false,
     }
@@ -71,7 +99,7 @@ pub(crate) fn drop_deep(mut values: Vec<Value>, mut envs: Vec<Env>) {
         if let Some(v) = values.pop() {
             match v {
                 Value::Pair(rc) => {
-                    if let Ok(mut cell) = Rc::try_unwrap(rc) {
+                    if let Ok(mut cell) = ConsRef::try_unwrap(rc) {
                         values.push(std::mem::replace(&mut cell.car, Value::Nil));
                         values.push(std::mem::replace(&mut cell.cdr, Value::Nil));
                     }
@@ -168,7 +196,7 @@ impl Value {
     }
 
     pub fn cons(car: Value, cdr: Value) -> Value {
-        Value::Pair(Rc::new(Cons { car, cdr }))
+        Value::Pair(ConsRef::new(Cons { car, cdr }))
     }
 
     pub fn str(s: impl Into<String>) -> Value {
@@ -248,7 +276,7 @@ impl Value {
             (Value::Str(a), Value::Str(b)) => Rc::ptr_eq(a, b) || a == b,
             (Value::Symbol(a), Value::Symbol(b)) => a == b,
             (Value::Keyword(a), Value::Keyword(b)) => a == b,
-            (Value::Pair(a), Value::Pair(b)) => Rc::ptr_eq(a, b),
+            (Value::Pair(a), Value::Pair(b)) => ConsRef::ptr_eq(a, b),
             (Value::Closure(a), Value::Closure(b)) => Rc::ptr_eq(a, b),
             (Value::Macro(a), Value::Macro(b)) => Rc::ptr_eq(a, b),
             (Value::Builtin(a), Value::Builtin(b)) => std::ptr::eq(*a, *b),
@@ -265,7 +293,7 @@ impl Value {
         loop {
             match (a, b) {
                 (Value::Pair(x), Value::Pair(y)) => {
-                    if Rc::ptr_eq(x, y) {
+                    if ConsRef::ptr_eq(x, y) {
                         return true;
                     }
                     let same_car =

@@ -59,6 +59,14 @@ impl Interpreter {
         &self.sources
     }
 
+    /// A flag that stops a running evaluation at its next check (within a few thousand steps)
+    /// with an `interrupted` error; the flag is cleared when it is seen. The REPL sets it on
+    /// Ctrl-C. Everything defined before the interrupted form stays.
+    pub fn set_interrupt(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.machine.interrupt = Some(flag);
+        self.machine.reset_steps();
+    }
+
     pub fn budget(&self) -> Budget {
         self.machine.budget
     }
@@ -86,7 +94,7 @@ impl Interpreter {
 
     /// Evaluates forms already read. The step budget starts afresh for each call.
     pub fn eval_forms(&mut self, forms: &[Sexpr]) -> Result<String, Vec<Diagnostic>> {
-        self.machine.steps = 0;
+        self.machine.reset_steps();
         let mut last = Value::Nil;
         for f in forms {
             last = self.machine.eval_top(f).map_err(|d| vec![d])?;

@@ -357,3 +357,39 @@ fn long_chains_of_closures_drop_without_overflow() {
         .flatten();
     assert_eq!(out.as_deref(), Some("#t"));
 }
+
+#[test]
+fn an_interrupt_stops_evaluation_and_keeps_the_session() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let mut interp = Interpreter::new(Budget::default());
+    let flag = Arc::new(AtomicBool::new(false));
+    interp.set_interrupt(flag.clone());
+    interp.eval_source("a.ttdl", "(define x 42)").unwrap();
+    // Another thread plays the user pressing Ctrl-C while an endless loop runs.
+    let setter = {
+        let flag = flag.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            flag.store(true, Ordering::Relaxed);
+        })
+    };
+    let err = interp
+        .eval_source("b.ttdl", "(define (f n) (f (+ n 1))) (f 0)")
+        .unwrap_err();
+    setter.join().unwrap();
+    assert_eq!(err[0].code, "interrupted");
+    // The flag is consumed, and what was defined before is still there.
+    assert!(!flag.load(Ordering::Relaxed));
+    assert_eq!(interp.eval_source("c.ttdl", "x").unwrap(), "42");
+}
+
+#[test]
+fn values_print_so_they_read_back() {
+    assert_eq!(
+        run("(list 1e16 0.1 -0.0 2.0 1.5e-7)"),
+        "(1e16 0.1 -0.0 2.0 1.5e-7)"
+    );
+    let tasks = "(car (network-tasks (make-network :topology torus :dims (list 2 2))))";
+    assert_eq!(run(tasks), "#<task t0_0>");
+}

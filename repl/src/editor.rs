@@ -3,6 +3,8 @@
 use std::borrow::Cow;
 use std::io::{BufRead, IsTerminal, Write as _};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use rustyline::completion::Completer;
 use rustyline::error::ReadlineError;
@@ -38,7 +40,8 @@ pub fn history_path() -> Option<PathBuf> {
 }
 
 /// Runs the interactive loop until `:quit` or Ctrl-D. Values go to standard output, diagnostics
-/// to standard error; neither ends the loop. Ctrl-C drops the entry being typed.
+/// to standard error; neither ends the loop. Ctrl-C drops the entry being typed, or stops the
+/// evaluation or plan that is running and returns to the prompt with the session intact.
 pub fn run(repl: &mut Repl, options: &EditorOptions) -> Result<(), String> {
     if !std::io::stdin().is_terminal() {
         return run_piped(repl, &mut std::io::stdin().lock());
@@ -49,6 +52,15 @@ pub fn run(repl: &mut Repl, options: &EditorOptions) -> Result<(), String> {
         .max_history_size(HISTORY_SIZE)
         .map_err(|e| format!("cannot set up history: {e}"))?
         .build();
+    // Ctrl-C while typing is a key rustyline reads; while a form evaluates (the terminal is
+    // back in cooked mode) it is a signal, which sets the flag the interpreter polls.
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupt.clone();
+        if ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)).is_ok() {
+            repl.set_interrupt(interrupt.clone());
+        }
+    }
     let mut editor: Editor<TtdlHelper, DefaultHistory> =
         Editor::with_config(config).map_err(|e| format!("cannot start the line editor: {e}"))?;
     editor.set_helper(Some(TtdlHelper {
@@ -74,6 +86,7 @@ pub fn run(repl: &mut Repl, options: &EditorOptions) -> Result<(), String> {
                         let _ = editor.append_history(path);
                     }
                 }
+                interrupt.store(false, Ordering::Relaxed);
                 let out = repl.handle(&line);
                 show(&out);
                 if out.status == Status::Quit {

@@ -2,6 +2,8 @@
 //! settings and the last plan, the input typed so far, and the `:commands`.
 
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use ttdl_backend::pipeline::{Overrides, Plan};
 use ttdl_backend::report;
@@ -116,6 +118,8 @@ pub struct ReplOptions {
     pub budget: Budget,
     /// The canned mapping `:check` applies (overrides `target :mapping`).
     pub mapping: Option<String>,
+    /// Set (by Ctrl-C) to stop a running evaluation or plan and return to the prompt.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Default for ReplOptions {
@@ -125,6 +129,7 @@ impl Default for ReplOptions {
             color: false,
             budget: Budget::default(),
             mapping: None,
+            interrupt: None,
         }
     }
 }
@@ -172,6 +177,13 @@ impl Repl {
     }
 
     /// Drops the entry being typed (Ctrl-C).
+    /// From now on, setting `flag` stops a running evaluation or plan with an `interrupted`
+    /// error; the session and its definitions stay.
+    pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
+        self.session.set_interrupt(flag.clone());
+        self.options.interrupt = Some(flag);
+    }
+
     pub fn cancel(&mut self) {
         self.pending.clear();
     }
@@ -698,13 +710,16 @@ fn fresh_session(options: &ReplOptions) -> Result<Session, String> {
     // Whatever the library printed while loading is not the user's.
     let _ = session.take_output();
     session.set_mapping(options.mapping.clone());
+    if let Some(flag) = &options.interrupt {
+        session.set_interrupt(flag.clone());
+    }
     Ok(session)
 }
 
 fn help() -> String {
     let mut out = String::from(
         "Type TTDL forms to evaluate them; an entry continues until its parentheses balance.\n\
-         Ctrl-C drops the entry being typed, Ctrl-D leaves. Tab completes names.\n",
+         Ctrl-C drops the entry being typed or stops what is running; Ctrl-D leaves. Tab completes names.\n",
     );
     for (cmd, what) in COMMANDS {
         out.push_str(&format!("  {cmd:<10} {what}\n"));

@@ -27,7 +27,7 @@ fn help_lists_every_command() {
     let mut r = repl();
     expect![[r#"
         Type TTDL forms to evaluate them; an entry continues until its parentheses balance.
-        Ctrl-C drops the entry being typed, Ctrl-D leaves. Tab completes names.
+        Ctrl-C drops the entry being typed or stops what is running; Ctrl-D leaves. Tab completes names.
           :help      show this help
           :quit      leave (also Ctrl-D)
           :load      FILE  read and evaluate a file

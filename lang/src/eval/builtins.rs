@@ -594,13 +594,17 @@ fn number_to_string(m: &mut Machine, a: &Args) -> R<Value> {
 }
 /// `(print X)`: writes X as `display` would, no newline; returns X.
 fn print(m: &mut Machine, a: &Args) -> R<Value> {
-    let text = a.get(0).to_text(&m.syms, false);
+    let text = a.get(0).to_text(&m.names(), false);
     m.output.push_str(&text);
     Ok(a.get(0).clone())
 }
 /// `(println X …)`: writes its arguments separated by spaces, then a newline.
 fn println(m: &mut Machine, a: &Args) -> R<Value> {
-    let parts: Vec<String> = a.vals.iter().map(|v| v.to_text(&m.syms, false)).collect();
+    let parts: Vec<String> = a
+        .vals
+        .iter()
+        .map(|v| v.to_text(&m.names(), false))
+        .collect();
     m.output.push_str(&parts.join(" "));
     m.output.push('\n');
     Ok(Value::Nil)
@@ -614,7 +618,7 @@ fn error(m: &mut Machine, a: &Args) -> R<Value> {
     let msg = match a.get(0) {
         Value::Str(s) => format::render(m, a, s, 1)?,
         other => {
-            let mut parts = vec![other.to_text(&m.syms, false)];
+            let mut parts = vec![other.to_text(&m.names(), false)];
             parts.extend(a.vals[1..].iter().map(|v| m.show(v)));
             parts.join(" ")
         }

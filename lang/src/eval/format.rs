@@ -57,8 +57,8 @@ pub fn render(m: &Machine, a: &Args, fmt: &str, first: usize) -> R<String> {
                     'd' if !matches!(v, Value::Int(_)) => {
                         return Err(a.type_err(m, next, "an integer for `~d`"))
                     }
-                    's' => out.push_str(&v.to_text(&m.syms, true)),
-                    _ => out.push_str(&v.to_text(&m.syms, false)),
+                    's' => out.push_str(&v.to_text(&m.names(), true)),
+                    _ => out.push_str(&v.to_text(&m.names(), false)),
                 }
                 next += 1;
             }

@@ -2,6 +2,8 @@
 //! task-context stack. One `Machine` per interpreter; nothing is global.
 
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use ttdl_backend::traffic::{Target, TaskId};
 
@@ -29,6 +31,9 @@ pub struct Known {
     pub else_: Sym,
 }
 
+/// Steps between two looks at the interrupt flag: about 0.1 ms of evaluation.
+pub const INTERRUPT_POLL: u64 = 4096;
+
 #[derive(Clone, Debug)]
 pub struct Machine {
     pub syms: Interner,
@@ -40,6 +45,11 @@ pub struct Machine {
     pub known: Known,
     /// Steps taken since the budget was last reset (at each top-level source).
     pub steps: u64,
+    /// The step count at which [`Machine::step`] next leaves its fast path: the budget, or
+    /// sooner, so an interrupt is noticed within [`INTERRUPT_POLL`] steps.
+    pub next_check: u64,
+    /// Set by a front end (the REPL's Ctrl-C) to stop the evaluation at its next check.
+    pub interrupt: Option<Arc<AtomicBool>>,
     /// Current non-tail call depth.
     pub depth: usize,
     /// Tasks in whose context stream forms run: the innermost is last.
@@ -82,6 +92,7 @@ impl Machine {
             budget,
             known,
             steps: 0,
+            next_check: 0,
             depth: 0,
             ctx: Vec::new(),
             output: String::new(),
@@ -90,9 +101,19 @@ impl Machine {
             target: None,
             target_net: None,
             expansions: 0,
+            interrupt: None,
         };
+        m.reset_steps();
         builtins::install(&mut m);
         m
+    }
+
+    /// The names printing needs (symbols and tasks).
+    pub fn names(&self) -> super::value::Names<'_> {
+        super::value::Names {
+            syms: &self.syms,
+            comm: &self.comm,
+        }
     }
 
     pub fn intern(&mut self, name: &str) -> Sym {
@@ -109,15 +130,29 @@ impl Machine {
     }
 
     pub fn show(&self, v: &Value) -> String {
-        v.to_text(&self.syms, true)
+        v.to_text(&self.names(), true)
     }
 
-    /// Counts one evaluation step against the budget.
+    /// Starts a fresh step budget (each top-level source gets its own).
+    pub fn reset_steps(&mut self) {
+        self.steps = 0;
+        self.next_check = self.check_after(0);
+    }
+
+    fn check_after(&self, steps: u64) -> u64 {
+        match self.interrupt {
+            Some(_) => self.budget.steps.min(steps.saturating_add(INTERRUPT_POLL)),
+            None => self.budget.steps,
+        }
+    }
+
+    /// Counts one evaluation step against the budget. The fast path is one compare; the
+    /// interrupt flag is read only every [`INTERRUPT_POLL`] steps.
     #[inline]
     pub fn step(&mut self, span: Span) -> R<()> {
         self.steps += 1;
-        if self.steps > self.budget.steps {
-            return Err(self.out_of_steps(span));
+        if self.steps > self.next_check {
+            return self.checkpoint(span);
         }
         Ok(())
     }
@@ -125,9 +160,27 @@ impl Machine {
     /// Counts `n` steps of work done inside a builtin (copying a list, say).
     pub fn charge(&mut self, n: u64, span: Span) -> R<()> {
         self.steps = self.steps.saturating_add(n);
+        if self.steps > self.next_check {
+            return self.checkpoint(span);
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn checkpoint(&mut self, span: Span) -> R<()> {
         if self.steps > self.budget.steps {
             return Err(self.out_of_steps(span));
         }
+        if let Some(flag) = &self.interrupt {
+            if flag.swap(false, Ordering::Relaxed) {
+                return Err(Diagnostic::new("interrupted", "interrupted")
+                    .with_label(span, "evaluating here when interrupted")
+                    .with_help(
+                        "the evaluation was stopped (Ctrl-C); definitions made before it stay",
+                    ));
+            }
+        }
+        self.next_check = self.check_after(self.steps);
         Ok(())
     }
 

@@ -436,7 +436,7 @@ impl Machine {
     /// A copy of everything but the communication built so far, for side computations
     /// (applying a mapping) that must not disturb it.
     pub fn scratch(&self) -> Machine {
-        Machine {
+        let mut m = Machine {
             syms: self.syms.clone(),
             globals: self.globals.clone(),
             locals: self.locals.clone(),
@@ -452,7 +452,11 @@ impl Machine {
             target: self.target.clone(),
             target_net: self.target_net.clone(),
             expansions: 0,
-        }
+            next_check: 0,
+            interrupt: self.interrupt.clone(),
+        };
+        m.reset_steps();
+        m
     }
 }
 

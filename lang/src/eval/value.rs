@@ -314,9 +314,9 @@ impl Value {
     }
 
     /// Printed form: `write` style (`~s`, REPL) quotes strings; `display` style (`~a`) does not.
-    pub fn to_text(&self, syms: &Interner, write: bool) -> String {
+    pub fn to_text(&self, names: &Names<'_>, write: bool) -> String {
         let mut out = String::new();
-        print_value(&mut out, self, syms, write);
+        print_value(&mut out, self, names, write);
         out
     }
 }
@@ -338,14 +338,14 @@ impl<'a> Iterator for ListIter<'a> {
     }
 }
 
-fn print_value(out: &mut String, v: &Value, syms: &Interner, write: bool) {
+fn print_value(out: &mut String, v: &Value, syms: &Names<'_>, write: bool) {
     // Lists nest without bound (built by loops, not recursion), so printing grows the stack.
     stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
         print_atom_or_list(out, v, syms, write)
     })
 }
 
-fn print_atom_or_list(out: &mut String, v: &Value, syms: &Interner, write: bool) {
+fn print_atom_or_list(out: &mut String, v: &Value, syms: &Names<'_>, write: bool) {
     match v {
         Value::Nil => out.push_str("nil"),
         Value::Bool(true) => out.push_str("#t"),
@@ -402,7 +402,7 @@ fn print_atom_or_list(out: &mut String, v: &Value, syms: &Interner, write: bool)
             None => out.push_str("#<macro>"),
         },
         Value::Task(t) => {
-            let _ = write!(out, "#<task {t}>");
+            let _ = write!(out, "#<task {}>", syms.task(*t));
         }
         Value::Message(m) => {
             let _ = write!(out, "#<message {} {}>", m.name, m.size);
@@ -413,7 +413,7 @@ fn print_atom_or_list(out: &mut String, v: &Value, syms: &Interner, write: bool)
     }
 }
 
-fn print_list(out: &mut String, v: &Value, syms: &Interner, write: bool) {
+fn print_list(out: &mut String, v: &Value, syms: &Names<'_>, write: bool) {
     // Reader-macro forms print back in their short spelling.
     if let Value::Pair(c) = v {
         if let (Value::Symbol(head), Value::Pair(rest)) = (&c.car, &c.cdr) {
@@ -457,11 +457,24 @@ fn print_list(out: &mut String, v: &Value, syms: &Interner, write: bool) {
     out.push(')');
 }
 
-/// Floats always show a decimal point so they read back as floats.
+/// Floats print so the reader gives back the same float: the shortest form that round-trips,
+/// always with a `.` or an exponent (`1.0`, `0.1`, `1e16`, `1.5e-7`), as [`crate::syntax::format_float`].
 pub fn float_text(f: f64) -> String {
-    if f.is_finite() && f == f.trunc() && f.abs() < 1e16 {
-        format!("{f:.1}")
-    } else {
-        format!("{f}")
+    crate::syntax::format_float(f)
+}
+
+/// What printing needs besides the value: the names of symbols and of tasks.
+pub struct Names<'a> {
+    pub syms: &'a Interner,
+    pub comm: &'a crate::comm::Comm,
+}
+
+impl Names<'_> {
+    pub fn name(&self, s: Sym) -> &str {
+        self.syms.name(s)
+    }
+
+    fn task(&self, t: TaskId) -> &str {
+        self.comm.task_name(t)
     }
 }

@@ -112,6 +112,12 @@ impl Session {
         self.mapping.as_deref()
     }
 
+    /// A flag that, once set (say by Ctrl-C), stops the running evaluation with an
+    /// `interrupted` error; the session and everything defined before stays.
+    pub fn set_interrupt(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.interp.set_interrupt(flag);
+    }
+
     pub fn interpreter(&self) -> &Interpreter {
         &self.interp
     }

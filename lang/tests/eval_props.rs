@@ -17,6 +17,9 @@ fn datum() -> impl Strategy<Value = String> {
         "[a-z ]{0,8}".prop_map(|s| format!("\"{s}\"")),
         Just("#t".to_string()),
         Just("#f".to_string()),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(ttdl_lang::syntax::format_float),
     ];
     leaf.prop_recursive(3, 24, 5, |inner| {
         prop::collection::vec(inner, 1..5).prop_map(|items| format!("({})", items.join(" ")))
@@ -25,6 +28,15 @@ fn datum() -> impl Strategy<Value = String> {
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// What the evaluator prints, the reader reads back as the same value (floats included:
+    /// `1e20` prints as `1e20`, not as digits that would read back as an integer).
+    #[test]
+    fn printed_values_read_back(d in datum()) {
+        let once = eval(&format!("'{d}")).unwrap();
+        let twice = eval(&format!("'{once}")).unwrap();
+        prop_assert_eq!(once, twice);
+    }
 
     /// Integer arithmetic is exact or a diagnostic, never a wrapped answer.
     #[test]

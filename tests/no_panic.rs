@@ -17,8 +17,8 @@ use ttdl_backend::schedule::{self, verify, Hardware, Method, Problem, ScheduleEr
 use ttdl_backend::sim::core::{simulate, SimOptions};
 use ttdl_backend::sim::registry::{self, ModelContext};
 use ttdl_backend::sim::scheduled;
-use ttdl_backend::traffic::{Message, Op, Phase, Task, Traffic};
 use ttdl_backend::{switch, tasks_file, Network, NetworkSpec};
+use ttdl_ir::traffic::{Message, Op, Phase, Task, Traffic};
 use ttdl_lang::Budget;
 
 /// Small enough that a runaway script stops in milliseconds in a debug build.
@@ -387,7 +387,7 @@ fn spec() -> impl Strategy<Value = NetworkSpec> {
         proptest::collection::vec((0usize..6, 0usize..6), 0..8),
     )
         .prop_map(|(n, edges)| {
-            let mut s = NetworkSpec::new(ttdl_backend::topology::Kind::Graph, vec![n]);
+            let mut s = NetworkSpec::new(ttdl_ir::topology::Kind::Graph, vec![n]);
             s.edges = edges
                 .into_iter()
                 .filter(|&(a, b)| a < n && b < n && a != b)
@@ -741,7 +741,7 @@ proptest! {
                     .as_ref()
                     .and_then(|t| t.network.clone())
                     .or_else(|| traffic.logical.clone())
-                    .unwrap_or_else(|| NetworkSpec::new(ttdl_backend::topology::Kind::Mesh, vec![4, 4]));
+                    .unwrap_or_else(|| NetworkSpec::new(ttdl_ir::topology::Kind::Mesh, vec![4, 4]));
                 let what = format!("{name} after {mutations:?}");
                 let models = c.models && traffic.messages.len() <= 64;
                 no_panic(&what, || backend(&traffic, &spec, Choices { models, ..c }));

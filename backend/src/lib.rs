@@ -11,8 +11,8 @@ pub mod schedule;
 pub mod sim;
 pub mod switch;
 pub mod tasks_file;
-pub mod topology;
-pub mod traffic;
 
+// The shared IR, at the paths the backend has always used.
 pub use topology::{Network, NetworkSpec, NodeId};
 pub use traffic::{Message, MsgId, Op, Placement, Route, Routing, Target, Task, TaskId, Traffic};
+pub use ttdl_ir::{topology, traffic};

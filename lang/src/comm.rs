@@ -16,8 +16,8 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use ttdl_backend::topology::NetworkSpec;
-use ttdl_backend::traffic::{
+use ttdl_ir::topology::NetworkSpec;
+use ttdl_ir::traffic::{
     IterationMark, Message, MsgId, Op, Phase, PhaseId, Target, Task, TaskId, Traffic,
 };
 

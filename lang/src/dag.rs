@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 
 use petgraph::graph::{DiGraph, NodeIndex};
-use ttdl_backend::traffic::{MsgId, Op, PhaseId, TaskId, Traffic};
+use ttdl_ir::traffic::{MsgId, Op, PhaseId, TaskId, Traffic};
 
 /// What a subtask does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

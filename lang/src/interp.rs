@@ -1,7 +1,7 @@
 //! The interpreter an embedder (CLI, REPL, tests) drives: read + evaluate sources, then hand the
 //! communication built so far to the backend as `Traffic`.
 
-use ttdl_backend::traffic::Traffic;
+use ttdl_ir::traffic::Traffic;
 
 use crate::comm::Comm;
 use crate::diagnostic::{Diagnostic, SourceMap};

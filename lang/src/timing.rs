@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
-use ttdl_backend::traffic::{Period, TaskId, Traffic};
+use ttdl_ir::traffic::{Period, TaskId, Traffic};
 
 use crate::dag::{Dependence, SubtaskGraph, SubtaskKind};
 

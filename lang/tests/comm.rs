@@ -2,7 +2,7 @@
 //! (as the evaluator drives them).
 
 use expect_test::{expect, Expect};
-use ttdl_backend::traffic::{Op, Traffic};
+use ttdl_ir::traffic::{Op, Traffic};
 use ttdl_lang::comm::{Comm, CommLimits};
 use ttdl_lang::{Diagnostic, Span};
 

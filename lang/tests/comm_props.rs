@@ -55,8 +55,8 @@ proptest! {
                 for task in &t.tasks {
                     for op in &task.ops {
                         match op {
-                            ttdl_backend::traffic::Op::Send(m) => sends[*m] += 1,
-                            ttdl_backend::traffic::Op::Recv(m) => recvs[*m] += 1,
+                            ttdl_ir::traffic::Op::Send(m) => sends[*m] += 1,
+                            ttdl_ir::traffic::Op::Recv(m) => recvs[*m] += 1,
                             _ => {}
                         }
                     }

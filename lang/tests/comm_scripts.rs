@@ -1,6 +1,6 @@
 //! The standard library and the thesis's examples, evaluated and matched: counts the seeds fix.
 
-use ttdl_backend::traffic::Traffic;
+use ttdl_ir::traffic::Traffic;
 use ttdl_lang::eval::Machine;
 use ttdl_lang::{syntax, Budget, Diagnostic};
 

@@ -1,7 +1,7 @@
 //! The communication forms (SPEC §1.3) and networks and mappings (SPEC §1.4), as the evaluator
 //! drives them.
 
-use ttdl_backend::topology::Kind;
+use ttdl_ir::topology::Kind;
 use ttdl_lang::{Budget, Interpreter};
 
 fn interp(src: &str) -> Interpreter {

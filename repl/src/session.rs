@@ -572,7 +572,7 @@ fn set_field(o: &mut Overrides, key: &str, value: &str) -> Result<(), String> {
     use ttdl_backend::place::PlaceMethod;
     use ttdl_backend::route::RouteMethod;
     use ttdl_backend::schedule::Method;
-    use ttdl_backend::topology::NetworkSpec;
+    use ttdl_ir::topology::NetworkSpec;
     let value = value.trim_matches('"').to_string();
     match key {
         "network" => {

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use ttdl_backend::traffic::Traffic;
+use ttdl_ir::traffic::Traffic;
 
 /// Tasks, messages, phases, critical path and period, one per line (SPEC §3, `ttdl check`).
 pub fn traffic_summary(t: &Traffic) -> String {

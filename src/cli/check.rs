@@ -6,8 +6,8 @@ use std::path::Path;
 
 use clap::Args;
 use ttdl_backend::schedule::program;
-use ttdl_backend::traffic::Traffic;
 use ttdl_backend::{pipeline, report, tasks_file};
+use ttdl_ir::traffic::Traffic;
 
 use ttdl::session::Session;
 

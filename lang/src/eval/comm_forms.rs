@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use ttdl_backend::traffic::TaskId;
+use ttdl_ir::traffic::TaskId;
 
 use super::ast::{Node, NodeKind, Soft};
 use super::builtins::Args;

@@ -5,7 +5,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use ttdl_backend::traffic::{Target, TaskId};
+use ttdl_ir::traffic::{Target, TaskId};
 
 use super::builtins;
 use super::env::{Globals, LocalNames};

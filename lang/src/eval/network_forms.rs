@@ -5,8 +5,8 @@
 
 use std::rc::Rc;
 
-use ttdl_backend::topology::{Kind, Network, NetworkSpec, Port, TopologyError};
-use ttdl_backend::traffic::{Target, TaskId};
+use ttdl_ir::topology::{Kind, Network, NetworkSpec, Port, TopologyError};
+use ttdl_ir::traffic::{Target, TaskId};
 
 use super::ast::{KeyArg, Node, NodeKind};
 use super::builtins::Args;

@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 use std::rc::Rc;
 
-use ttdl_backend::topology::{Network, NetworkSpec};
-use ttdl_backend::traffic::TaskId;
+use ttdl_ir::topology::{Network, NetworkSpec};
+use ttdl_ir::traffic::TaskId;
 
 use super::ast::Lambda;
 use super::builtins::BuiltinDef;

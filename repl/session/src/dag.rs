@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use serde_json::json;
-use ttdl_backend::traffic::Traffic;
+use ttdl_ir::traffic::Traffic;
 use ttdl_lang::dag::{Dependence, SubtaskGraph, SubtaskKind};
 use ttdl_lang::timing;
 

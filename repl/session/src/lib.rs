@@ -11,7 +11,7 @@ use std::path::Path;
 
 use ttdl_backend::pipeline::{self, ModelRun, Overrides, PipelineError, Placed, Plan};
 use ttdl_backend::sim::core::{SimError, SimReport};
-use ttdl_backend::traffic::Traffic;
+use ttdl_ir::traffic::Traffic;
 use ttdl_lang::{Budget, Diagnostic, Interpreter};
 
 /// Why loading or evaluating something failed.

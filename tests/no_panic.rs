@@ -19,11 +19,11 @@ use ttdl_backend::sim::registry::{self, ModelContext};
 use ttdl_backend::sim::scheduled;
 use ttdl_backend::{switch, tasks_file, Network, NetworkSpec};
 use ttdl_ir::traffic::{Message, Op, Phase, Task, Traffic};
-use ttdl_lang::Budget;
+use ttdl_lang::Limits;
 
 /// Small enough that a runaway script stops in milliseconds in a debug build.
-fn budget() -> Budget {
-    Budget {
+fn budget() -> Limits {
+    Limits {
         steps: 200_000,
         depth: 200,
         tasks: 256,

@@ -6,6 +6,7 @@
 //! from the defaults defined here once ([`Defaults`]).
 
 use std::fmt;
+use ttdl_ir::limits::Limits;
 
 use crate::place::{self, PlaceMethod};
 use crate::route::{self, RouteMethod};
@@ -170,13 +171,13 @@ pub fn resolve(traffic: &Traffic, o: &Overrides) -> Result<PlanConfig, PipelineE
         ports: o.ports.unwrap_or(Defaults::PORTS).max(1),
         hop_latency: o.latency.unwrap_or(Defaults::LATENCY),
     };
-    if hardware.ports > schedule::MAX_PORTS || hardware.hop_latency > schedule::MAX_HOP_LATENCY {
+    if hardware.ports > Limits::PORTS || hardware.hop_latency > Limits::HOP_LATENCY {
         return Err(PipelineError::Input(format!(
             "{} ports per node and {} cycles per switch: at most {} ports and {} cycles are supported",
             hardware.ports,
             hardware.hop_latency,
-            schedule::MAX_PORTS,
-            schedule::MAX_HOP_LATENCY
+            Limits::PORTS,
+            Limits::HOP_LATENCY
         )));
     }
     Ok(PlanConfig {

@@ -26,6 +26,7 @@
 //! `#ny` describes a mesh of that size.
 
 use std::fmt::Write as _;
+use ttdl_ir::limits::Limits;
 
 use crate::topology::{Kind, Network, NetworkSpec};
 use crate::traffic::{Message, Op, Period, Phase, Placement, Target, Task, Traffic};
@@ -271,14 +272,13 @@ fn num<T: std::str::FromStr>(line: usize, tok: &str, what: &str) -> Result<T, Ta
         .or_else(|_| err(line, format!("expected {what}, found `{tok}`")))
 }
 
-/// Most tasks or phases a tasks file may announce: the counts size tables before any line
-/// backs them, so a typo must not ask for terabytes.
-pub const MAX_COUNT: usize = 1 << 22;
-
 fn count(line: usize, tok: &str, what: &str) -> Result<usize, TasksFileError> {
     let n: usize = num(line, tok, what)?;
-    if n > MAX_COUNT {
-        return err(line, format!("{what} is {n}, more than {MAX_COUNT}"));
+    if n > Limits::TASKS_FILE_COUNT {
+        return err(
+            line,
+            format!("{what} is {n}, more than {0}", Limits::TASKS_FILE_COUNT),
+        );
     }
     Ok(n)
 }

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use ttdl_lang::{Budget, Interpreter};
+use ttdl_lang::{Interpreter, Limits};
 
 fn program(side: usize, iterations: usize) -> String {
     format!(
@@ -40,7 +40,7 @@ fn main() {
     if let Some(path) = args.peek().filter(|a| a.ends_with(".ttdl")).cloned() {
         // Time any program: `bench_eval FILE.ttdl`.
         let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let mut interp = Interpreter::new(Budget::default());
+        let mut interp = Interpreter::new(Limits::default());
         let t0 = Instant::now();
         let r = interp.eval_source(&path, &text);
         print!("{}", interp.take_output());
@@ -54,7 +54,7 @@ fn main() {
     let side: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(64);
     let iterations: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(100);
     let src = program(side, iterations);
-    let mut interp = Interpreter::new(Budget::default());
+    let mut interp = Interpreter::new(Limits::default());
 
     let t0 = Instant::now();
     if let Err(d) = interp.eval_source("bench.ttdl", &src) {

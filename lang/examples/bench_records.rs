@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use ttdl_lang::{Budget, Interpreter};
+use ttdl_lang::{Interpreter, Limits};
 
 /// The loop body, shared by both programs: TTDL and Scheme spell it the same, apart from `nil`.
 fn records_body(empty: &str) -> String {
@@ -70,7 +70,7 @@ fn main() {
     let iterations: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(100);
     let records = side * side * iterations * 8;
 
-    let mut interp = Interpreter::new(Budget::default());
+    let mut interp = Interpreter::new(Limits::default());
     let program = ttdl_program(side, iterations);
     let (cpu0, t0) = (cpu_seconds(), Instant::now());
     let result = interp.eval_source("records.ttdl", &program);

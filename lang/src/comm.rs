@@ -15,6 +15,7 @@
 //! Interface: the signatures of the hooks are the contract with the evaluator.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use ttdl_ir::limits::Limits;
 
 use ttdl_ir::topology::NetworkSpec;
 use ttdl_ir::traffic::{
@@ -638,20 +639,8 @@ impl Comm {
                 self.iterations,
                 &self.iteration_loads(),
             ));
-            // The backend's bound adds the recurrences (SPEC §2); before placement every task
-            // has its own node with one port each way.
-            let setting = ttdl_backend::schedule::bounds::Setting::unplaced(&traffic, 1);
-            if let Some(best) = ttdl_backend::schedule::bounds::periods(&setting, None)
-                .into_iter()
-                .max_by_key(|p| p.bound.value)
-            {
-                if let Some(p) = traffic.period.as_mut() {
-                    if best.bound.value > p.lower_bound {
-                        p.lower_bound = best.bound.value;
-                        p.bound_by = best.bound.by;
-                    }
-                }
-            }
+            // The recurrences and port bounds are the backend's to add (SPEC §2): the session
+            // calls `schedule::bounds::refine_unplaced_period` on what this returns.
         }
         Ok((traffic, dag))
     }
@@ -824,7 +813,7 @@ impl Comm {
         let mut out: Vec<Diagnostic> = Vec::new();
         let total = keys.len();
         for (shown, &(w, r)) in keys.into_iter().enumerate() {
-            if shown == MAX_UNMATCHED_STREAMS {
+            if shown == Limits::UNMATCHED_STREAMS {
                 if let Some(last) = out.pop() {
                     out.push(last.with_note(format!(
                         "…and {} more streams with writes or reads left over",
@@ -906,7 +895,7 @@ impl Comm {
         let mut list = self.mismatches.clone();
         list.sort_by_key(|&(w, r)| (self.writes[w as usize].task, self.reads[r as usize].task, w));
         let total = list.len();
-        list.truncate(MAX_UNMATCHED_STREAMS);
+        list.truncate(Limits::UNMATCHED_STREAMS);
         let mut out: Vec<Diagnostic> = list
             .into_iter()
             .map(|(w, r)| {
@@ -935,11 +924,11 @@ impl Comm {
                 d.with_help("use the same message type (or size) in the write and the read it matches; the k-th write on a stream matches the k-th read")
             })
             .collect();
-        if total > MAX_UNMATCHED_STREAMS {
+        if total > Limits::UNMATCHED_STREAMS {
             if let Some(last) = out.last_mut() {
                 last.notes.push(format!(
                     "…and {} more streams whose sizes disagree",
-                    total - MAX_UNMATCHED_STREAMS
+                    total - Limits::UNMATCHED_STREAMS
                 ));
             }
         }
@@ -1047,9 +1036,6 @@ impl Comm {
         }
     }
 }
-
-/// Streams reported one by one before the rest are summed up in a note.
-const MAX_UNMATCHED_STREAMS: usize = 20;
 
 /// Labels every span: the first with `first`, the others as further places of the same fault.
 fn label_each(mut d: Diagnostic, spans: &[Span], first: String) -> Diagnostic {

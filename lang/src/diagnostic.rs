@@ -1,6 +1,7 @@
 //! Diagnostics: what went wrong, where, and what to do — rendered like `rustc` with ariadne.
 
 use std::fmt::Write as _;
+use ttdl_ir::limits::Limits;
 
 use ariadne::{Cache, Color, Config, IndexType, Report, ReportKind, Source};
 
@@ -123,7 +124,7 @@ impl SourceMap {
 /// UTF-8 character is widened to the character, and a label in a file the map does not have
 /// becomes a note.
 ///
-/// A label on a line longer than [`MAX_SHOWN_LINE`] bytes is shown as an excerpt around the label
+/// A label on a line longer than [`Limits::SHOWN_LINE`] bytes is shown as an excerpt around the label
 /// (ariadne would print the whole line, which for a machine-made file can be megabytes, once per
 /// diagnostic).
 pub fn render(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> String {
@@ -135,9 +136,6 @@ pub fn render(sources: &SourceMap, diagnostics: &[Diagnostic], color: bool) -> S
     }
     out
 }
-
-/// Longest source line ariadne is asked to show whole.
-pub const MAX_SHOWN_LINE: usize = 400;
 
 /// Bytes of context shown on each side of a label on a longer line.
 const EXCERPT_CONTEXT: usize = 60;
@@ -182,7 +180,7 @@ fn render_one(
     let long_line = labels.iter().any(|(f, r, _, _)| {
         sources
             .get(*f)
-            .is_some_and(|file| line_around(&file.text, r.clone()).len() > MAX_SHOWN_LINE)
+            .is_some_and(|file| line_around(&file.text, r.clone()).len() > Limits::SHOWN_LINE)
     });
     if long_line {
         let _ = writeln!(out, "{header}: {}", d.message);

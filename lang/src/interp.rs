@@ -8,30 +8,7 @@ use crate::diagnostic::{Diagnostic, SourceMap};
 use crate::eval::{Machine, Value};
 use crate::sexpr::Sexpr;
 
-/// Limits that stop runaway scripts within seconds, with a clear error.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Budget {
-    /// Evaluation steps in all (per evaluated source: a file or a REPL entry).
-    pub steps: u64,
-    /// Nested (non-tail) call depth.
-    pub depth: usize,
-    pub tasks: usize,
-    pub messages: usize,
-}
-
-/// The defaults stop a runaway script within a few seconds (a step is ~30 ns in a release
-/// build) while leaving room for big programs: Jacobi 2D on a 64×64 torus, 100 iterations (3.3
-/// million stream operations) takes about 15 million steps.
-impl Default for Budget {
-    fn default() -> Self {
-        Budget {
-            steps: 100_000_000,
-            depth: 10_000,
-            tasks: 1 << 20,
-            messages: 1 << 24,
-        }
-    }
-}
+pub use ttdl_ir::limits::Limits;
 
 /// An interpreter: its own symbols, globals, communication and sources. Two can live in one
 /// process; cloning one is a cheap snapshot of the evaluator state (values are shared).
@@ -43,12 +20,12 @@ pub struct Interpreter {
 
 impl Default for Interpreter {
     fn default() -> Self {
-        Interpreter::new(Budget::default())
+        Interpreter::new(Limits::default())
     }
 }
 
 impl Interpreter {
-    pub fn new(budget: Budget) -> Self {
+    pub fn new(budget: Limits) -> Self {
         Interpreter {
             sources: SourceMap::default(),
             machine: Machine::new(budget),
@@ -67,7 +44,7 @@ impl Interpreter {
         self.machine.reset_steps();
     }
 
-    pub fn budget(&self) -> Budget {
+    pub fn budget(&self) -> Limits {
         self.machine.budget
     }
 

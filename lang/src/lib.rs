@@ -12,6 +12,6 @@ pub mod syntax;
 pub mod timing;
 
 pub use diagnostic::{Diagnostic, Label, SourceMap};
-pub use interp::{Budget, Interpreter};
+pub use interp::{Interpreter, Limits};
 pub use sexpr::{Datum, Sexpr};
 pub use span::{FileId, Span, Spanned};

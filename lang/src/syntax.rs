@@ -17,27 +17,27 @@
 //! - `nil` is `Nil`, `:name` is `Keyword("name")`.
 
 use chumsky::prelude::*;
+use ttdl_ir::limits::Limits;
 
 use crate::diagnostic::Diagnostic;
 use crate::sexpr::{Datum, Sexpr};
 use crate::span::{FileId, Span};
-
-/// Lists nested deeper than this are refused: every later stage (reading, evaluating, dropping)
-/// walks data recursively, and no real program comes near it.
-pub const MAX_DEPTH: usize = 1000;
-
-/// At most this many syntax errors are reported for one text (a binary file would give millions).
-pub const MAX_ERRORS: usize = 100;
 
 /// Reads every top-level datum of `text`. Returns what could be read and every syntax error.
 pub fn read(file: FileId, text: &str) -> (Vec<Sexpr>, Vec<Diagnostic>) {
     let scan = scan(text);
     if let Some(at) = scan.too_deep {
         let span = Span::new(file, at, at + 1);
-        let diag = Diagnostic::new("syntax", format!("data nested more than {MAX_DEPTH} deep"))
-            .with_label(span, format!("this opens level {}", MAX_DEPTH + 1))
-            .with_note("every list and every quote (`'`, `` ` ``, `,`, `,@`) is one level")
-            .with_help("flatten the data, or build it with a function instead of writing it out");
+        let diag = Diagnostic::new(
+            "syntax",
+            format!("data nested more than {0} deep", Limits::READER_DEPTH),
+        )
+        .with_label(
+            span,
+            format!("this opens level {}", Limits::READER_DEPTH + 1),
+        )
+        .with_note("every list and every quote (`'`, `` ` ``, `,`, `,@`) is one level")
+        .with_help("flatten the data, or build it with a function instead of writing it out");
         return (Vec::new(), vec![diag]);
     }
     let (out, errors) = reader(file).parse(text).into_output_errors();
@@ -59,12 +59,15 @@ pub fn read(file: FileId, text: &str) -> (Vec<Sexpr>, Vec<Diagnostic>) {
             point_at_next_toplevel_form(&starts, d);
         }
     }
-    if read.diags.len() > MAX_ERRORS {
-        read.diags.truncate(MAX_ERRORS);
+    if read.diags.len() > Limits::SYNTAX_ERRORS {
+        read.diags.truncate(Limits::SYNTAX_ERRORS);
         read.diags.push(
             Diagnostic::new(
                 "syntax",
-                format!("more than {MAX_ERRORS} syntax errors; the rest are not shown"),
+                format!(
+                    "more than {0} syntax errors; the rest are not shown",
+                    Limits::SYNTAX_ERRORS
+                ),
             )
             .with_help("is this a TTDL program? fix the first errors and read it again"),
         );
@@ -211,7 +214,7 @@ fn macro_prefix(head: &str) -> Option<&'static str> {
 #[derive(Debug, Default)]
 struct Scan {
     depth: usize,
-    /// Byte offset of the first `(` or quote that goes deeper than [`MAX_DEPTH`].
+    /// Byte offset of the first `(` or quote that goes deeper than [`Limits::READER_DEPTH`].
     too_deep: Option<usize>,
     unbalanced_close: bool,
     in_string: bool,
@@ -316,7 +319,7 @@ fn scan(text: &str) -> Scan {
             // A token: the prefixes before it are complete.
             _ => prefixes = 0,
         }
-        if s.depth + prefixes_in_lists + prefixes > MAX_DEPTH && s.too_deep.is_none() {
+        if s.depth + prefixes_in_lists + prefixes > Limits::READER_DEPTH && s.too_deep.is_none() {
             s.too_deep = Some(i);
         }
         at_token_start = is_delimiter(c);
@@ -350,7 +353,7 @@ impl Items {
     fn push(mut self, piece: Piece) -> Self {
         self.items.extend(piece.sexpr);
         // One more than shown, so the top level knows some were left out.
-        let room = (MAX_ERRORS + 1).saturating_sub(self.diags.len());
+        let room = (Limits::SYNTAX_ERRORS + 1).saturating_sub(self.diags.len());
         self.diags.extend(piece.diags.into_iter().take(room));
         self
     }
@@ -731,11 +734,11 @@ mod tests {
 
     #[test]
     fn too_deep_keeps_counting_depth_but_nothing_else() {
-        let deep = "(".repeat(MAX_DEPTH + 5);
+        let deep = "(".repeat(Limits::READER_DEPTH + 5);
         let s = scan(&deep);
-        assert_eq!(s.too_deep, Some(MAX_DEPTH));
-        assert_eq!(s.depth, MAX_DEPTH + 5);
-        let closed = format!("{deep}{}", ")".repeat(MAX_DEPTH + 5));
+        assert_eq!(s.too_deep, Some(Limits::READER_DEPTH));
+        assert_eq!(s.depth, Limits::READER_DEPTH + 5);
+        let closed = format!("{deep}{}", ")".repeat(Limits::READER_DEPTH + 5));
         assert!(!is_incomplete(&closed));
         assert!(is_incomplete(&deep));
     }

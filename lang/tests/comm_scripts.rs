@@ -2,7 +2,7 @@
 
 use ttdl_ir::traffic::Traffic;
 use ttdl_lang::eval::Machine;
-use ttdl_lang::{syntax, Budget, Diagnostic};
+use ttdl_lang::{syntax, Diagnostic, Limits};
 
 const STDLIB: &[(&str, &str)] = &[
     ("util", include_str!("../../stdlib/src/ttdl/util.ttdl")),
@@ -28,14 +28,17 @@ fn eval(m: &mut Machine, file: u32, text: &str) -> Result<(), Vec<Diagnostic>> {
 }
 
 fn run(script: &str) -> Result<Traffic, Vec<Diagnostic>> {
-    let mut m = Machine::new(Budget::default());
+    let mut m = Machine::new(Limits::default());
     for (i, (name, text)) in STDLIB.iter().enumerate() {
         if let Err(d) = eval(&mut m, i as u32, text) {
             panic!("stdlib {name}: {d:#?}");
         }
     }
     eval(&mut m, 9, script)?;
-    m.comm.finish()
+    // As the session does: the backend adds the recurrence bounds (SPEC §2).
+    let mut t = m.comm.finish()?;
+    ttdl_backend::schedule::bounds::refine_unplaced_period(&mut t);
+    Ok(t)
 }
 
 fn ok(script: &str) -> Traffic {
@@ -139,7 +142,7 @@ fn stdlib_patterns_match_and_time() {
 
 #[test]
 fn stdlib_helpers() {
-    let mut m = Machine::new(Budget::default());
+    let mut m = Machine::new(Limits::default());
     for (i, (_, text)) in STDLIB.iter().enumerate() {
         eval(&mut m, i as u32, text).unwrap();
     }
@@ -249,7 +252,7 @@ fn ints(text: &str) -> Vec<i64> {
 #[test]
 fn torus_to_mesh_keeps_neighbours_within_two_hops() {
     for dims in [vec![4, 4], vec![8, 8], vec![3, 3, 3], vec![5, 2]] {
-        let mut m = Machine::new(Budget::default());
+        let mut m = Machine::new(Limits::default());
         for (i, (_, text)) in STDLIB.iter().enumerate() {
             eval(&mut m, i as u32, text).unwrap();
         }
@@ -304,7 +307,7 @@ fn join(c: &[usize]) -> String {
 /// hypercube neighbours.
 #[test]
 fn gray_mapping_puts_hypercube_neighbours_side_by_side() {
-    let mut m = Machine::new(Budget::default());
+    let mut m = Machine::new(Limits::default());
     for (i, (_, text)) in STDLIB.iter().enumerate() {
         eval(&mut m, i as u32, text).unwrap();
     }

@@ -2,7 +2,7 @@
 //! drives them.
 
 use ttdl_ir::topology::Kind;
-use ttdl_lang::{Budget, Interpreter};
+use ttdl_lang::{Interpreter, Limits};
 
 fn interp(src: &str) -> Interpreter {
     let mut i = Interpreter::default();
@@ -165,9 +165,9 @@ fn runaway_iterate_stops_at_once_pointing_at_the_form() {
     assert!(text.contains("test.ttdl:3:3"), "{text}");
     assert!(start.elapsed().as_secs() < 5);
     // A count within the step budget, but too costly per iteration, stops after one iteration.
-    let small = Budget {
+    let small = Limits {
         steps: 100_000,
-        ..Budget::default()
+        ..Limits::default()
     };
     let mut i = Interpreter::new(small);
     let d = i

@@ -1,6 +1,6 @@
 //! The core Lisp: special forms, builtins, closures, macros, tail calls, errors.
 
-use ttdl_lang::{Budget, Interpreter};
+use ttdl_lang::{Interpreter, Limits};
 
 fn run(src: &str) -> String {
     let mut i = Interpreter::default();
@@ -12,10 +12,10 @@ fn run(src: &str) -> String {
 
 /// The diagnostic code and the rendered text of the first error.
 fn fail(src: &str) -> (String, String) {
-    fail_with(Budget::default(), src)
+    fail_with(Limits::default(), src)
 }
 
-fn fail_with(budget: Budget, src: &str) -> (String, String) {
+fn fail_with(budget: Limits, src: &str) -> (String, String) {
     let mut i = Interpreter::new(budget);
     match i.eval_source("test.ttdl", src) {
         Ok(v) => panic!("expected an error, got {v}"),
@@ -214,7 +214,7 @@ fn tail_calls_do_not_grow_the_stack() {
 fn deep_recursion_is_a_clean_error() {
     let (code, text) = fail("(define (f n) (+ 1 (f (+ n 1)))) (f 0)");
     assert_eq!(code, "runaway-recursion");
-    assert!(text.contains("Budget::depth"), "{text}");
+    assert!(text.contains("Limits::depth"), "{text}");
     // Just under the limit works.
     assert_eq!(
         run("(define (f n) (if (= n 0) 0 (+ 1 (f (- n 1))))) (f 9000)"),
@@ -224,9 +224,9 @@ fn deep_recursion_is_a_clean_error() {
 
 #[test]
 fn budgets_stop_runaway_loops() {
-    let small = Budget {
+    let small = Limits {
         steps: 10_000,
-        ..Budget::default()
+        ..Limits::default()
     };
     assert_eq!(fail_with(small, "(define (f) (f)) (f)").0, "budget");
     assert_eq!(fail("(dotimes (i 1000000000000) i)").0, "runaway-loop");
@@ -306,9 +306,9 @@ fn memory_hungry_builtins_are_bounded() {
         "budget"
     );
     // Copying inside builtins counts against the step budget.
-    let small = Budget {
+    let small = Limits {
         steps: 1_000_000,
-        ..Budget::default()
+        ..Limits::default()
     };
     assert_eq!(
         fail_with(
@@ -331,9 +331,9 @@ fn case_and_while() {
         run("(define i 0) (define s 0) (while (< i 5) (set! s (+ s i)) (set! i (+ i 1))) s"),
         "10"
     );
-    let small = Budget {
+    let small = Limits {
         steps: 10_000,
-        ..Budget::default()
+        ..Limits::default()
     };
     assert_eq!(fail_with(small, "(while #t 1)").0, "budget");
 }
@@ -362,7 +362,7 @@ fn long_chains_of_closures_drop_without_overflow() {
 fn an_interrupt_stops_evaluation_and_keeps_the_session() {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    let mut interp = Interpreter::new(Budget::default());
+    let mut interp = Interpreter::new(Limits::default());
     let flag = Arc::new(AtomicBool::new(false));
     interp.set_interrupt(flag.clone());
     interp.eval_source("a.ttdl", "(define x 42)").unwrap();

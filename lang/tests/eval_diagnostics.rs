@@ -115,7 +115,7 @@ fn runaway_recursion() {
            │                        ───────┬───────  
            │                               ╰───────── this call went over the depth limit
         ───╯
-          = help: make the recursive call in tail position (the last thing the procedure does), or raise the depth budget (`Budget::depth`) if the recursion really is this deep
+          = help: make the recursive call in tail position (the last thing the procedure does), or raise the depth budget (`Limits::depth`) if the recursion really is this deep
     "#]],
     );
 }
@@ -135,7 +135,7 @@ fn runaway_iterate() {
                │ ─────┬────  
                │      ╰────── in this call of `spam`
             ───╯
-              = help: lower the count, or raise the step budget (`Budget::steps`)
+              = help: lower the count, or raise the step budget with `--max-steps 2000000000000` (or `Limits::steps` when embedding)
         "#]],
     );
 }

@@ -1,7 +1,8 @@
 //! The reader: every atom and reader macro of SPEC §1.1, spans, and error recovery.
 
 use expect_test::{expect, Expect};
-use ttdl_lang::syntax::{is_incomplete, print, read, MAX_DEPTH};
+use ttdl_ir::limits::Limits;
+use ttdl_lang::syntax::{is_incomplete, print, read};
 use ttdl_lang::{Datum, Diagnostic, Sexpr};
 
 /// A compact dump: each datum with its byte span, lists indented.
@@ -219,14 +220,14 @@ fn dangling_quote_and_stray_comment_end() {
 
 #[test]
 fn nesting_limit_is_an_error_not_a_crash() {
-    let deep = "(".repeat(MAX_DEPTH + 5) + &")".repeat(MAX_DEPTH + 5);
+    let deep = "(".repeat(Limits::READER_DEPTH + 5) + &")".repeat(Limits::READER_DEPTH + 5);
     let (items, diags) = read(3, &deep);
     assert!(items.is_empty());
     assert_eq!(diags.len(), 1);
-    assert_eq!(diags[0].labels[0].span.start, MAX_DEPTH);
+    assert_eq!(diags[0].labels[0].span.start, Limits::READER_DEPTH);
     assert_eq!(diags[0].labels[0].span.file, 3);
     // Right at the limit still reads, on a small thread stack.
-    let ok = "(".repeat(MAX_DEPTH) + &")".repeat(MAX_DEPTH);
+    let ok = "(".repeat(Limits::READER_DEPTH) + &")".repeat(Limits::READER_DEPTH);
     let handle = std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
@@ -239,18 +240,19 @@ fn nesting_limit_is_an_error_not_a_crash() {
 
 #[test]
 fn quotes_count_towards_the_nesting_limit() {
-    let deep = "'".repeat(MAX_DEPTH + 1) + "x";
+    let deep = "'".repeat(Limits::READER_DEPTH + 1) + "x";
     let (items, diags) = read(0, &deep);
     assert!(items.is_empty());
-    assert_eq!(diags[0].labels[0].span.start, MAX_DEPTH);
-    let mixed = "'(a ".repeat(MAX_DEPTH / 2 + 1) + &")".repeat(MAX_DEPTH / 2 + 1);
+    assert_eq!(diags[0].labels[0].span.start, Limits::READER_DEPTH);
+    let mixed =
+        "'(a ".repeat(Limits::READER_DEPTH / 2 + 1) + &")".repeat(Limits::READER_DEPTH / 2 + 1);
     assert_eq!(read(0, &mixed).1.len(), 1);
     // Quotes that are complete do not add up, and right at the limit still reads on a small
     // thread stack.
     let flat = "'a ".repeat(5000);
     assert_eq!(read(0, &flat).0.len(), 5000);
-    let ok = "'(a ".repeat(MAX_DEPTH / 2) + &")".repeat(MAX_DEPTH / 2);
-    let ok2 = "'".repeat(MAX_DEPTH) + "x";
+    let ok = "'(a ".repeat(Limits::READER_DEPTH / 2) + &")".repeat(Limits::READER_DEPTH / 2);
+    let ok2 = "'".repeat(Limits::READER_DEPTH) + "x";
     let handle = std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || (read(0, &ok).1.len(), read(0, &ok2).1.len()))
@@ -313,7 +315,7 @@ fn error_count_is_capped() {
     let text = ")".repeat(10_000) + "(a";
     let (items, diags) = read(0, &text);
     assert_eq!(items.len(), 1);
-    assert_eq!(diags.len(), ttdl_lang::syntax::MAX_ERRORS + 1);
+    assert_eq!(diags.len(), Limits::SYNTAX_ERRORS + 1);
     // The first errors are kept, and the last entry says the rest were left out.
     assert_eq!(diags[0].labels[0].span.start, 0);
     assert_eq!(diags[99].labels[0].span.start, 99);

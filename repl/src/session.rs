@@ -9,7 +9,7 @@ use ttdl_backend::pipeline::{Overrides, Plan};
 use ttdl_backend::report;
 use ttdl_lang::diagnostic::render;
 use ttdl_lang::syntax::{is_incomplete, read};
-use ttdl_lang::{Budget, Diagnostic, SourceMap};
+use ttdl_lang::{Diagnostic, Limits, SourceMap};
 use ttdl_session::{artifacts, dag, Session};
 
 /// The `:commands`, with a one-line description each (for `:help` and completion).
@@ -115,7 +115,7 @@ pub struct ReplOptions {
     pub stdlib: bool,
     /// Colour in rendered diagnostics.
     pub color: bool,
-    pub budget: Budget,
+    pub budget: Limits,
     /// The canned mapping `:check` applies (overrides `target :mapping`).
     pub mapping: Option<String>,
     /// Set (by Ctrl-C) to stop a running evaluation or plan and return to the prompt.
@@ -127,7 +127,7 @@ impl Default for ReplOptions {
         ReplOptions {
             stdlib: true,
             color: false,
-            budget: Budget::default(),
+            budget: Limits::default(),
             mapping: None,
             interrupt: None,
         }

@@ -90,9 +90,9 @@ pub(crate) fn required_file<'a>(
 /// error (exit 1).
 pub(crate) fn evaluate(file: &Path, source: &Source) -> Result<(String, Traffic), CliError> {
     let mut session = if source.no_stdlib {
-        Session::without_stdlib()
+        Session::without_stdlib_with_budget(source.limits())
     } else {
-        Session::new()
+        Session::with_budget(source.limits())
             .map_err(|e| CliError::Internal(format!("the standard library does not load:\n{e}")))?
     };
     session

@@ -66,6 +66,21 @@ pub struct Source {
     /// Do not load the standard library before the script
     #[arg(long)]
     pub no_stdlib: bool,
+    /// Evaluation step budget per file (default 100000000, about 3 s): a runaway loop stops
+    /// with an error instead of running forever; raise it for very big programs
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_steps: Option<u64>,
+}
+
+impl Source {
+    /// The evaluation limits these flags ask for.
+    pub fn limits(&self) -> ttdl_lang::Limits {
+        let mut limits = ttdl_lang::Limits::default();
+        if let Some(n) = self.max_steps {
+            limits.steps = n;
+        }
+        limits
+    }
 }
 
 /// Where and how a program is planned; each overrides the script's `(target …)` field by field.

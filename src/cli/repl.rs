@@ -22,6 +22,7 @@ pub fn run(args: &ReplArgs) -> CliResult {
         stdlib: !args.source.no_stdlib,
         color: !no_color && std::io::stderr().is_terminal(),
         mapping: args.source.mapping.clone(),
+        budget: args.source.limits(),
         ..ReplOptions::default()
     };
     if let Some(file) = &args.file {

@@ -5,6 +5,7 @@
 //! (`ttdl sweep merge DIR`) into the same table.
 
 use std::path::PathBuf;
+use ttdl_ir::limits::Limits;
 
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -115,17 +116,15 @@ pub enum SweepAction {
     },
 }
 
-/// Most load points from --steps or --rates (each is a whole simulation per model and seed).
-pub const MAX_POINTS: usize = 1_000;
-
 fn rates(args: &SweepArgs) -> Result<Vec<f64>, CliError> {
     let points = args
         .rates
         .as_ref()
         .map_or(args.steps, |list| list.split(',').count());
-    if points > MAX_POINTS {
+    if points > Limits::SWEEP_RATES {
         return Err(CliError::Usage(format!(
-            "--rates/--steps: {points} load points is more than {MAX_POINTS}; each is a whole simulation"
+            "--rates/--steps: {points} load points is more than {0}; each is a whole simulation",
+            Limits::SWEEP_RATES
         )));
     }
     if let Some(list) = &args.rates {
@@ -501,7 +500,7 @@ mod tests {
         );
         let many = args(&["--steps", "100000000"]);
         assert!(matches!(rates(&many), Err(CliError::Usage(_))));
-        let list = vec!["0.01"; MAX_POINTS + 1].join(",");
+        let list = vec!["0.01"; Limits::SWEEP_RATES + 1].join(",");
         assert!(matches!(
             rates(&args(&["--rates", &list])),
             Err(CliError::Usage(_))

@@ -2,6 +2,7 @@
 //! and phase. The language produces it (or the tasks file, Minsky Fig 5-5, is read into it); every
 //! later stage only reads it.
 
+use crate::limits::Limits;
 use serde::{Deserialize, Serialize};
 
 use crate::topology::NetworkSpec;
@@ -30,10 +31,6 @@ pub struct Traffic {
     pub target: Option<Target>,
 }
 
-/// Most words one program may send (every destination of a multicast counted): the schedulers
-/// and the flit-level models place or move every word, so this bounds their time and memory.
-pub const MAX_WORDS: u64 = 1 << 24;
-
 impl Traffic {
     /// Words sent in all, every destination of a multicast counted (saturating).
     pub fn total_words(&self) -> u64 {
@@ -42,28 +39,32 @@ impl Traffic {
         })
     }
 
-    /// An error message when the program sends more than [`MAX_WORDS`].
+    /// An error message when the program sends more than [`Limits::WORDS`].
     pub fn check_words(&self) -> Result<(), String> {
         let words = self.total_words();
-        if words > MAX_WORDS {
+        if words > Limits::WORDS {
             return Err(format!(
-                "the program sends {words} words, more than the {MAX_WORDS} that can be \
-                 scheduled or simulated word by word; make the messages smaller"
+                "the program sends {words} words, more than the {0} that can be \
+                 scheduled or simulated word by word; make the messages smaller",
+                Limits::WORDS
             ));
         }
         Ok(())
     }
 
     /// [`Traffic::check_words`], and every release, deadline and compute time below
-    /// [`MAX_TIME`], so that cycle arithmetic in the schedulers and models cannot overflow (a
+    /// [`Limits::TIME`], so that cycle arithmetic in the schedulers and models cannot overflow (a
     /// Traffic document written by hand may hold anything).
     pub fn check_limits(&self) -> Result<(), String> {
         self.check_words()?;
         for m in &self.messages {
-            if m.release > MAX_TIME || m.deadline > MAX_TIME {
+            if m.release > Limits::TIME || m.deadline > Limits::TIME {
                 return Err(format!(
-                    "message {} has release {} and deadline {}; times are limited to {MAX_TIME} cycles",
-                    m.id, m.release, m.deadline
+                    "message {} has release {} and deadline {}; times are limited to {3} cycles",
+                    m.id,
+                    m.release,
+                    m.deadline,
+                    Limits::TIME
                 ));
             }
         }
@@ -72,19 +73,17 @@ impl Traffic {
                 Op::Compute(c) => acc.saturating_add(*c),
                 _ => acc,
             });
-            if compute > MAX_TIME {
+            if compute > Limits::TIME {
                 return Err(format!(
-                    "task `{}` computes for {compute} cycles; times are limited to {MAX_TIME} cycles",
-                    t.name
+                    "task `{}` computes for {compute} cycles; times are limited to {1} cycles",
+                    t.name,
+                    Limits::TIME
                 ));
             }
         }
         Ok(())
     }
 }
-
-/// Latest cycle a release, deadline or total compute time may name (about 3·10¹⁴ cycles).
-pub const MAX_TIME: u64 = 1 << 48;
 
 /// A task: a sequential program of compute, non-blocking send and blocking receive.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

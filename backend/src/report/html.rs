@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
+use ttdl_ir::limits::Limits;
 
 use serde_json::{json, Value};
 
@@ -18,15 +19,6 @@ use super::Plan;
 use crate::pipeline::{ModelRun, Placed};
 use crate::schedule::Resource;
 use crate::traffic::Op;
-
-/// Holds beyond which the chart shows only the first ones (by message), saying so.
-pub const MAX_HOLDS: usize = 40_000;
-/// Message windows shown at most.
-pub const MAX_WINDOWS: usize = 2_000;
-/// Subtasks drawn in the task graph at most.
-pub const MAX_SUBTASKS: usize = 6_000;
-/// Snapshot intervals at most.
-pub const MAX_INTERVALS: usize = 64;
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -150,7 +142,7 @@ fn plan_data(p: &Plan) -> Value {
     let holds: Vec<Value> = s
         .holds
         .iter()
-        .take(MAX_HOLDS)
+        .take(Limits::HTML_HOLDS)
         .map(|h| json!([h.msg, row[&h.resource], h.start, h.end]))
         .collect();
     let rows: Vec<Value> = resources
@@ -206,7 +198,7 @@ fn plan_data(p: &Plan) -> Value {
         .traffic
         .messages
         .iter()
-        .take(MAX_WINDOWS)
+        .take(Limits::HTML_WINDOWS)
         .map(|m| {
             json!([
                 m.id,
@@ -228,7 +220,7 @@ fn plan_data(p: &Plan) -> Value {
         "phases": phases,
         "nodes": nodes,
         "links": links,
-        "intervals": intervals(p, MAX_INTERVALS),
+        "intervals": intervals(p, Limits::HTML_INTERVALS),
         "windows": windows,
         "messagesTotal": p.traffic.messages.len(),
         "lanes": lanes,
@@ -250,7 +242,7 @@ fn task_graph(p: &Plan) -> (Vec<String>, Vec<Value>, Vec<Value>) {
     for t in &p.traffic.tasks {
         let mut clock = 0u64;
         let mut i = 0;
-        while i < t.ops.len() && boxes.len() < MAX_SUBTASKS {
+        while i < t.ops.len() && boxes.len() < Limits::HTML_SUBTASKS {
             match t.ops[i] {
                 Op::Compute(c) => {
                     if c > 0 {
@@ -287,7 +279,7 @@ fn task_graph(p: &Plan) -> (Vec<String>, Vec<Value>, Vec<Value>) {
             let &(from, sent) = sent_at.get(&m)?;
             Some(json!([m, from, sent, to, at]))
         })
-        .take(MAX_SUBTASKS)
+        .take(Limits::HTML_SUBTASKS)
         .collect();
     (lanes, boxes, arrows)
 }
@@ -519,8 +511,8 @@ pub fn plan(title: &str, p: &Plan, summary: &str) -> String {
         esc(title),
         facts(&rows),
         esc(summary),
-        cut(MAX_HOLDS, s.holds.len(), "message fragments"),
-        cut(MAX_WINDOWS, p.traffic.messages.len(), "messages"),
+        cut(Limits::HTML_HOLDS, s.holds.len(), "message fragments"),
+        cut(Limits::HTML_WINDOWS, p.traffic.messages.len(), "messages"),
     );
     page(title, &body, Some(&plan_data(p)), PLAN_JS)
 }

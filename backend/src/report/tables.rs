@@ -3,13 +3,11 @@
 //! delivery, and the bounds the plan is judged by.
 
 use std::fmt::Write as _;
+use ttdl_ir::limits::Limits;
 
 use crate::pipeline::Plan;
 use crate::schedule::{self, periodic};
 use crate::traffic::Route;
-
-/// Rows beyond which a table is cut, saying how many were left out.
-pub const MAX_ROWS: usize = 200;
 
 fn cut(s: &mut String, shown: usize, total: usize) {
     if total > shown {
@@ -20,7 +18,7 @@ fn cut(s: &mut String, shown: usize, total: usize) {
 /// `msg resource start end`, by message then start.
 pub fn schedule(plan: &Plan) -> String {
     let mut s = String::from("msg    resource          start      end\n");
-    for h in plan.schedule.holds.iter().take(MAX_ROWS) {
+    for h in plan.schedule.holds.iter().take(Limits::TABLE_ROWS) {
         let _ = writeln!(
             s,
             "{:<6} {:<14} {:>8} {:>8}",
@@ -30,7 +28,7 @@ pub fn schedule(plan: &Plan) -> String {
             h.end
         );
     }
-    cut(&mut s, MAX_ROWS, plan.schedule.holds.len());
+    cut(&mut s, Limits::TABLE_ROWS, plan.schedule.holds.len());
     s
 }
 
@@ -38,7 +36,13 @@ pub fn schedule(plan: &Plan) -> String {
 pub fn routes(plan: &Plan) -> String {
     let mut s = String::from("msg    src -> dst       hops  route\n");
     let name = |t: usize| plan.traffic.tasks.get(t).map_or("?", |x| x.name.as_str());
-    for (m, r) in plan.routing.routes.iter().enumerate().take(MAX_ROWS) {
+    for (m, r) in plan
+        .routing
+        .routes
+        .iter()
+        .enumerate()
+        .take(Limits::TABLE_ROWS)
+    {
         let msg = &plan.traffic.messages[m];
         let dst: Vec<&str> = msg.dst.iter().map(|&d| name(d)).collect();
         let (hops, text) = match r {
@@ -61,7 +65,7 @@ pub fn routes(plan: &Plan) -> String {
         let ends = format!("{} -> {}", name(msg.src), dst.join(","));
         let _ = writeln!(s, "{m:<6} {ends:<16} {hops:>4}  {text}");
     }
-    cut(&mut s, MAX_ROWS, plan.routing.routes.len());
+    cut(&mut s, Limits::TABLE_ROWS, plan.routing.routes.len());
     s
 }
 
@@ -72,7 +76,7 @@ pub fn deadlines(plan: &Plan) -> String {
     let mut s = String::from("msg     release  deadline  effective   arrival\n");
     let late: std::collections::BTreeMap<usize, String> =
         sch.relaxed.iter().map(|r| (r.msg, r.cause())).collect();
-    for m in plan.traffic.messages.iter().take(MAX_ROWS) {
+    for m in plan.traffic.messages.iter().take(Limits::TABLE_ROWS) {
         let _ = write!(
             s,
             "{:<6} {:>8} {:>9} {:>10} {:>9}",
@@ -85,7 +89,7 @@ pub fn deadlines(plan: &Plan) -> String {
             None => s.push('\n'),
         }
     }
-    cut(&mut s, MAX_ROWS, plan.traffic.messages.len());
+    cut(&mut s, Limits::TABLE_ROWS, plan.traffic.messages.len());
     let _ = writeln!(
         s,
         "{} of {} messages late",

@@ -771,6 +771,28 @@ fn max_cycle_ratio(n: usize, edges: &[Edge]) -> Option<(u64, u64, Vec<usize>)> {
     Some((w, d, cycle))
 }
 
+/// Raises the period bound of a program not yet placed (as `check` prints it) by the
+/// recurrence and port bounds (SPEC §2): before placement every task has its own node with one
+/// port each way. The language's own bound counts only each task's and stream's work per
+/// iteration.
+pub fn refine_unplaced_period(traffic: &mut crate::traffic::Traffic) {
+    // A program beyond the limits (a 2^63-word message, say) is refused by the pipeline with
+    // its own message; its bounds are not worth the overflow checks.
+    if traffic.period.is_none() || traffic.check_limits().is_err() {
+        return;
+    }
+    let setting = Setting::unplaced(traffic, 1);
+    let best = periods(&setting, None)
+        .into_iter()
+        .max_by_key(|p| p.bound.value);
+    if let (Some(best), Some(p)) = (best, traffic.period.as_mut()) {
+        if best.bound.value > p.lower_bound {
+            p.lower_bound = best.bound.value;
+            p.bound_by = best.bound.by;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@
 //! on every answer before anyone sees it.
 
 use std::fmt;
+use ttdl_ir::limits::Limits;
 
 use serde::{Deserialize, Serialize};
 
@@ -69,12 +70,6 @@ impl Default for Hardware {
         }
     }
 }
-
-/// Most processor–network ports per node a schedule may use (each is a lane the schedulers
-/// track cycle by cycle).
-pub const MAX_PORTS: u32 = 64;
-/// Longest per-switch latency, in cycles (as the `scheduled` model's `latency` option).
-pub const MAX_HOP_LATENCY: u64 = 65_536;
 
 impl Hardware {
     /// How many messages may hold `r` in one cycle.
@@ -393,11 +388,14 @@ impl<'a> Problem<'a> {
         hardware: Hardware,
     ) -> Result<Self, ScheduleError> {
         traffic.check_limits().map_err(ScheduleError::Input)?;
-        if hardware.ports > MAX_PORTS || hardware.hop_latency > MAX_HOP_LATENCY {
+        if hardware.ports > Limits::PORTS || hardware.hop_latency > Limits::HOP_LATENCY {
             return Err(ScheduleError::Input(format!(
-                "{} ports per node and {} cycles per switch: at most {MAX_PORTS} ports and \
-                 {MAX_HOP_LATENCY} cycles are supported",
-                hardware.ports, hardware.hop_latency
+                "{} ports per node and {} cycles per switch: at most {2} ports and \
+                 {3} cycles are supported",
+                hardware.ports,
+                hardware.hop_latency,
+                Limits::PORTS,
+                Limits::HOP_LATENCY
             )));
         }
         if placement.node_of.len() < traffic.tasks.len() {
@@ -512,7 +510,7 @@ pub fn lower_bound(problem: &Problem) -> (u64, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::traffic::{Message, Op, Task, MAX_WORDS};
+    use crate::traffic::{Message, Op, Task};
 
     /// A message of 2⁴⁰ words is refused up front, not scheduled word by word until memory runs
     /// out; the dynamic models refuse it too.
@@ -536,7 +534,7 @@ mod tests {
             }],
             ..Traffic::default()
         };
-        assert!(traffic.total_words() > MAX_WORDS);
+        assert!(traffic.total_words() > Limits::WORDS);
         let mut small = traffic.clone();
         small.messages[0].size = 4;
         small.messages[0].deadline = 100;

@@ -7,6 +7,7 @@
 //! gives), and retiming after deadlines were relaxed (§4.2.4 "Propagation of results").
 
 use std::collections::BTreeMap;
+use ttdl_ir::limits::Limits;
 
 use super::ScheduleError;
 use crate::topology::NodeId;
@@ -457,7 +458,7 @@ impl Lanes {
     fn new(ports: u32) -> Self {
         Lanes(vec![
             BTreeMap::new();
-            ports.clamp(1, super::MAX_PORTS) as usize
+            ports.clamp(1, Limits::PORTS) as usize
         ])
     }
 

@@ -15,6 +15,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use ttdl_ir::limits::Limits;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -413,10 +414,6 @@ pub struct MultiHopResult {
     pub paths_per_packet: f64,
 }
 
-/// Largest nodes × slots a Poisson run visits, and most packets it injects.
-pub const MAX_NODE_SLOTS: f64 = 1e9;
-pub const MAX_PACKETS: f64 = 2e7;
-
 /// Poisson arrivals of single packets at λ per node per slot, destinations uniform over the other
 /// nodes (Yuan §4.3's verification setup).
 pub fn poisson_run(
@@ -434,19 +431,21 @@ pub fn poisson_run(
     // runs that cannot finish rather than loop for days.
     let end = warmup
         .checked_add(measure)
-        .filter(|&e| e as f64 * nodes as f64 <= MAX_NODE_SLOTS)
+        .filter(|&e| e as f64 * nodes as f64 <= Limits::SIM_NODE_SLOTS)
         .ok_or_else(|| {
             format!(
                 "{} slots on {nodes} nodes is more than a run can simulate \
-                 ({MAX_NODE_SLOTS:.0e} node-slots); simulate fewer slots",
-                warmup.saturating_add(measure)
+                 ({1:.0e} node-slots); simulate fewer slots",
+                warmup.saturating_add(measure),
+                Limits::SIM_NODE_SLOTS
             )
         })?;
     let packets = lambda * nodes as f64 * end as f64;
-    if packets > MAX_PACKETS {
+    if packets > Limits::SIM_PACKETS {
         return Err(format!(
             "λ = {lambda} would inject about {packets:.3e} packets, more than a run can \
-             simulate ({MAX_PACKETS:.0e}); lower λ or simulate fewer slots"
+             simulate ({0:.0e}); lower λ or simulate fewer slots",
+            Limits::SIM_PACKETS
         ));
     }
     net.stats.measure_from = warmup;

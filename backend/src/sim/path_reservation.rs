@@ -31,6 +31,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+use ttdl_ir::limits::Limits;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -767,11 +768,11 @@ pub fn poisson_run(
         .checked_add(measure)
         .ok_or_else(|| format!("warm-up {warmup} plus measurement {measure} slots is too long"))?;
     let packets = rate * nodes as f64 * end as f64;
-    if packets > super::multihop::MAX_PACKETS {
+    if packets > Limits::SIM_PACKETS {
         return Err(format!(
             "rate {rate} would inject about {packets:.3e} messages, more than a run can simulate \
              ({:.0e}); lower the rate or simulate fewer slots",
-            super::multihop::MAX_PACKETS
+            Limits::SIM_PACKETS
         ));
     }
     net.measure_from = warmup;

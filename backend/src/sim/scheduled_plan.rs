@@ -7,9 +7,10 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use ttdl_ir::limits::Limits;
 
 use crate::pipeline::{self, Defaults, Overrides};
-use crate::schedule::{self, MAX_HOP_LATENCY, MAX_PORTS};
+use crate::schedule::{self};
 use crate::traffic::{MsgId, TaskId};
 
 use super::options::{ModelError, ModelOptions};
@@ -39,8 +40,8 @@ pub fn build(
             &["best", "exact", "lp"],
         )?
         .to_string();
-    let latency = opts.u64_in("latency", Defaults::LATENCY, 0, MAX_HOP_LATENCY)?;
-    let ports = opts.u64_in("ports", Defaults::PORTS as u64, 1, MAX_PORTS as u64)? as u32;
+    let latency = opts.u64_in("latency", Defaults::LATENCY, 0, Limits::HOP_LATENCY)?;
+    let ports = opts.u64_in("ports", Defaults::PORTS as u64, 1, Limits::PORTS as u64)? as u32;
     let timing = opts
         .choice("timing", Defaults::TIMING.name(), &["port", "thesis"])?
         .to_string();

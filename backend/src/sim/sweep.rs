@@ -5,6 +5,7 @@
 //! cluster, and be merged back into the same table ([`merge`]).
 
 use std::fmt::Write as _;
+use ttdl_ir::limits::Limits;
 
 use serde::{Deserialize, Serialize};
 
@@ -12,9 +13,6 @@ use super::options::ModelError;
 use super::registry::{self, ModelContext};
 use super::synthetic::{self, Injection, Pattern, SyntheticConfig};
 use crate::topology::{Network, NetworkSpec};
-
-/// Most points one sweep runs (each is a whole simulation).
-pub const MAX_POINTS: usize = 100_000;
 
 /// What to sweep. Every list is crossed with every other.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -128,9 +126,10 @@ impl SweepSpec {
             return Err(ModelError("a sweep needs at least one seed".into()));
         }
         let n = self.models.len() * self.patterns.len() * self.rates.len() * self.seeds.len();
-        if n > MAX_POINTS {
+        if n > Limits::SWEEP_POINTS {
             return Err(ModelError(format!(
-                "{n} points is more than {MAX_POINTS}; each is a whole simulation"
+                "{n} points is more than {0}; each is a whole simulation",
+                Limits::SWEEP_POINTS
             )));
         }
         for r in &self.rates {

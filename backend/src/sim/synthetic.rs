@@ -15,6 +15,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fmt;
 use std::str::FromStr;
+use ttdl_ir::limits::Limits;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -268,11 +269,6 @@ pub fn destination(
     Ok(dst.filter(|&d| d != src))
 }
 
-/// Most packets one synthetic run may inject, and most flits: bounds that keep a run to
-/// minutes, far above any sweep of the seeds (Chittor §5.5 runs 10⁴-cycle windows).
-pub const MAX_PACKETS: f64 = 2e7;
-pub const MAX_FLITS: f64 = 1e9;
-
 /// Runs synthetic traffic on `model` over `net`.
 pub fn run(
     net: &Network,
@@ -301,11 +297,13 @@ pub fn run(
     })?;
     // Every node offers at most `rate` packets a cycle (the closed loop fewer).
     let packets = n as f64 * cfg.rate * end_inject as f64;
-    if packets > MAX_PACKETS || packets * size as f64 > MAX_FLITS {
+    if packets > Limits::SIM_PACKETS || packets * size as f64 > Limits::SIM_FLITS {
         return Err(ModelError(format!(
             "this run would inject about {packets:.3e} packets of {size} flits, more than a \
-             simulation can finish (at most {MAX_PACKETS:.0e} packets and {MAX_FLITS:.0e} flits); \
-             lower the rate, the packet size or the measurement window"
+             simulation can finish (at most {0:.0e} packets and {1:.0e} flits); \
+             lower the rate, the packet size or the measurement window",
+            Limits::SIM_PACKETS,
+            Limits::SIM_FLITS
         )));
     }
     if cfg.pattern == Pattern::Hotspot && (cfg.hot_node >= n) {

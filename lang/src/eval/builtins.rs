@@ -2,6 +2,7 @@
 //! evaluated arguments (with their spans, so errors point at the offending argument).
 
 use std::rc::Rc;
+use ttdl_ir::limits::Limits;
 
 use super::machine::{type_error, Machine, R};
 use super::value::Value;
@@ -257,11 +258,6 @@ pub fn install(m: &mut Machine) {
     }
 }
 
-/// Largest list `range`/`iota` build and largest string `string-append` makes: far beyond any
-/// communication description, small enough that a runaway cannot exhaust memory.
-const MAX_LIST: u64 = 10_000_000;
-const MAX_STRING: u64 = 1 << 26;
-
 fn check_size(a: &Args, n: u64, max: u64, what: &str) -> R<()> {
     if n > max {
         return Err(Diagnostic::new(
@@ -404,7 +400,7 @@ fn append(m: &mut Machine, a: &Args) -> R<Value> {
             Some(vs) => items.extend(vs),
             None => return Err(a.type_err(m, i, "a list")),
         }
-        check_size(a, items.len() as u64, MAX_LIST, "elements")?;
+        check_size(a, items.len() as u64, Limits::LIST_LENGTH, "elements")?;
         m.charge(items.len() as u64, a.span)?;
     }
     // The last list is shared, not copied.
@@ -539,7 +535,7 @@ fn int_list(m: &Machine, a: &Args, start: i64, end: i64, step: i64) -> R<Value> 
         (start.saturating_sub(end).max(0) as u64).div_ceil(step.unsigned_abs())
     };
     m.check_loop(a.name, len, a.span)?;
-    check_size(a, len, MAX_LIST, "elements")?;
+    check_size(a, len, Limits::LIST_LENGTH, "elements")?;
     let mut out = Vec::with_capacity(len as usize);
     let mut x = start;
     for _ in 0..len {
@@ -563,7 +559,7 @@ fn iota(m: &mut Machine, a: &Args) -> R<Value> {
     let start = if a.len() > 1 { a.int(m, 1)? } else { 0 };
     let step = if a.len() > 2 { a.int(m, 2)? } else { 1 };
     m.check_loop("iota", count as u64, a.span)?;
-    check_size(a, count as u64, MAX_LIST, "elements")?;
+    check_size(a, count as u64, Limits::LIST_LENGTH, "elements")?;
     Ok(Value::list((0..count).map(|i| {
         Value::Int(start.wrapping_add(i.wrapping_mul(step)))
     })))
@@ -572,7 +568,7 @@ fn string_append(m: &mut Machine, a: &Args) -> R<Value> {
     let mut out = String::new();
     for i in 0..a.len() {
         out.push_str(&a.string(m, i)?);
-        check_size(a, out.len() as u64, MAX_STRING, "bytes")?;
+        check_size(a, out.len() as u64, Limits::STRING_LENGTH, "bytes")?;
     }
     Ok(Value::str(out))
 }

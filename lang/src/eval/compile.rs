@@ -3,6 +3,7 @@
 //! body's internal `define`s.
 
 use std::rc::Rc;
+use ttdl_ir::limits::Limits;
 
 use super::ast::{Body, Clause, KeyArg, Lambda, Node, NodeKind, Quasi, QuasiItem, Soft};
 use super::convert::{datum_to_value, value_to_sexpr, SpanMap};
@@ -12,12 +13,6 @@ use super::value::{ClosureKind, Value};
 use crate::diagnostic::Diagnostic;
 use crate::sexpr::{Datum, Sexpr};
 use crate::span::Span;
-
-/// Nested macro expansions allowed before we call it runaway.
-const MAX_EXPANSION_DEPTH: usize = 1_000;
-
-/// Nesting of compiled code, macro expansions included.
-const MAX_CODE_NESTING: usize = 10_000;
 
 pub fn compile_top(m: &mut Machine, s: &Sexpr) -> R<Node> {
     Compiler {
@@ -59,10 +54,13 @@ pub fn syntax(span: Span, msg: impl Into<String>, label: &str) -> Diagnostic {
 
 impl Compiler<'_> {
     fn expr(&mut self, s: &Sexpr) -> R<Node> {
-        if self.nesting >= MAX_CODE_NESTING {
+        if self.nesting >= Limits::CODE_NESTING {
             return Err(syntax(
                 s.span,
-                format!("code nested more than {MAX_CODE_NESTING} deep (after macro expansion)"),
+                format!(
+                    "code nested more than {0} deep (after macro expansion)",
+                    Limits::CODE_NESTING
+                ),
                 "too deep",
             ));
         }
@@ -130,10 +128,13 @@ impl Compiler<'_> {
     }
 
     fn expand(&mut self, mac: &Rc<super::value::Closure>, items: &[Sexpr], span: Span) -> R<Node> {
-        if self.m.expansions >= MAX_EXPANSION_DEPTH {
+        if self.m.expansions >= Limits::EXPANSION_DEPTH {
             return Err(Diagnostic::new(
                 "runaway-recursion",
-                format!("macro expansion nested more than {MAX_EXPANSION_DEPTH} deep"),
+                format!(
+                    "macro expansion nested more than {0} deep",
+                    Limits::EXPANSION_DEPTH
+                ),
             )
             .with_label(span, "expanding this")
             .with_help("a macro probably expands into a call of itself"));

@@ -3,6 +3,7 @@
 //! their spans through the round trip, so errors in expanded code still point at the user's text.
 
 use std::collections::HashMap;
+use ttdl_ir::limits::Limits;
 
 use super::machine::{Machine, R};
 use super::value::{Cons, Value};
@@ -33,19 +34,19 @@ pub fn datum_to_value(m: &mut Machine, s: &Sexpr, spans: &mut Option<&mut SpanMa
     }
 }
 
-/// How deeply a macro's result may nest (the reader allows 1,000 in source).
-pub const MAX_EXPANSION_NESTING: usize = 4_000;
-
 /// Turns a macro's result back into source. `span` is used where no original span is known.
 pub fn value_to_sexpr(m: &Machine, v: &Value, span: Span, spans: &SpanMap) -> R<Sexpr> {
     to_sexpr(m, v, span, spans, 0)
 }
 
 fn to_sexpr(m: &Machine, v: &Value, span: Span, spans: &SpanMap, depth: usize) -> R<Sexpr> {
-    if depth > MAX_EXPANSION_NESTING {
+    if depth > Limits::EXPANSION_NESTING {
         return Err(Diagnostic::new(
             "syntax",
-            format!("a macro expanded to code nested more than {MAX_EXPANSION_NESTING} deep"),
+            format!(
+                "a macro expanded to code nested more than {0} deep",
+                Limits::EXPANSION_NESTING
+            ),
         )
         .with_label(span, "in this macro call"));
     }

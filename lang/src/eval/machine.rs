@@ -13,7 +13,7 @@ use super::symbol::{Interner, Sym};
 use super::value::{NetValue, Value};
 use crate::comm::{Comm, CommLimits};
 use crate::diagnostic::Diagnostic;
-use crate::interp::Budget;
+use crate::interp::Limits;
 use crate::span::Span;
 
 pub type R<T> = Result<T, Diagnostic>;
@@ -41,7 +41,7 @@ pub struct Machine {
     /// Which names have ever been bound locally (so other names skip the scope chain).
     pub locals: LocalNames,
     pub comm: Comm,
-    pub budget: Budget,
+    pub budget: Limits,
     pub known: Known,
     /// Steps taken since the budget was last reset (at each top-level source).
     pub steps: u64,
@@ -68,7 +68,7 @@ pub struct Machine {
 }
 
 impl Machine {
-    pub fn new(budget: Budget) -> Machine {
+    pub fn new(budget: Limits) -> Machine {
         let mut syms = Interner::default();
         let known = Known {
             quote: syms.intern("quote"),
@@ -194,10 +194,11 @@ impl Machine {
             ),
         )
         .with_label(span, "still evaluating here when the budget ran out")
-        .with_help(
+        .with_help(format!(
             "a loop or recursion probably never ends; if the program really is this big, raise \
-             the step budget (`Budget::steps`)",
-        )
+             the step budget with `--max-steps {}` (or `Limits::steps` when embedding)",
+            round_up(self.budget.steps.saturating_mul(10))
+        ))
     }
 
     pub fn steps_left(&self) -> u64 {
@@ -216,7 +217,11 @@ impl Machine {
             ),
         )
         .with_label(span, format!("this loop runs {count} times"))
-        .with_help("lower the count, or raise the step budget (`Budget::steps`)")
+        .with_help(format!(
+            "lower the count, or raise the step budget with `--max-steps {}` (or `Limits::steps` \
+             when embedding)",
+            round_up(self.steps.saturating_add(count.saturating_mul(per.max(1))))
+        ))
     }
 
     pub fn current_task(&self, form: &str, span: Span) -> R<TaskId> {
@@ -291,4 +296,18 @@ pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Opt
         .filter(|(d, _)| *d <= limit)
         .min()
         .map(|(_, c)| c.to_string())
+}
+
+/// The smallest 1, 2 or 5 × 10^k at or above `n`: a budget a person would type.
+fn round_up(n: u64) -> u64 {
+    let mut unit = 1u64;
+    loop {
+        for m in [1, 2, 5] {
+            let v = unit.saturating_mul(m);
+            if v >= n || v == u64::MAX {
+                return v;
+            }
+        }
+        unit = unit.saturating_mul(10);
+    }
 }

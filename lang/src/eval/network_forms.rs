@@ -350,7 +350,7 @@ impl Machine {
                 ),
             )
             .with_label(span, "one task per node is made here")
-            .with_help("use a smaller network, or raise the task budget (`Budget::tasks`)"));
+            .with_help("use a smaller network, or raise the task budget (`Limits::tasks`)"));
         }
         let prefix = if net.id == 0 {
             String::new()

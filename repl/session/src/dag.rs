@@ -2,6 +2,7 @@
 //! `ttdl run --out` writes and the REPL's `:dag` shows.
 
 use std::fmt::Write as _;
+use ttdl_ir::limits::Limits;
 
 use serde_json::json;
 use ttdl_ir::traffic::Traffic;
@@ -62,7 +63,7 @@ fn dot_escape(s: &str) -> String {
 /// init_rank") on programs as small as the Viterbi example.
 pub fn to_dot(t: &Traffic, dag: &SubtaskGraph, delay: &[u64]) -> String {
     let g = &dag.graph;
-    if g.node_count() > MAX_DOT_SUBTASKS {
+    if g.node_count() > Limits::DOT_SUBTASKS {
         return task_dot(t, g.node_count());
     }
     let mut s = String::from(
@@ -114,13 +115,6 @@ pub fn to_dot(t: &Traffic, dag: &SubtaskGraph, delay: &[u64]) -> String {
     s
 }
 
-/// Subtasks beyond which the DOT shows tasks rather than subtasks.
-pub const MAX_DOT_SUBTASKS: usize = 400;
-
-/// Task pairs beyond which the task-level DOT draws only the busiest ones (dot's layout grows
-/// with the square of the edges).
-pub const MAX_DOT_EDGES: usize = 600;
-
 /// One node per task (its compute), one edge per communicating pair (messages and words as the
 /// edge's tooltip: edge labels make dot's layout many times slower), the busiest pairs first
 /// when there are too many to draw.
@@ -137,12 +131,12 @@ pub fn task_dot(t: &Traffic, subtasks: usize) -> String {
     let total = edges.len();
     // Busiest first, ties by task ids, so what is left out is deterministic.
     edges.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(&b.0)));
-    edges.truncate(MAX_DOT_EDGES);
+    edges.truncate(Limits::DOT_EDGES);
     edges.sort_by_key(|e| e.0);
     let mut s = format!(
         "digraph tasks {{\n  // {subtasks} subtasks are too many to draw one by one: one node per task, one edge per\n  // communicating pair{}.\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n",
-        if total > MAX_DOT_EDGES {
-            format!(" (the {MAX_DOT_EDGES} busiest of {total})")
+        if total > Limits::DOT_EDGES {
+            format!(" (the {0} busiest of {total})", Limits::DOT_EDGES)
         } else {
             String::new()
         }

@@ -12,7 +12,7 @@ use std::path::Path;
 use ttdl_backend::pipeline::{self, ModelRun, Overrides, PipelineError, Placed, Plan};
 use ttdl_backend::sim::core::{SimError, SimReport};
 use ttdl_ir::traffic::Traffic;
-use ttdl_lang::{Budget, Diagnostic, Interpreter};
+use ttdl_lang::{Diagnostic, Interpreter, Limits};
 
 /// Why loading or evaluating something failed.
 #[derive(Debug)]
@@ -71,11 +71,11 @@ pub struct Session {
 impl Session {
     /// A session with the standard library loaded and the default budget.
     pub fn new() -> Result<Session, SessionError> {
-        Session::with_budget(Budget::default())
+        Session::with_budget(Limits::default())
     }
 
     /// A session with the standard library loaded and the given budget.
-    pub fn with_budget(budget: Budget) -> Result<Session, SessionError> {
+    pub fn with_budget(budget: Limits) -> Result<Session, SessionError> {
         let mut s = Session {
             interp: Interpreter::new(budget),
             mapping: None,
@@ -89,13 +89,13 @@ impl Session {
     /// A session without the standard library (scripts that opt out, tests).
     pub fn without_stdlib() -> Session {
         Session {
-            interp: Interpreter::new(Budget::default()),
+            interp: Interpreter::new(Limits::default()),
             mapping: None,
         }
     }
 
     /// Same, with a budget.
-    pub fn without_stdlib_with_budget(budget: Budget) -> Session {
+    pub fn without_stdlib_with_budget(budget: Limits) -> Session {
         Session {
             interp: Interpreter::new(budget),
             mapping: None,
@@ -151,7 +151,9 @@ impl Session {
     /// The communication built so far, matched and timed; `mapping` overrides the script's
     /// `target :mapping`.
     pub fn traffic(&self, mapping: Option<&str>) -> Result<Traffic, Vec<Diagnostic>> {
-        self.interp.traffic(mapping)
+        let mut traffic = self.interp.traffic(mapping)?;
+        ttdl_backend::schedule::bounds::refine_unplaced_period(&mut traffic);
+        Ok(traffic)
     }
 
     /// Diagnostics rendered like `rustc`, without colour.
@@ -319,9 +321,9 @@ mod tests {
 
     #[test]
     fn budgets_are_passed_on() {
-        let budget = Budget {
+        let budget = Limits {
             steps: 1_000,
-            ..Budget::default()
+            ..Limits::default()
         };
         let mut s = Session::without_stdlib_with_budget(budget);
         let d = s.eval_source("t", "(define (f) (f)) (f)").unwrap_err();

@@ -4,6 +4,7 @@
 //! `crossbar`, `diamond` (the NuMesh diamond lattice) and `graph` (an explicit edge list).
 //! `paths` gives every kind hop distances, dimension-order routes and shortest-path counts.
 
+use crate::limits::Limits;
 use std::fmt;
 use std::str::FromStr;
 
@@ -16,7 +17,7 @@ pub mod grid;
 pub mod hypercube;
 mod paths;
 
-pub use paths::{DistancesTo, MAX_CROSSBAR_NODES};
+pub use paths::DistancesTo;
 
 pub type NodeId = usize;
 pub type LinkId = usize;
@@ -149,7 +150,7 @@ impl NetworkSpec {
         if nodes > 1 << 22 {
             return bad("more than 4,194,304 nodes");
         }
-        if self.kind == Kind::Crossbar && nodes > MAX_CROSSBAR_NODES {
+        if self.kind == Kind::Crossbar && nodes > Limits::CROSSBAR_NODES {
             return bad(
                 "a crossbar of n nodes has n(n-1) links; crossbars are limited to 4,096 nodes",
             );

@@ -11,9 +11,6 @@ use std::sync::{Arc, Mutex};
 
 use super::{diamond, grid, hypercube, Kind, Network, NodeId};
 
-/// Largest crossbar: a crossbar of n nodes has n(n − 1) links (4,096 nodes: 16.8 million).
-pub const MAX_CROSSBAR_NODES: usize = 4096;
-
 /// Memory the cached distance rows may use (64 MiB of `u32`); beyond it the oldest row goes.
 const CACHE_BYTES: usize = 64 << 20;
 

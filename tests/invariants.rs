@@ -182,7 +182,7 @@ fn case() -> impl Strategy<Value = Case> {
 type Dynamic = Option<Vec<(&'static str, u64)>>;
 
 fn completions(c: &Case) -> (String, u64, u64, Dynamic) {
-    use ttdl_backend::sim::core::{simulate, SimOptions};
+    use ttdl_backend::sim::drive::program::{simulate, SimOptions};
     use ttdl_backend::sim::registry::{self, ModelContext};
     let src = source(c.tasks, &c.bodies[..c.tasks], c.iterations, c.phases);
     let traffic = traffic(&src);

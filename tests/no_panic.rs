@@ -14,9 +14,9 @@ use ttdl::session::Session;
 use ttdl_backend::place::{self, PlaceMethod};
 use ttdl_backend::route::{self, RouteMethod};
 use ttdl_backend::schedule::{self, verify, Hardware, Method, Problem, ScheduleError};
-use ttdl_backend::sim::core::{simulate, SimOptions};
+use ttdl_backend::sim::drive::program::{simulate, SimOptions};
+use ttdl_backend::sim::models::scheduled::replay;
 use ttdl_backend::sim::registry::{self, ModelContext};
-use ttdl_backend::sim::scheduled;
 use ttdl_backend::{switch, tasks_file, Network, NetworkSpec};
 use ttdl_ir::traffic::{Message, Op, Phase, Task, Traffic};
 use ttdl_lang::Limits;
@@ -173,7 +173,7 @@ fn backend_stages(traffic: &Traffic, spec: &NetworkSpec, c: Choices) {
             }
             let programs = switch::build(&problem, &s);
             let _ = programs.to_string();
-            if let Err(e) = scheduled::replay(traffic, &network, &placement, &routing, &s) {
+            if let Err(e) = replay::replay(traffic, &network, &placement, &routing, &s) {
                 panic!("the switch programs do not replay the schedule: {e}");
             }
         }

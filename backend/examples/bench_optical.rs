@@ -2,9 +2,9 @@
 //! `cargo run --release -p ttdl-backend --example bench_optical`.
 
 use std::time::Instant;
-use ttdl_backend::sim::path_reservation::{poisson_run, Direction, ReservationConfig};
-use ttdl_backend::sim::yuan_aapc::{aapc_phases, check_phases, ring_groups};
-use ttdl_backend::sim::yuan_torus::Torus;
+use ttdl_backend::sim::models::path_reservation::{poisson_run, Direction, ReservationConfig};
+use ttdl_backend::sim::optical::aapc::{aapc_phases, check_phases, ring_groups};
+use ttdl_backend::sim::optical::torus::Torus;
 
 fn main() {
     for n in [8usize, 16] {

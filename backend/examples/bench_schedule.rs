@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use sched_support::{jacobi2d, net, route_all};
 use ttdl_backend::schedule::{self, Hardware, Method, Problem};
-use ttdl_backend::sim::scheduled;
+use ttdl_backend::sim::models::scheduled::replay;
 
 fn main() {
     let sizes: Vec<usize> = std::env::args()
@@ -79,7 +79,7 @@ fn main() {
                 };
                 let sched_ms = t.elapsed().as_secs_f64() * 1e3;
                 let t = Instant::now();
-                let r = scheduled::replay(&traffic, &network, &placement, &routing, &s);
+                let r = replay::replay(&traffic, &network, &placement, &routing, &s);
                 let replay_ms = t.elapsed().as_secs_f64() * 1e3;
                 if let Err(e) = r {
                     println!("{n}x{n} {method:?}: replay failed: {e}");

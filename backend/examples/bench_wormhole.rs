@@ -9,8 +9,8 @@
 
 use std::time::Instant;
 
+use ttdl_backend::sim::drive::synthetic::{self, Injection, Pattern, SyntheticConfig};
 use ttdl_backend::sim::registry::{self, ModelContext};
-use ttdl_backend::sim::synthetic::{self, Injection, Pattern, SyntheticConfig};
 use ttdl_backend::Network;
 
 fn main() {

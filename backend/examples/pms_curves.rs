@@ -21,8 +21,10 @@
 //! (here all-dynamic wins below 100 % determinism). Wormhole is not run: the single crossbar is
 //! not a network the wormhole model can route on.
 
-use ttdl_backend::sim::pms::workload::{commands, drive, mesh_neighbours, CommandFile, Pattern};
-use ttdl_backend::sim::pms::{crossbar_configurations, PmsModel, PmsParams, Predictor};
+use ttdl_backend::sim::drive::command_file::{
+    commands, drive, mesh_neighbours, CommandFile, Pattern,
+};
+use ttdl_backend::sim::models::pms::{crossbar_configurations, PmsModel, PmsParams, Predictor};
 
 const N: usize = 128;
 

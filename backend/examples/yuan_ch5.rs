@@ -12,9 +12,9 @@
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use ttdl_backend::sim::compiled::aapc::{AapcPhases, RingAapc};
-use ttdl_backend::sim::compiled::patterns;
-use ttdl_backend::sim::compiled::sched::{self, Algorithm};
+use ttdl_backend::sim::models::compiled::aapc::{AapcPhases, RingAapc};
+use ttdl_backend::sim::models::compiled::patterns;
+use ttdl_backend::sim::models::compiled::sched::{self, Algorithm};
 use ttdl_backend::topology::{Network, NetworkSpec};
 
 /// Degrees by greedy, coloring, AAPC, combined (the thesis's columns), then dynamic coloring.

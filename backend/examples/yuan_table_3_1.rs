@@ -22,8 +22,8 @@
 //! than Yuan's (6 vs 10 forward, 2 vs 3 backward at d = 32), and the throughput curves are flat
 //! near the optimum (forward d = 32: 0.0169–0.0171 for s = 4…7).
 
-use ttdl_backend::sim::path_reservation::{max_throughput, Direction, ReservationConfig};
-use ttdl_backend::sim::yuan_torus::Torus;
+use ttdl_backend::sim::models::path_reservation::{max_throughput, Direction, ReservationConfig};
+use ttdl_backend::sim::optical::torus::Torus;
 
 fn main() {
     let measure: u64 = std::env::args()

@@ -11,7 +11,7 @@ use ttdl_ir::limits::Limits;
 use crate::place::{self, PlaceMethod};
 use crate::route::{self, RouteMethod};
 use crate::schedule::{self, program, Hardware, Method, Schedule, ScheduleError};
-use crate::sim::scheduled::{self, ReplayReport};
+use crate::sim::models::scheduled::replay::{self, ReplayReport};
 use crate::topology::{Kind, Network, NetworkSpec};
 use crate::traffic::{Placement, Routing, Traffic};
 
@@ -252,7 +252,7 @@ pub fn plan_placed(
         cfg.hardware,
     )?;
     // The switch programs, executed word by word, must deliver exactly what was planned.
-    let replay = scheduled::replay(&traffic, &network, &placement, &routing, &schedule)
+    let replay = replay::replay(&traffic, &network, &placement, &routing, &schedule)
         .map_err(|e| PipelineError::Internal(e.to_string()))?;
     Ok(Plan {
         traffic,
@@ -400,7 +400,7 @@ pub fn placed(traffic: &Traffic, o: &Overrides) -> Result<Placed, PipelineError>
 pub struct ModelRun {
     /// The spec as asked for (`wormhole vc=2`).
     pub spec: String,
-    pub result: Result<crate::sim::core::SimReport, crate::sim::core::SimError>,
+    pub result: Result<crate::sim::drive::program::SimReport, crate::sim::drive::program::SimError>,
 }
 
 impl Placed {
@@ -411,8 +411,8 @@ impl Placed {
         &self,
         spec: &str,
         max_cycles: Option<u64>,
-    ) -> Result<crate::sim::core::SimReport, crate::sim::core::SimError> {
-        use crate::sim::core::{simulate, SimOptions};
+    ) -> Result<crate::sim::drive::program::SimReport, crate::sim::drive::program::SimError> {
+        use crate::sim::drive::program::{simulate, SimOptions};
         use crate::sim::registry::{self, ModelContext};
         let ctx = ModelContext {
             network: &self.network,

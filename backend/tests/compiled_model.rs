@@ -1,8 +1,8 @@
 //! The compiled-communication model running programs: one word per connection per frame,
 //! phases and reconfiguration, run-time connections, parameter errors.
 
-use ttdl_backend::sim::compiled::{patterns, CompiledModel, CompiledParams, CompiledPlan};
-use ttdl_backend::sim::pms::workload::drive;
+use ttdl_backend::sim::drive::command_file::drive;
+use ttdl_backend::sim::models::compiled::{patterns, CompiledModel, CompiledParams, CompiledPlan};
 use ttdl_backend::sim::NetworkModel;
 use ttdl_backend::topology::{Network, NetworkSpec};
 use ttdl_backend::traffic::{Message, Placement, Traffic};

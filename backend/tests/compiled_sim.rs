@@ -1,7 +1,7 @@
 //! The compiled and PMS models run programs through the execution-driven core and the model
 //! registry, like `ttdl simulate` does.
 
-use ttdl_backend::sim::core::{simulate, SimOptions};
+use ttdl_backend::sim::drive::program::{simulate, SimOptions};
 use ttdl_backend::sim::registry::{self, ModelContext};
 use ttdl_backend::{Message, Network, Op, Placement, Task, Traffic};
 

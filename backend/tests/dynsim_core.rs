@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use expect_test::expect;
-use ttdl_backend::sim::core::{default_placement, simulate, SimOptions, SimReport};
+use ttdl_backend::sim::drive::program::{default_placement, simulate, SimOptions, SimReport};
 use ttdl_backend::sim::registry::{self, ModelContext};
 use ttdl_backend::{Message, Network, Op, Placement, Task, Traffic};
 

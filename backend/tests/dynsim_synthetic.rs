@@ -1,8 +1,10 @@
 //! Synthetic traffic: deadlock freedom under overload, Chittor's transpose saturation level, and
 //! reproducibility.
 
+use ttdl_backend::sim::drive::synthetic::{
+    self, Injection, Pattern, SyntheticConfig, SyntheticResult,
+};
 use ttdl_backend::sim::registry::{self, ModelContext};
-use ttdl_backend::sim::synthetic::{self, Injection, Pattern, SyntheticConfig, SyntheticResult};
 use ttdl_backend::Network;
 
 fn sweep_point(net: &str, spec: &str, cfg: &SyntheticConfig) -> SyntheticResult {

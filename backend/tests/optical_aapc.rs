@@ -2,8 +2,8 @@
 //! optimum).
 
 use expect_test::expect;
-use ttdl_backend::sim::yuan_aapc::{aapc_phases, check_phases};
-use ttdl_backend::sim::yuan_torus::Torus;
+use ttdl_backend::sim::optical::aapc::{aapc_phases, check_phases};
+use ttdl_backend::sim::optical::torus::Torus;
 
 fn summary(t: &Torus) -> String {
     let phases = aapc_phases(t);

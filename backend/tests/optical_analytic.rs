@@ -1,8 +1,8 @@
 //! Yuan's analytic model (§4.2–4.3): Table 4.2 and the crossovers of Fig 4.12.
 
 use expect_test::expect;
-use ttdl_backend::sim::analytic::{best_by_gamma, table_4_1, Convention, TopologyParams};
-use ttdl_backend::sim::yuan_rca::Logical;
+use ttdl_backend::sim::optical::analytic::{best_by_gamma, table_4_1, Convention, TopologyParams};
+use ttdl_backend::sim::optical::rca::Logical;
 
 /// Yuan Table 4.2 (32×32), as printed: (topology, [λ_s^max, λ_p^max, λ^max] for γ = 0.5, 1, 2, 4).
 const TABLE_4_2: [(Logical, [[f64; 4]; 3]); 4] = [

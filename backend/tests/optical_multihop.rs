@@ -1,10 +1,10 @@
 //! Multi-hop TDM networks (Yuan Ch.4) simulated packet by packet, against the analytic model.
 
 use expect_test::expect;
-use ttdl_backend::sim::analytic::TopologyParams;
-use ttdl_backend::sim::multihop::{poisson_run, MultiHop, MultiHopConfig};
-use ttdl_backend::sim::yuan_rca::Logical;
-use ttdl_backend::sim::yuan_torus::Torus;
+use ttdl_backend::sim::models::multihop::{poisson_run, MultiHop, MultiHopConfig};
+use ttdl_backend::sim::optical::analytic::TopologyParams;
+use ttdl_backend::sim::optical::rca::Logical;
+use ttdl_backend::sim::optical::torus::Torus;
 use ttdl_backend::sim::{NetworkModel, Packet};
 
 #[test]

@@ -1,9 +1,9 @@
 //! Distributed path reservation (Yuan Ch.3): protocol mechanics and Yuan's findings.
 
-use ttdl_backend::sim::path_reservation::{
+use ttdl_backend::sim::models::path_reservation::{
     poisson_run, Direction, PathReservation, ReservationConfig,
 };
-use ttdl_backend::sim::yuan_torus::Torus;
+use ttdl_backend::sim::optical::torus::Torus;
 use ttdl_backend::sim::{Delivery, NetworkModel, Packet};
 
 fn drain(net: &mut PathReservation, limit: u64) -> Vec<Delivery> {

@@ -1,10 +1,10 @@
 //! Yuan §4.1: routing and channel assignment of logical topologies over TDM.
 
 use expect_test::expect;
-use ttdl_backend::sim::yuan_rca::{
+use ttdl_backend::sim::optical::rca::{
     assign_array, assign_ring, check_line_channels, realize, LinePair, Logical,
 };
-use ttdl_backend::sim::yuan_torus::Torus;
+use ttdl_backend::sim::optical::torus::Torus;
 
 /// Every pair of H_r = ∪ DIM_l (i ↔ i XOR 2^l) carried exactly once.
 fn covers_hypercube(n: usize, chans: &[Vec<LinePair>]) -> bool {

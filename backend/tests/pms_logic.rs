@@ -1,6 +1,6 @@
 //! The PMS scheduler logic against the truth tables printed by Ding et al. (Tables 1 and 2).
 
-use ttdl_backend::sim::pms::logic::{prescheduling, sl_cell, sl_pass, CellOut, SlotTable};
+use ttdl_backend::sim::models::pms::logic::{prescheduling, sl_cell, sl_pass, CellOut, SlotTable};
 
 /// Table 1, every printed row (x = both values).
 #[test]

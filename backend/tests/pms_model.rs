@@ -1,8 +1,8 @@
 //! The PMS crossbar as a network model: set-up latency, slot sharing, predictors, preloading,
 //! parameter errors and the §5 workloads.
 
-use ttdl_backend::sim::pms::workload::{commands, drive, Pattern};
-use ttdl_backend::sim::pms::{crossbar_configurations, PmsModel, PmsParams, Predictor};
+use ttdl_backend::sim::drive::command_file::{commands, drive, Pattern};
+use ttdl_backend::sim::models::pms::{crossbar_configurations, PmsModel, PmsParams, Predictor};
 use ttdl_backend::sim::{Delivery, NetworkModel, Packet};
 
 /// Injects `(at, src, dst, size)` in order and runs to the end; returns (id, arrival) pairs.
@@ -192,8 +192,8 @@ fn workloads_complete_deterministically() {
 /// permutations covering every pair once.
 #[test]
 fn bipartite_colouring_is_optimal() {
-    use ttdl_backend::sim::pms::bipartite_edge_coloring;
-    use ttdl_backend::sim::pms::workload::mesh_neighbours;
+    use ttdl_backend::sim::drive::command_file::mesh_neighbours;
+    use ttdl_backend::sim::models::pms::bipartite_edge_coloring;
     let mut pairs: Vec<(usize, usize)> = (0..128)
         .flat_map(|i| mesh_neighbours(128, 16, i).into_iter().map(move |d| (i, d)))
         .collect();

@@ -5,7 +5,7 @@ mod sched_support;
 
 use sched_support::*;
 use ttdl_backend::schedule::{self, Hardware, Method, Problem};
-use ttdl_backend::sim::scheduled;
+use ttdl_backend::sim::models::scheduled::replay;
 use ttdl_backend::switch;
 
 #[test]
@@ -43,7 +43,7 @@ fn jacobi_4x4_within_thesis_36_cycles() {
         );
         assert!(exchange >= bound);
         assert!(s.deadlines_met(), "{method:?}: {:?}", s.relaxed);
-        let replay = scheduled::replay(&traffic, &net, &placement, &routing, &s).unwrap();
+        let replay = replay::replay(&traffic, &net, &placement, &routing, &s).unwrap();
         assert_eq!(replay.delivered, s.arrival);
         assert_eq!(replay.completion, s.makespan);
     }
@@ -58,7 +58,7 @@ fn jacobi_4x4_within_thesis_36_cycles() {
         let s = schedule::schedule(&traffic, &net, &placement, &routing, method, hw).unwrap();
         let exchange = s.arrival.iter().max().copied().unwrap();
         assert!(exchange <= 44, "{method:?} with latency: {exchange} cycles");
-        scheduled::replay(&traffic, &net, &placement, &routing, &s).unwrap();
+        replay::replay(&traffic, &net, &placement, &routing, &s).unwrap();
     }
 }
 
@@ -100,6 +100,6 @@ fn jacobi_switch_programs_fig_5_9() {
         #Instruction# SWITCH Msg:55 Start: 34 End: 42 In: North Out: UpFifo
     "#]]
     .assert_eq(&text);
-    let replay = scheduled::replay(&traffic, &net, &placement, &routing, &s).unwrap();
+    let replay = replay::replay(&traffic, &net, &placement, &routing, &s).unwrap();
     assert_eq!(replay.delivered, s.arrival);
 }

@@ -6,7 +6,7 @@ mod sched_support;
 
 use sched_support::*;
 use ttdl_backend::schedule::{self, periodic, Hardware, Method, Problem};
-use ttdl_backend::sim::scheduled;
+use ttdl_backend::sim::models::scheduled::replay;
 use ttdl_backend::topology::NetworkSpec;
 use ttdl_backend::traffic::Placement;
 
@@ -30,7 +30,7 @@ fn fft_runs_at_period_12() {
         assert_eq!(p.lower_bound, 12, "{p:?}");
         assert_eq!(p.achieved, 12, "{method:?}: {p:?}");
         assert!(p.bound_by.contains("compute"), "{p:?}");
-        let replay = scheduled::replay(&traffic, &net, &placement, &routing, &s).unwrap();
+        let replay = replay::replay(&traffic, &net, &placement, &routing, &s).unwrap();
         assert_eq!(replay.delivered, s.arrival);
     }
 }
@@ -68,7 +68,7 @@ fn viterbi_relaxes_only_what_the_input_forces() {
             .any(|b| b.resource == ttdl_backend::schedule::Resource::Inject(0))
     });
     assert!(blamed_inject, "{:?}", s.relaxed);
-    let replay = scheduled::replay(&traffic, &net, &placement, &routing, &s).unwrap();
+    let replay = replay::replay(&traffic, &net, &placement, &routing, &s).unwrap();
     assert_eq!(replay.completion, s.makespan);
     let _ = NetworkSpec::new(ttdl_backend::topology::Kind::Mesh, vec![4, 2]);
 }

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use sched_support::*;
 use ttdl_backend::schedule::program::apply_ideal_timing;
 use ttdl_backend::schedule::{self, Hardware, Method};
-use ttdl_backend::sim::scheduled;
+use ttdl_backend::sim::models::scheduled::replay;
 use ttdl_backend::traffic::{Message, Op, Phase, Placement, Task, Traffic};
 
 /// A random program: each task sends some messages to random peers; receivers read them in send
@@ -82,7 +82,7 @@ proptest! {
                 Ok(s) => s,
                 Err(e) => return Err(TestCaseError::fail(format!("{method:?}: {e}"))),
             };
-            let r = scheduled::replay(&traffic, &net, &placement, &routing, &s)
+            let r = replay::replay(&traffic, &net, &placement, &routing, &s)
                 .map_err(|e| TestCaseError::fail(format!("{method:?}: {e}")))?;
             prop_assert_eq!(&r.delivered, &s.arrival);
             prop_assert!(s.makespan >= traffic.critical_path.min(s.makespan));
@@ -113,7 +113,7 @@ proptest! {
         for method in [Method::Exact, Method::Lp] {
             let s = schedule::schedule(&t, &net, &placement, &routing, method, Hardware::default())
                 .map_err(|e| TestCaseError::fail(format!("{method:?}: {e}")))?;
-            let r = scheduled::replay(&t, &net, &placement, &routing, &s)
+            let r = replay::replay(&t, &net, &placement, &routing, &s)
                 .map_err(|e| TestCaseError::fail(format!("{method:?}: {e}")))?;
             prop_assert_eq!(&r.delivered, &s.arrival);
         }

@@ -7,15 +7,15 @@ use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
-use ttdl_backend::sim::analytic::{best_by_gamma, Convention, TopologyParams};
-use ttdl_backend::sim::multihop::{poisson_run, MultiHop, MultiHopConfig};
-use ttdl_backend::sim::yuan_rca::{realize, Logical};
-use ttdl_backend::sim::yuan_torus::Torus;
+use ttdl_backend::sim::models::multihop::{poisson_run, MultiHop, MultiHopConfig};
+use ttdl_backend::sim::optical::analytic::{best_by_gamma, Convention, TopologyParams};
+use ttdl_backend::sim::optical::rca::{realize, Logical};
+use ttdl_backend::sim::optical::torus::Torus;
 use ttdl_backend::NetworkSpec;
 
 use super::{CliError, CliResult, Format};
 
-/// Which router bound to print (see `ttdl_backend::sim::analytic`).
+/// Which router bound to print (see `ttdl_backend::sim::optical::analytic`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum ConventionArg {
     /// λ_s^max = 1/(γ(h+2)), as the M/D/1 router queue implies

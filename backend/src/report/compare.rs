@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde_json::json;
 
 use crate::pipeline::{ModelRun, Placed};
-use crate::sim::core::SimError;
+use crate::sim::drive::program::SimError;
 
 fn ratio(x: f64, best: f64) -> f64 {
     if best > 0.0 {

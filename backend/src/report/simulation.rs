@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::pipeline::Placed;
-use crate::sim::core::SimReport;
+use crate::sim::drive::program::SimReport;
 
 /// The run's summary: model, network, program, completion, latency, throughput, busiest links.
 pub fn summary(prog: &Placed, r: &SimReport) -> String {

@@ -575,10 +575,14 @@ mod tests {
             seed: 1,
         };
         let mut model = crate::sim::registry::build("wormhole", &ctx).unwrap();
-        let opts = crate::sim::core::SimOptions::default();
-        assert!(
-            crate::sim::core::simulate(&traffic, &placement, &network, model.as_mut(), &opts)
-                .is_err()
-        );
+        let opts = crate::sim::drive::program::SimOptions::default();
+        assert!(crate::sim::drive::program::simulate(
+            &traffic,
+            &placement,
+            &network,
+            model.as_mut(),
+            &opts
+        )
+        .is_err());
     }
 }

@@ -1,5 +1,15 @@
 //! Hardware models. Each model runs the *same* task programs (compute, non-blocking send,
-//! blocking receive) against a network behind the [`NetworkModel`] trait; one file per model.
+//! blocking receive) against a network behind the [`NetworkModel`] trait.
+//!
+//! - `models/<model>/`: one folder per hardware model (wormhole, circuit, store_forward,
+//!   path_reservation, multihop, compiled, pms, scheduled), each registered by one line in
+//!   [`registry`] with its options declared there;
+//! - `optical/`: Yuan's optical TDM torus, its AAPC phases, routing and channel assignment, and
+//!   the analytic multi-hop model;
+//! - `drive/`: what drives a model — a program's tasks ([`drive::program`], the
+//!   execution-driven core), synthetic traffic at an offered load, Ding's command files;
+//! - here: the model trait, the routing geometry and paths the models share, options, latency
+//!   statistics, sweeps and their plots.
 //!
 //! The contract between the execution-driven core and a model: the core injects a packet when a
 //! task sends (multicasts are split into unicasts for dynamic models), then calls [`NetworkModel::step`]
@@ -8,28 +18,16 @@
 
 use serde::{Deserialize, Serialize};
 
-pub mod analytic;
-pub mod circuit;
-pub mod compiled;
-pub mod core;
+pub mod drive;
 pub mod geometry;
-pub mod multihop;
+pub mod models;
+pub mod optical;
 pub mod options;
-pub mod path_reservation;
 pub mod paths;
 pub mod plot;
-pub mod pms;
 pub mod registry;
-pub mod scheduled;
-pub mod scheduled_plan;
 pub mod stats;
-pub mod store_forward;
 pub mod sweep;
-pub mod synthetic;
-pub mod wormhole;
-pub mod yuan_aapc;
-pub mod yuan_rca;
-pub mod yuan_torus;
 
 use crate::topology::NodeId;
 use crate::traffic::{MsgId, TaskId};

@@ -54,14 +54,14 @@ const fn entry(
 /// Every model, one line each, in the order tables show them.
 #[rustfmt::skip]
 pub const MODELS: &[ModelEntry] = &[
-    entry("scheduled", "the plan from `ttdl run` (placed, routed, time-scheduled), replayed from its switch programs (Minsky ch.4-5)", super::scheduled_plan::OPTIONS, &[""], super::scheduled_plan::build),
-    entry("wormhole", "flit-level wormhole routing with virtual channels (Chittor ch.5)", super::wormhole::OPTIONS, &[""], super::wormhole::build),
-    entry("circuit", "circuit switching: the header reserves the whole path, then data streams (Chittor eq 1.2)", super::circuit::OPTIONS, &[""], super::circuit::build),
-    entry("store-forward", "store-and-forward packet switching, whole packet per hop (Chittor eq 1.1)", super::store_forward::OPTIONS, &[""], super::store_forward::build),
-    entry("path-reservation", "optical TDM torus, distributed path reservation: forward/backward, dropping/holding, channel-set size s (Yuan ch.3)", super::path_reservation::OPTIONS, &["d=1", "d=4"], super::path_reservation::build),
-    entry("multi-hop", "logical topology over optical TDM, store-and-forward routers with routing time gamma (Yuan ch.4)", super::multihop::OPTIONS, &["logical=torus", "logical=allxy"], super::multihop::build),
-    entry("compiled", "compiled communication: connections scheduled off line into TDM configurations, reconfigured per phase (Yuan ch.5)", super::compiled::OPTIONS, &[""], super::compiled::build),
-    entry("pms", "predictive multiplexed switching: TDM crossbar with slot tables, reactive/preloaded set-up, eviction predictor (Ding et al.)", super::pms::OPTIONS, &["", "preload=4"], super::pms::build),
+    entry("scheduled", "the plan from `ttdl run` (placed, routed, time-scheduled), replayed from its switch programs (Minsky ch.4-5)", super::models::scheduled::OPTIONS, &[""], super::models::scheduled::build),
+    entry("wormhole", "flit-level wormhole routing with virtual channels (Chittor ch.5)", super::models::wormhole::OPTIONS, &[""], super::models::wormhole::build),
+    entry("circuit", "circuit switching: the header reserves the whole path, then data streams (Chittor eq 1.2)", super::models::circuit::OPTIONS, &[""], super::models::circuit::build),
+    entry("store-forward", "store-and-forward packet switching, whole packet per hop (Chittor eq 1.1)", super::models::store_forward::OPTIONS, &[""], super::models::store_forward::build),
+    entry("path-reservation", "optical TDM torus, distributed path reservation: forward/backward, dropping/holding, channel-set size s (Yuan ch.3)", super::models::path_reservation::OPTIONS, &["d=1", "d=4"], super::models::path_reservation::build),
+    entry("multi-hop", "logical topology over optical TDM, store-and-forward routers with routing time gamma (Yuan ch.4)", super::models::multihop::OPTIONS, &["logical=torus", "logical=allxy"], super::models::multihop::build),
+    entry("compiled", "compiled communication: connections scheduled off line into TDM configurations, reconfigured per phase (Yuan ch.5)", super::models::compiled::OPTIONS, &[""], super::models::compiled::build),
+    entry("pms", "predictive multiplexed switching: TDM crossbar with slot tables, reactive/preloaded set-up, eviction predictor (Ding et al.)", super::models::pms::OPTIONS, &["", "preload=4"], super::models::pms::build),
 ];
 
 /// Looks a model up by name.

@@ -1,5 +1,5 @@
 //! Sweeps people can publish: offered load × models × traffic patterns × seeds, each point one
-//! synthetic run ([`super::synthetic::run`]), summarized per (model, pattern, load) with the mean
+//! synthetic run ([`super::drive::synthetic::run`]), summarized per (model, pattern, load) with the mean
 //! over seeds and its 95% confidence interval. A sweep is a [`SweepSpec`] (flags or a TOML
 //! file); its points are numbered, so they can run here on every core, or one per job on a
 //! cluster, and be merged back into the same table ([`merge`]).
@@ -9,9 +9,9 @@ use ttdl_ir::limits::Limits;
 
 use serde::{Deserialize, Serialize};
 
+use super::drive::synthetic::{self, Injection, Pattern, SyntheticConfig};
 use super::options::ModelError;
 use super::registry::{self, ModelContext};
-use super::synthetic::{self, Injection, Pattern, SyntheticConfig};
 use crate::topology::{Network, NetworkSpec};
 
 /// What to sweep. Every list is crossed with every other.

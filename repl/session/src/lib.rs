@@ -10,7 +10,7 @@ use std::fmt;
 use std::path::Path;
 
 use ttdl_backend::pipeline::{self, ModelRun, Overrides, PipelineError, Placed, Plan};
-use ttdl_backend::sim::core::{SimError, SimReport};
+use ttdl_backend::sim::drive::program::{SimError, SimReport};
 use ttdl_ir::traffic::Traffic;
 use ttdl_lang::{Diagnostic, Interpreter, Limits};
 

@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
 
-use super::aapc::AapcPhases;
+use crate::sim::models::compiled::aapc::AapcPhases;
 use crate::topology::{LinkId, NodeId};
 
 /// One connection requested at compile time: a lightpath from `src` to `dst` over `links`.

@@ -15,13 +15,13 @@
 //!   then Culberson's iterated greedy; rows and columns never share a link under XY routing, only
 //!   nodes). This packing is ours; it meets Yuan's allXY count on 8×8 (14).
 //! - Logical torus: 4 channels, one per direction (Yuan Fig 4.11).
-//! - All-to-all: the N³/8 AAPC phases of [`super::yuan_aapc`].
+//! - All-to-all: the N³/8 AAPC phases of [`crate::sim::optical::aapc`].
 
 // `is_multiple_of` is newer than the workspace's minimum Rust version (1.85).
 #![allow(clippy::manual_is_multiple_of)]
 
-use super::yuan_aapc::{aapc_phases, ring_groups, Connection, Phase, RingPair};
-use super::yuan_torus::{Torus, Way};
+use crate::sim::optical::aapc::{aapc_phases, ring_groups, Connection, Phase, RingPair};
+use crate::sim::optical::torus::{Torus, Way};
 use crate::topology::NodeId;
 
 /// A connection on a line of `n` nodes (array or ring): `src → dst` going `way` for `len` hops.
@@ -244,7 +244,7 @@ pub fn realize(t: &Torus, logical: Logical) -> Result<Vec<Phase>, String> {
             None => pack_lines(t, &ring_aapc(t.nx), &ring_aapc(t.ny)),
         },
     };
-    super::yuan_aapc::check_phases(t, &phases)?;
+    crate::sim::optical::aapc::check_phases(t, &phases)?;
     Ok(phases)
 }
 

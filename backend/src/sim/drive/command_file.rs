@@ -13,7 +13,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{Delivery, NetworkModel, Packet};
+use crate::sim::{Delivery, NetworkModel, Packet};
 use crate::topology::NodeId;
 
 /// Per processor, its messages in order as (destination, size in words).

@@ -19,7 +19,7 @@
 //! M/D/1 queues imply; [`Convention::Table42`] doubles it, which reproduces Table 4.2 exactly (and the
 //! §4.4 thresholds of 4, 2, 2, 1 slots per packet). Delays do not depend on the convention.
 
-use super::yuan_rca::Logical;
+use crate::sim::optical::rca::Logical;
 
 /// Which router bound to print (see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -83,7 +83,7 @@ impl TopologyParams {
         })
     }
 
-    /// The same with `d` taken from an actual channel assignment (e.g. [`super::yuan_rca::realize`]).
+    /// The same with `d` taken from an actual channel assignment (e.g. [`crate::sim::optical::rca::realize`]).
     pub fn with_degree(mut self, d: usize) -> TopologyParams {
         self.d = d as f64;
         self

@@ -15,18 +15,15 @@
 //! a connection at run time in an extra phase, first fit into its configurations in arrival
 //! order: Yuan's greedy, which he notes is what a dynamic scheduler must do (§5.4).
 
-#[path = "compiled_aapc.rs"]
 pub mod aapc;
-#[path = "compiled_patterns.rs"]
 pub mod patterns;
-#[path = "compiled_sched.rs"]
 pub mod sched;
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::options::{ModelError, ModelOptions};
-use super::registry::ModelContext;
-use super::{Delivery, NetworkModel, Packet};
+use crate::sim::options::{ModelError, ModelOptions};
+use crate::sim::registry::ModelContext;
+use crate::sim::{Delivery, NetworkModel, Packet};
 use crate::topology::{LinkId, Network, NodeId};
 use crate::traffic::{MsgId, Placement, Route, Routing, TaskId, Traffic};
 pub use aapc::{AapcPhases, TorusAapc};

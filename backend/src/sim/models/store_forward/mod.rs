@@ -22,10 +22,10 @@ use std::collections::BinaryHeap;
 
 use crate::topology::LinkId;
 
-use super::options::{ModelError, ModelOptions};
-use super::paths::Paths;
-use super::registry::ModelContext;
-use super::{Delivery, NetworkModel, Packet};
+use crate::sim::options::{ModelError, ModelOptions};
+use crate::sim::paths::Paths;
+use crate::sim::registry::ModelContext;
+use crate::sim::{Delivery, NetworkModel, Packet};
 
 pub const OPTIONS: &str = "a=0 (relay cycles per hop) arb=fifo|oldest";
 

@@ -1,9 +1,11 @@
 //! The `scheduled` model for the execution-driven core: the program is placed, routed and
 //! time-scheduled exactly as `ttdl run` does (Minsky §4.2), the plan is replayed word by word from
-//! its switch programs ([`super::scheduled::replay`], which checks it), and the core then sees
+//! its switch programs ([`crate::sim::models::scheduled::replay::replay`], which checks it), and the core then sees
 //! each message arrive when the replay delivered it. A scheduled network never lets messages
 //! collide, so nothing else can change an arrival: if a sender is late against the plan, the
 //! message keeps its planned latency from the actual send.
+
+pub mod replay;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -13,9 +15,9 @@ use crate::pipeline::{self, Defaults, Overrides};
 use crate::schedule::{self};
 use crate::traffic::{MsgId, TaskId};
 
-use super::options::{ModelError, ModelOptions};
-use super::registry::ModelContext;
-use super::{Delivery, NetworkModel, Packet};
+use crate::sim::options::{ModelError, ModelOptions};
+use crate::sim::registry::ModelContext;
+use crate::sim::{Delivery, NetworkModel, Packet};
 
 pub const OPTIONS: &str =
     "route=dor|random|shortest|reroute schedule=best|exact|lp latency=0 ports=1 timing=port|thesis";

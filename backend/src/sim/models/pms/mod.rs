@@ -16,20 +16,17 @@
 //! scheduler runs every scheduler latency on one slot (the SL counter, round robin) and applies
 //! Tables 1 and 2 with a priority rotated from a seeded generator.
 
-#[path = "pms_logic.rs"]
 pub mod logic;
-#[path = "pms_workload.rs"]
-pub mod workload;
 
 use std::collections::{BTreeMap, VecDeque};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::compiled::sched::{self, Connection};
-use super::options::{ModelError, ModelOptions};
-use super::registry::ModelContext;
-use super::{Delivery, NetworkModel, Packet};
+use crate::sim::models::compiled::sched::{self, Connection};
+use crate::sim::options::{ModelError, ModelOptions};
+use crate::sim::registry::ModelContext;
+use crate::sim::{Delivery, NetworkModel, Packet};
 use crate::topology::NodeId;
 use logic::SlotTable;
 

@@ -2,7 +2,7 @@
 //!
 //! A logical topology (torus, hypercube, allXY, all-to-all) is realized over the physical optical
 //! torus by giving each logical connection a lightpath and a channel, checked conflict-free
-//! ([`super::yuan_rca::realize`]); the channels are the `d` slots of the frame. Every node runs an
+//! ([`crate::sim::optical::rca::realize`]); the channels are the `d` slots of the frame. Every node runs an
 //! electronic store-and-forward router (Yuan Fig 4.1, §2.3): one FIFO routing buffer, served in the
 //! packet routing time γ (which includes the O/E/O conversion), then one FIFO path buffer per outgoing
 //! lightpath, served once per frame in the lightpath's slot. A packet is routed along the logical
@@ -20,12 +20,12 @@ use ttdl_ir::limits::Limits;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::options::{ModelError, ModelOptions};
-use super::registry::ModelContext;
-use super::yuan_aapc::Phase;
-use super::yuan_rca::{realize, Logical};
-use super::yuan_torus::Torus;
-use super::{Delivery, NetworkModel, Packet};
+use crate::sim::optical::aapc::Phase;
+use crate::sim::optical::rca::{realize, Logical};
+use crate::sim::optical::torus::Torus;
+use crate::sim::options::{ModelError, ModelOptions};
+use crate::sim::registry::ModelContext;
+use crate::sim::{Delivery, NetworkModel, Packet};
 use crate::topology::NodeId;
 
 /// Internal time steps per slot.
@@ -182,7 +182,7 @@ impl MultiHop {
     pub fn count_links(&mut self, network: &crate::topology::Network) {
         let t = self.cfg.torus;
         self.link_ids = (0..t.link_slots())
-            .map(|l| network.link_between(l / 4, super::yuan_aapc::link_head(&t, l)))
+            .map(|l| network.link_between(l / 4, crate::sim::optical::aapc::link_head(&t, l)))
             .collect();
         self.link_busy = vec![0; network.links.len()];
     }
@@ -217,10 +217,11 @@ impl MultiHop {
             }
             Logical::Torus => {
                 let step = |k: usize, a: usize, b: usize| {
-                    let (way, _) = Torus::shortest_way(k, a, b, super::yuan_torus::Way::Plus);
+                    let (way, _) =
+                        Torus::shortest_way(k, a, b, crate::sim::optical::torus::Way::Plus);
                     match way {
-                        super::yuan_torus::Way::Plus => (a + 1) % k,
-                        super::yuan_torus::Way::Minus => (a + k - 1) % k,
+                        crate::sim::optical::torus::Way::Plus => (a + 1) % k,
+                        crate::sim::optical::torus::Way::Minus => (a + k - 1) % k,
                     }
                 };
                 if ux != dx {
@@ -495,7 +496,7 @@ pub fn poisson_run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::yuan_torus::Torus;
+    use crate::sim::optical::torus::Torus;
 
     /// Slot counts and rates a user can type that would overflow or never finish are refused.
     #[test]

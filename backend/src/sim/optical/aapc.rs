@@ -30,7 +30,7 @@
 // `is_multiple_of` is newer than the workspace's minimum Rust version (1.85).
 #![allow(clippy::manual_is_multiple_of)]
 
-use super::yuan_torus::{Torus, Way};
+use crate::sim::optical::torus::{Torus, Way};
 use crate::topology::NodeId;
 
 /// One connection of a phase: source, destination and its links (XY, shortest).

@@ -26,10 +26,10 @@ use std::collections::BinaryHeap;
 
 use crate::topology::{Kind, Network};
 
-use super::options::{ModelError, ModelOptions};
-use super::paths::Paths;
-use super::registry::ModelContext;
-use super::{Delivery, NetworkModel, Packet};
+use crate::sim::options::{ModelError, ModelOptions};
+use crate::sim::paths::Paths;
+use crate::sim::registry::ModelContext;
+use crate::sim::{Delivery, NetworkModel, Packet};
 
 pub const OPTIONS: &str = "setup=2 (C1, cycles per hop) overhead=0 (a) arb=oldest|fifo blocked=hold|retry|preempt (preempt on tori) patience=32 (retry)";
 

@@ -24,9 +24,9 @@ use serde::{Deserialize, Serialize};
 use crate::topology::{Network, NodeId};
 use crate::traffic::{MsgId, Op, Placement, TaskId, Traffic};
 
-use super::options::ModelError;
-use super::stats::LatencySummary;
-use super::{Delivery, NetworkModel, Packet};
+use crate::sim::options::ModelError;
+use crate::sim::stats::LatencySummary;
+use crate::sim::{Delivery, NetworkModel, Packet};
 
 /// Limits of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -26,10 +26,10 @@ use std::collections::VecDeque;
 
 use crate::topology::{Kind, Network};
 
-use super::geometry::{Geometry, NONE};
-use super::options::{ModelError, ModelOptions};
-use super::registry::ModelContext;
-use super::{Delivery, NetworkModel, Packet};
+use crate::sim::geometry::{Geometry, NONE};
+use crate::sim::options::{ModelError, ModelOptions};
+use crate::sim::registry::ModelContext;
+use crate::sim::{Delivery, NetworkModel, Packet};
 
 pub const OPTIONS: &str = "vc=1 (2 on tori) buf=2 delay=0 overhead=0 arb=oldest|fifo|biased|rr \
                            routing=dor|west-first|odd-even";

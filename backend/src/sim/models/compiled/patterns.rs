@@ -9,8 +9,8 @@ use std::collections::VecDeque;
 
 use rand::Rng;
 
-use super::aapc::ring_positive;
-use super::sched::Connection;
+use crate::sim::models::compiled::aapc::ring_positive;
+use crate::sim::models::compiled::sched::Connection;
 use crate::topology::{Kind, LinkId, Network, NodeId, Port};
 
 /// The directed links of the route from `src` to `dst`.

@@ -36,11 +36,11 @@ use ttdl_ir::limits::Limits;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::options::{ModelError, ModelOptions};
-use super::registry::ModelContext;
-use super::yuan_aapc::link_head;
-use super::yuan_torus::Torus;
-use super::{Delivery, NetworkModel, Packet};
+use crate::sim::optical::aapc::link_head;
+use crate::sim::optical::torus::Torus;
+use crate::sim::options::{ModelError, ModelOptions};
+use crate::sim::registry::ModelContext;
+use crate::sim::{Delivery, NetworkModel, Packet};
 use crate::topology::NodeId;
 
 /// Reservation direction (Yuan §3.1 vs §3.2).

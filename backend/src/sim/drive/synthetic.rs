@@ -23,9 +23,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::topology::{Kind, Network, NodeId};
 
-use super::options::ModelError;
-use super::stats::LatencySummary;
-use super::{Delivery, NetworkModel, Packet};
+use crate::sim::options::ModelError;
+use crate::sim::stats::LatencySummary;
+use crate::sim::{Delivery, NetworkModel, Packet};
 
 /// Where packets go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

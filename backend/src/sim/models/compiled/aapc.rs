@@ -16,8 +16,8 @@
 //! On an 8×8 torus this gives 8·8 = 64 phases, Yuan's N³/8 and the link-load lower bound; on larger
 //! tori the product has (N²/8)² phases, more than Hinrichs' N³/8.
 
-use super::super::yuan_aapc;
-use super::super::yuan_torus::Torus;
+use crate::sim::optical::aapc as torus_aapc;
+use crate::sim::optical::torus::Torus;
 use crate::topology::{Kind, Network, NodeId};
 
 /// The phases of AAPC on one ring: `phase_of[src][dst]`.
@@ -232,7 +232,7 @@ pub struct AapcPhases {
 
 impl AapcPhases {
     /// The phases for a ring or torus network, `None` for other kinds. Square 2-D tori with a
-    /// side of 8 or 16 use the N³/8 decomposition of [`crate::sim::yuan_aapc`] (64 and 512 phases,
+    /// side of 8 or 16 use the N³/8 decomposition of [`crate::sim::optical::aapc`] (64 and 512 phases,
     /// Yuan's bound); every other ring or torus uses the product of ring phases above.
     pub fn for_network(net: &Network) -> Option<AapcPhases> {
         let dims = &net.spec.dims;
@@ -242,7 +242,7 @@ impl AapcPhases {
         }
         if let [x, y] = dims.as_slice() {
             if x == y && (*x == 8 || *x == 16) {
-                let phases = yuan_aapc::aapc_phases(&Torus::new(*x, *y));
+                let phases = torus_aapc::aapc_phases(&Torus::new(*x, *y));
                 return Some(AapcPhases::from_phases(
                     x * y,
                     phases.iter().map(|p| p.iter().map(|c| (c.src, c.dst))),

@@ -1,0 +1,6 @@
+//! What drives a model: a program's tasks (the execution-driven core), synthetic traffic at an
+//! offered load, or Ding's command files.
+
+pub mod command_file;
+pub mod program;
+pub mod synthetic;

@@ -19,6 +19,7 @@
 use serde::{Deserialize, Serialize};
 
 pub mod drive;
+pub mod event;
 pub mod geometry;
 pub mod models;
 pub mod optical;

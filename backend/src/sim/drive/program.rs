@@ -16,14 +16,14 @@
 //! has work at `t`, then jumps to the earliest of the next task wake-up and the model's
 //! [`NetworkModel::next_event`], so cycle-level models are stepped only while they hold packets.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::topology::{Network, NodeId};
 use crate::traffic::{MsgId, Op, Placement, TaskId, Traffic};
 
+use crate::sim::event::{next_cycle, EventQueue};
 use crate::sim::options::ModelError;
 use crate::sim::stats::LatencySummary;
 use crate::sim::{Delivery, NetworkModel, Packet};
@@ -283,8 +283,7 @@ pub fn simulate(
 
     let mut pc = vec![0usize; ntasks];
     let mut state = vec![State::Ready; ntasks];
-    let mut wake: BinaryHeap<Reverse<(u64, TaskId)>> =
-        (0..ntasks).map(|t| Reverse((0, t))).collect();
+    let mut wake: EventQueue<TaskId> = (0..ntasks).map(|t| (0, t)).collect();
     let mut delivered: Vec<Delivery> = Vec::new();
     let mut t: u64 = 0;
     let mut steps: u64 = 0;
@@ -296,11 +295,7 @@ pub fn simulate(
 
     loop {
         // 1. Run every task due now, to a fixpoint (a barrier may release others at `t`).
-        while let Some(&Reverse((at, task))) = wake.peek() {
-            if at > t {
-                break;
-            }
-            wake.pop();
+        while let Some((_, task)) = wake.pop_due(t) {
             if state[task] != State::Ready {
                 continue;
             }
@@ -314,7 +309,7 @@ pub fn simulate(
                     Op::Compute(c) => {
                         pc[task] += 1;
                         if c > 0 {
-                            wake.push(Reverse((t.saturating_add(c), task)));
+                            wake.push(t.saturating_add(c), task);
                             break;
                         }
                     }
@@ -337,7 +332,7 @@ pub fn simulate(
                                 arrival[m][k] = Some(t.saturating_add(msg.size));
                                 if let Some(w) = waiting[m][k].take() {
                                     state[w] = State::Ready;
-                                    wake.push(Reverse((t.saturating_add(msg.size), w)));
+                                    wake.push(t.saturating_add(msg.size), w);
                                 }
                             } else {
                                 let id = packets.len() as u64;
@@ -367,7 +362,7 @@ pub fn simulate(
                         match arrival[m][k] {
                             Some(a) if a <= t => pc[task] += 1,
                             Some(a) => {
-                                wake.push(Reverse((a, task)));
+                                wake.push(a, task);
                                 break;
                             }
                             None => {
@@ -393,7 +388,7 @@ pub fn simulate(
                         for other in all {
                             if other != task {
                                 state[other] = State::Ready;
-                                wake.push(Reverse((t, other)));
+                                wake.push(t, other);
                             }
                         }
                     }
@@ -422,7 +417,7 @@ pub fn simulate(
                 arrival[m][k] = Some(at);
                 if let Some(w) = waiting[m][k].take() {
                     state[w] = State::Ready;
-                    wake.push(Reverse((at, w)));
+                    wake.push(at, w);
                 }
             }
             steps += 1;
@@ -460,14 +455,9 @@ pub fn simulate(
         }
 
         // 3. Jump to the next thing that happens.
-        let next_task = wake.peek().map(|Reverse((a, _))| (*a).max(t + 1));
-        let next_net = model.next_event(t + 1);
-        let next = match (next_task, next_net) {
-            (Some(a), Some(b)) => a.min(b),
-            (a, b) => match a.or(b) {
-                Some(x) => x,
-                None => break,
-            },
+        let next_task = wake.next_time().map(|a| a.max(t + 1));
+        let Some(next) = next_cycle(next_task, model.next_event(t + 1)) else {
+            break;
         };
         if next > opts.max_cycles {
             return Err(SimError::Unfinished {

@@ -11,8 +11,6 @@
 //! node, the rest uniform). A node whose pattern destination is itself stays idle, as the diagonal
 //! does in Chittor's transpose.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::fmt;
 use std::str::FromStr;
 use ttdl_ir::limits::Limits;
@@ -23,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::topology::{Kind, Network, NodeId};
 
+use crate::sim::event::{next_cycle, EventQueue};
 use crate::sim::options::ModelError;
 use crate::sim::stats::LatencySummary;
 use crate::sim::{Delivery, NetworkModel, Packet};
@@ -357,7 +356,7 @@ pub fn run(
         }
     };
     let mut next: Vec<f64> = vec![f64::INFINITY; n];
-    let mut heap: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+    let mut heap: EventQueue<usize> = EventQueue::new();
     for s in 0..n {
         if active[s] {
             let g = gap(&mut rngs[s]);
@@ -368,7 +367,7 @@ pub fn run(
                 g
             };
             if next[s] < end_inject as f64 {
-                heap.push(Reverse((next[s] as u64, s)));
+                heap.push(next[s] as u64, s);
             }
         }
     }
@@ -383,11 +382,7 @@ pub fn run(
     let in_window = |c: u64| c >= cfg.warmup && c < end_inject;
     let mut t = 0u64;
     loop {
-        while let Some(&Reverse((c, s))) = heap.peek() {
-            if c > t {
-                break;
-            }
-            heap.pop();
+        while let Some((c, s)) = heap.pop_due(t) {
             if let Some(dst) = destination(net, cfg.pattern, s, cfg, &mut rngs[s])? {
                 let id = created.len() as u64;
                 created.push((c, s));
@@ -412,7 +407,7 @@ pub fn run(
             }
             next[s] += gap(&mut rngs[s]);
             if next[s] < end_inject as f64 {
-                heap.push(Reverse((next[s] as u64, s)));
+                heap.push(next[s] as u64, s);
             }
         }
         if model.next_event(t).is_some_and(|e| e <= t) {
@@ -434,7 +429,7 @@ pub fn run(
                     outstanding[s] = false;
                     next[s] = d.at as f64 + gap(&mut rngs[s]);
                     if next[s] < end_inject as f64 {
-                        heap.push(Reverse((next[s] as u64, s)));
+                        heap.push(next[s] as u64, s);
                     }
                 }
             }
@@ -443,17 +438,12 @@ pub fn run(
             t += 1;
             break;
         }
-        let nh = heap.peek().map(|Reverse((c, _))| *c);
-        let nm = model.next_event(t + 1);
-        let nt = match (nh, nm) {
-            (Some(a), Some(b)) => a.min(b),
-            (a, b) => match a.or(b) {
-                Some(x) => x,
-                None => {
-                    t += 1;
-                    break;
-                }
-            },
+        let nt = match next_cycle(heap.next_time(), model.next_event(t + 1)) {
+            Some(x) => x,
+            None => {
+                t += 1;
+                break;
+            }
         };
         if nt >= end {
             t = end;

@@ -1,5 +1,5 @@
 //! Bad programs and the errors `ttdl check` renders for them (golden files beside each script in
-//! `tests/diagnostics/`; `UPDATE_EXPECT=1 cargo test --test diagnostics` refreshes them). Each must
+//! `tests/diagnostics/`; `UPDATE_EXPECT=1 cargo test --test all diagnostics::` refreshes them). Each must
 //! exit with status 1, never panic.
 
 use std::path::Path;

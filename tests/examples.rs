@@ -1,5 +1,5 @@
 //! Every program in `examples/` through the `ttdl` binary, compared with its golden outputs
-//! (`UPDATE_EXPECT=1 cargo test --test examples` refreshes them): the `check` summary of each, and
+//! (`UPDATE_EXPECT=1 cargo test --test all examples::` refreshes them): the `check` summary of each, and
 //! the task graph of the small ones. The figures the thesis prints are asserted on their own.
 
 use std::path::Path;

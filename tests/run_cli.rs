@@ -1,5 +1,5 @@
 //! `ttdl run` end to end through the binary: every example's summary against its golden copy
-//! (`UPDATE_EXPECT=1 cargo test --test run_cli` refreshes them), the JSON contract of SPEC §4,
+//! (`UPDATE_EXPECT=1 cargo test --test all run_cli::` refreshes them), the JSON contract of SPEC §4,
 //! the artifacts of `--out`, tasks files as input, and the pipelined FFT at period 12 (Minsky
 //! §5.2).
 

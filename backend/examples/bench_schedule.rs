@@ -3,12 +3,12 @@
 //! method, verified and replayed. Run with
 //! `cargo run --release -p ttdl-backend --example bench_schedule [SIZES…]` (default 4 16 32).
 
-#[path = "../tests/sched_support/mod.rs"]
-mod sched_support;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 use std::time::Instant;
 
-use sched_support::{jacobi2d, net, route_all};
+use support::{jacobi2d, net, route_all};
 use ttdl_backend::schedule::{self, Hardware, Method, Problem};
 use ttdl_backend::sim::models::scheduled::replay;
 

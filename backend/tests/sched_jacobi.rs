@@ -1,9 +1,7 @@
 //! Jacobi 2D on a 4×4 mesh (Minsky §5.1): a logical torus folded onto the mesh, 64 messages of
 //! 8 words. The thesis's exchange took 36 network cycles (Figs 5-6/5-7).
 
-mod sched_support;
-
-use sched_support::*;
+use crate::support::*;
 use ttdl_backend::schedule::{self, Hardware, Method, Problem};
 use ttdl_backend::sim::models::scheduled::replay;
 use ttdl_backend::switch;

@@ -2,9 +2,7 @@
 //! (Minsky §5.2: "the maximum thruput for this example … is 12"), and Viterbi (§5.3, host + 7
 //! nodes, three phases).
 
-mod sched_support;
-
-use sched_support::*;
+use crate::support::*;
 use ttdl_backend::schedule::{self, periodic, Hardware, Method, Problem};
 use ttdl_backend::sim::models::scheduled::replay;
 use ttdl_backend::topology::NetworkSpec;

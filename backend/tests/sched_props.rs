@@ -2,10 +2,8 @@
 //! accepts (the schedulers verify before returning), and the replay delivers every message when
 //! planned.
 
-mod sched_support;
-
+use crate::support::*;
 use proptest::prelude::*;
-use sched_support::*;
 use ttdl_backend::schedule::program::apply_ideal_timing;
 use ttdl_backend::schedule::{self, Hardware, Method};
 use ttdl_backend::sim::models::scheduled::replay;

@@ -1,9 +1,7 @@
 //! The verifier rejects every kind of broken schedule (SPEC §2 "valid"): each test breaks one
 //! rule in an otherwise valid Jacobi schedule and expects the verifier to name it.
 
-mod sched_support;
-
-use sched_support::*;
+use crate::support::*;
 use ttdl_backend::schedule::{self, verify, Hardware, Method, Problem, Resource, Schedule};
 
 fn fixture() -> (

@@ -1,5 +1,5 @@
 //! How evaluation errors look to a user: each points at the form that caused it and says what to
-//! do. Golden outputs (`UPDATE_EXPECT=1 cargo test -p ttdl-lang --test eval_diagnostics`).
+//! do. Golden outputs (`UPDATE_EXPECT=1 cargo test -p ttdl-lang --test all eval_diagnostics::`).
 
 use expect_test::{expect, Expect};
 use ttdl_lang::Interpreter;

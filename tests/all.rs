@@ -1,0 +1,10 @@
+//! Integration tests of the command line and the whole pipeline: goldens, diagnostics, invariants, fuzzing.
+//!
+//! One binary for the whole suite: one link instead of one per file. Run one part with
+//! `cargo test -p ttdl --test all <module>::`.
+
+mod diagnostics;
+mod examples;
+mod invariants;
+mod no_panic;
+mod run_cli;

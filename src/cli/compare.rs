@@ -10,11 +10,11 @@ use serde_json::json;
 use ttdl_backend::report;
 use ttdl_backend::sim::registry;
 
-use super::simulate::{load_program, models_help, network_json};
+use super::simulate::{load_program, models_help, models_long_help, network_json};
 use super::{CliError, CliResult, Format, Output, PlanArgs, Source};
 
 #[derive(Clone, Debug, Args)]
-#[command(after_help = models_help())]
+#[command(after_help = models_help(), after_long_help = models_long_help())]
 pub struct CompareArgs {
     /// The TTDL program (or a Traffic IR as `.json`)
     pub file: Option<PathBuf>,

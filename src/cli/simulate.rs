@@ -19,8 +19,16 @@ pub fn models_help() -> String {
     )
 }
 
+/// The model list with each option's meaning, shown after `--help` (`-h` shows the short list).
+pub fn models_long_help() -> String {
+    format!(
+        "Models (options as KEY=VALUE after the model name, e.g. `--model wormhole vc=2 buf=4`):\n{}",
+        registry::help_long()
+    )
+}
+
 #[derive(Clone, Debug, Args)]
-#[command(after_help = models_help())]
+#[command(after_help = models_help(), after_long_help = models_long_help())]
 pub struct SimulateArgs {
     /// The TTDL program (or a Traffic IR as `.json`)
     pub file: Option<PathBuf>,

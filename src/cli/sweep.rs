@@ -14,11 +14,11 @@ use ttdl_backend::report::html::{self, Curve};
 use ttdl_backend::sim::plot::{line_chart, Series};
 use ttdl_backend::sim::sweep::{self, PointResult, Summary, SweepSpec};
 
-use super::simulate::models_help;
+use super::simulate::{models_help, models_long_help};
 use super::{CliError, CliResult, Format, Output};
 
 #[derive(Clone, Debug, Args)]
-#[command(after_help = models_help(), args_conflicts_with_subcommands = true)]
+#[command(after_help = models_help(), after_long_help = models_long_help(), args_conflicts_with_subcommands = true)]
 pub struct SweepArgs {
     #[command(subcommand)]
     pub action: Option<SweepAction>,

@@ -1,5 +1,10 @@
-//! `key=value` options of a hardware model (`wormhole vc=2 buf=4 arb=oldest`), parsed once and
-//! read by the model's constructor; a key nobody read is an error, so typos do not pass silently.
+//! `key=value` options of a hardware model (`wormhole vc=2 buf=4 arb=oldest`).
+//!
+//! Each model declares its options once, as a table of [`OptionSpec`] (key, type and range,
+//! default, help); parsing checks every written option against the table before the model is
+//! built (an unknown key, a value of the wrong type or out of range is an error naming the
+//! model's options), the model's constructor reads them by key with the declared default, and
+//! `--help` prints the same table.
 
 use std::fmt;
 
@@ -21,16 +26,215 @@ impl ModelError {
     }
 }
 
-/// The options given to one model, in the order written.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What values an option takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// An integer in `lo..=hi`.
+    Int { lo: u64, hi: u64 },
+    /// A finite real number.
+    Real,
+    /// One of these words.
+    Choice(&'static [&'static str]),
+    /// Free text the model parses itself.
+    Text,
+}
+
+/// The default of an option: a value, or one the model works out from the network or its other
+/// options (described in words for `--help`, supplied by the model when it reads the option).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionDefault {
+    Is(&'static str),
+    Depends(&'static str),
+}
+
+/// One option of a model, declared once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OptionSpec {
+    pub key: &'static str,
+    pub kind: OptionKind,
+    pub default: OptionDefault,
+    pub help: &'static str,
+}
+
+/// An integer option in `lo..=hi` with a fixed default.
+pub const fn int(
+    key: &'static str,
+    default: &'static str,
+    lo: u64,
+    hi: u64,
+    help: &'static str,
+) -> OptionSpec {
+    OptionSpec {
+        key,
+        kind: OptionKind::Int { lo, hi },
+        default: OptionDefault::Is(default),
+        help,
+    }
+}
+
+/// An integer option whose default the model works out (`how` says how, for `--help`).
+pub const fn int_depends(
+    key: &'static str,
+    how: &'static str,
+    lo: u64,
+    hi: u64,
+    help: &'static str,
+) -> OptionSpec {
+    OptionSpec {
+        key,
+        kind: OptionKind::Int { lo, hi },
+        default: OptionDefault::Depends(how),
+        help,
+    }
+}
+
+/// A real option.
+pub const fn real(key: &'static str, default: &'static str, help: &'static str) -> OptionSpec {
+    OptionSpec {
+        key,
+        kind: OptionKind::Real,
+        default: OptionDefault::Is(default),
+        help,
+    }
+}
+
+/// A choice among words; the default is the first unless `default` names another.
+pub const fn choice(
+    key: &'static str,
+    default: &'static str,
+    words: &'static [&'static str],
+    help: &'static str,
+) -> OptionSpec {
+    OptionSpec {
+        key,
+        kind: OptionKind::Choice(words),
+        default: OptionDefault::Is(default),
+        help,
+    }
+}
+
+/// A choice whose default the model works out.
+pub const fn choice_depends(
+    key: &'static str,
+    how: &'static str,
+    words: &'static [&'static str],
+    help: &'static str,
+) -> OptionSpec {
+    OptionSpec {
+        key,
+        kind: OptionKind::Choice(words),
+        default: OptionDefault::Depends(how),
+        help,
+    }
+}
+
+/// Free text with a default.
+pub const fn text(key: &'static str, default: &'static str, help: &'static str) -> OptionSpec {
+    OptionSpec {
+        key,
+        kind: OptionKind::Text,
+        default: OptionDefault::Is(default),
+        help,
+    }
+}
+
+impl OptionSpec {
+    /// `vc=1`, `vc=(2 on tori)`, `arb=oldest|fifo` — the short form `--help` and errors use.
+    pub fn short(&self) -> String {
+        let default = match self.default {
+            OptionDefault::Is(v) => v.to_string(),
+            OptionDefault::Depends(how) => format!("({how})"),
+        };
+        match self.kind {
+            OptionKind::Choice(words) => {
+                // The default first, then the others.
+                let mut all = vec![default.clone()];
+                all.extend(
+                    words
+                        .iter()
+                        .filter(|w| **w != default)
+                        .map(|w| w.to_string()),
+                );
+                format!("{}={}", self.key, all.join("|"))
+            }
+            _ => format!("{}={default}", self.key),
+        }
+    }
+
+    /// Checks a written value against the declared type and range.
+    fn check(&self, value: &str) -> Result<(), ModelError> {
+        let key = self.key;
+        match self.kind {
+            OptionKind::Int { lo, hi } => {
+                let v = value.parse::<u64>().map_err(|_| {
+                    ModelError(format!(
+                        "option `{key}={value}`: expected a non-negative integer"
+                    ))
+                })?;
+                if v < lo || v > hi {
+                    return Err(ModelError(format!(
+                        "option `{key}={v}`: must be between {lo} and {hi}"
+                    )));
+                }
+            }
+            OptionKind::Real => {
+                value
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(|| {
+                        ModelError(format!("option `{key}={value}`: expected a number"))
+                    })?;
+            }
+            OptionKind::Choice(words) => {
+                if !words.contains(&value) {
+                    return Err(ModelError(format!(
+                        "option `{key}={value}`: expected one of {}",
+                        words.join(", ")
+                    )));
+                }
+            }
+            OptionKind::Text => {}
+        }
+        Ok(())
+    }
+}
+
+/// The options of a model in their short form, one line: `vc=1 buf=2 arb=oldest|fifo`.
+pub fn describe(specs: &[OptionSpec]) -> String {
+    specs
+        .iter()
+        .map(OptionSpec::short)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The options of a model with their help, one per line (for `ttdl simulate --help`).
+pub fn describe_long(specs: &[OptionSpec]) -> String {
+    let width = specs.iter().map(|s| s.short().len()).max().unwrap_or(0);
+    specs
+        .iter()
+        .map(|s| format!("{:<width$}  {}", s.short(), s.help))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The options given to one model, checked against its declaration.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ModelOptions {
+    specs: &'static [OptionSpec],
+    /// Written values by key, in the order written.
     pairs: Vec<(String, String)>,
-    used: Vec<bool>,
 }
 
 impl ModelOptions {
-    /// Parses words of the form `key=value` (commas also separate: `vc=2,buf=4`).
-    pub fn parse<'a>(words: impl IntoIterator<Item = &'a str>) -> Result<Self, ModelError> {
+    /// Parses words of the form `key=value` (commas also separate: `vc=2,buf=4`) for a model
+    /// with options `specs`: every key must be declared and every value fit its type.
+    pub fn parse<'a>(
+        model: &str,
+        specs: &'static [OptionSpec],
+        words: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Self, ModelError> {
         let mut pairs: Vec<(String, String)> = Vec::new();
         for word in words.into_iter().flat_map(|w| w.split(',')) {
             let word = word.trim();
@@ -40,102 +244,113 @@ impl ModelOptions {
             let (k, v) = word.split_once('=').ok_or_else(|| {
                 ModelError(format!("model option `{word}` should be written key=value"))
             })?;
-            let k = k.trim().to_string();
-            if let Some(slot) = pairs.iter_mut().find(|(pk, _)| *pk == k) {
-                slot.1 = v.trim().to_string();
+            let (k, v) = (k.trim(), v.trim());
+            let spec = specs.iter().find(|s| s.key == k).ok_or_else(|| {
+                ModelError(format!(
+                    "model `{model}` has no option `{k}`; its options are: {}",
+                    describe(specs)
+                ))
+            })?;
+            spec.check(v)?;
+            if let Some(slot) = pairs.iter_mut().find(|(pk, _)| pk == k) {
+                slot.1 = v.to_string();
             } else {
-                pairs.push((k, v.trim().to_string()));
+                pairs.push((k.to_string(), v.to_string()));
             }
         }
-        let used = vec![false; pairs.len()];
-        Ok(ModelOptions { pairs, used })
+        Ok(ModelOptions { specs, pairs })
     }
 
-    fn take(&mut self, key: &str) -> Option<String> {
-        let i = self.pairs.iter().position(|(k, _)| k == key)?;
-        self.used[i] = true;
-        Some(self.pairs[i].1.clone())
-    }
-
-    /// A non-negative integer option.
-    pub fn u64(&mut self, key: &str, default: u64) -> Result<u64, ModelError> {
-        match self.take(key) {
-            None => Ok(default),
-            Some(v) => v.parse::<u64>().map_err(|_| {
-                ModelError(format!(
-                    "option `{key}={v}`: expected a non-negative integer"
-                ))
-            }),
-        }
-    }
-
-    /// An integer option that must lie in `lo..=hi`.
-    pub fn u64_in(&mut self, key: &str, default: u64, lo: u64, hi: u64) -> Result<u64, ModelError> {
-        let v = self.u64(key, default)?;
-        if v < lo || v > hi {
-            return Err(ModelError(format!(
-                "option `{key}={v}`: must be between {lo} and {hi}"
-            )));
-        }
-        Ok(v)
-    }
-
-    /// A real-valued option.
-    pub fn f64(&mut self, key: &str, default: f64) -> Result<f64, ModelError> {
-        match self.take(key) {
-            None => Ok(default),
-            Some(v) => v
-                .parse::<f64>()
-                .ok()
-                .filter(|x| x.is_finite())
-                .ok_or_else(|| ModelError(format!("option `{key}={v}`: expected a number"))),
-        }
-    }
-
-    /// One of a fixed set of words; the first of `allowed` is not implied, `default` is.
-    pub fn choice(
-        &mut self,
-        key: &str,
-        default: &str,
-        allowed: &[&str],
-    ) -> Result<String, ModelError> {
-        let v = self.take(key).unwrap_or_else(|| default.to_string());
-        if allowed.contains(&v.as_str()) {
-            Ok(v)
-        } else {
-            Err(ModelError(format!(
-                "option `{key}={v}`: expected one of {}",
-                allowed.join(", ")
-            )))
-        }
-    }
-
-    /// A free-form string option.
-    pub fn string(&mut self, key: &str, default: &str) -> String {
-        self.take(key).unwrap_or_else(|| default.to_string())
-    }
-
-    /// Errors on any option no reader asked for, naming the model's known options.
-    pub fn finish(&self, model: &str, known: &str) -> Result<(), ModelError> {
-        let unknown: Vec<&str> = self
-            .pairs
+    fn spec(&self, key: &str) -> Result<&'static OptionSpec, ModelError> {
+        self.specs
             .iter()
-            .zip(&self.used)
-            .filter(|(_, &u)| !u)
-            .map(|((k, _), _)| k.as_str())
-            .collect();
-        if unknown.is_empty() {
-            Ok(())
-        } else {
-            Err(ModelError(format!(
-                "model `{model}` has no option {}; its options are: {known}",
-                unknown
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )))
+            .find(|s| s.key == key)
+            .ok_or_else(|| ModelError(format!("internal: option `{key}` is not declared")))
+    }
+
+    fn written(&self, key: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The value written, else the declared default (`None` when the model works it out).
+    fn value(&self, key: &str) -> Result<Option<&str>, ModelError> {
+        let spec = self.spec(key)?;
+        Ok(match (self.written(key), spec.default) {
+            (Some(v), _) => Some(v),
+            (None, OptionDefault::Is(d)) => Some(d),
+            (None, OptionDefault::Depends(_)) => None,
+        })
+    }
+
+    /// Whether the user wrote this option.
+    pub fn is_set(&self, key: &str) -> bool {
+        self.written(key).is_some()
+    }
+
+    /// An integer option with a declared default.
+    pub fn int(&self, key: &str) -> Result<u64, ModelError> {
+        match self.value(key)? {
+            Some(v) => v
+                .parse()
+                .map_err(|_| ModelError(format!("internal: default of `{key}` is not an integer"))),
+            None => Err(ModelError(format!(
+                "internal: option `{key}` needs the model's default"
+            ))),
         }
+    }
+
+    /// An integer option whose default the model works out: `default` unless written (a
+    /// written value was range-checked at parse time; this one is the model's own).
+    pub fn int_or(&self, key: &str, default: u64) -> Result<u64, ModelError> {
+        match self.written(key) {
+            Some(_) => self.int_written(key),
+            None => {
+                self.spec(key)?;
+                Ok(default)
+            }
+        }
+    }
+
+    fn int_written(&self, key: &str) -> Result<u64, ModelError> {
+        self.written(key)
+            .unwrap_or_default()
+            .parse()
+            .map_err(|_| ModelError(format!("option `{key}`: expected a non-negative integer")))
+    }
+
+    /// A real option.
+    pub fn real(&self, key: &str) -> Result<f64, ModelError> {
+        match self.value(key)? {
+            Some(v) => v
+                .parse()
+                .map_err(|_| ModelError(format!("internal: default of `{key}` is not a number"))),
+            None => Err(ModelError(format!(
+                "internal: option `{key}` needs the model's default"
+            ))),
+        }
+    }
+
+    /// A choice with a declared default.
+    pub fn choice(&self, key: &str) -> Result<&str, ModelError> {
+        self.value(key)?.ok_or_else(|| {
+            ModelError(format!(
+                "internal: option `{key}` needs the model's default"
+            ))
+        })
+    }
+
+    /// A choice whose default the model works out.
+    pub fn choice_or<'s>(&'s self, key: &str, default: &'s str) -> Result<&'s str, ModelError> {
+        self.spec(key)?;
+        Ok(self.written(key).unwrap_or(default))
+    }
+
+    /// A free-text option.
+    pub fn text(&self, key: &str) -> Result<&str, ModelError> {
+        self.choice(key)
     }
 
     /// The options as written, `k=v` joined by spaces (for names in tables).
@@ -152,20 +367,30 @@ impl ModelOptions {
 mod tests {
     use super::*;
 
+    const SPECS: &[OptionSpec] = &[
+        int_depends("vc", "2 on tori", 1, 64, "virtual channels"),
+        int("buf", "2", 1, 16, "buffer flits"),
+        choice("arb", "oldest", &["oldest", "fifo"], "arbitration"),
+        real("gamma", "1", "routing time"),
+    ];
+
     #[test]
-    fn parse_read_and_reject_unknown() {
-        let mut o = ModelOptions::parse(["vc=2", "buf=4,arb=fifo"]).unwrap();
-        assert_eq!(o.u64("vc", 1).unwrap(), 2);
-        assert_eq!(o.u64("buf", 1).unwrap(), 4);
-        assert_eq!(o.u64("delay", 7).unwrap(), 7);
-        assert!(o.finish("wormhole", "vc buf").is_err());
+    fn declared_once_checked_at_parse() {
+        let o = ModelOptions::parse("m", SPECS, ["vc=3", "arb=fifo"]).unwrap();
+        assert_eq!(o.int_or("vc", 2).unwrap(), 3);
+        assert_eq!(o.int("buf").unwrap(), 2);
+        assert_eq!(o.choice("arb").unwrap(), "fifo");
+        assert_eq!(o.real("gamma").unwrap(), 1.0);
+        let d = ModelOptions::parse("m", SPECS, []).unwrap();
+        assert_eq!(d.int_or("vc", 2).unwrap(), 2);
+        assert!(!d.is_set("vc"));
+        for bad in ["vc=0", "buf=x", "arb=lifo", "gamma=inf", "nope=1", "vc"] {
+            assert!(ModelOptions::parse("m", SPECS, [bad]).is_err(), "{bad}");
+        }
+        let e = ModelOptions::parse("m", SPECS, ["nope=1"]).unwrap_err();
         assert_eq!(
-            o.choice("arb", "oldest", &["oldest", "fifo"]).unwrap(),
-            "fifo"
+            e.0,
+            "model `m` has no option `nope`; its options are: vc=(2 on tori) buf=2 arb=oldest|fifo gamma=1"
         );
-        assert!(o.finish("wormhole", "vc buf arb").is_ok());
-        assert!(ModelOptions::parse(["vc"]).is_err());
-        let mut bad = ModelOptions::parse(["vc=x"]).unwrap();
-        assert!(bad.u64("vc", 1).is_err());
     }
 }

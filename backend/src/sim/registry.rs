@@ -4,7 +4,7 @@
 use crate::topology::Network;
 use crate::traffic::{Placement, Traffic};
 
-use super::options::{ModelError, ModelOptions};
+use super::options::{ModelError, ModelOptions, OptionSpec};
 use super::NetworkModel;
 
 /// What a model may look at when it is built: the physical network always; the program and its
@@ -28,8 +28,8 @@ pub struct ModelEntry {
     pub name: &'static str,
     /// One line for `--help`.
     pub summary: &'static str,
-    /// Its options with defaults, e.g. `vc=1 buf=2 delay=0 arb=oldest|fifo|biased|rr`.
-    pub options: &'static str,
+    /// Its options, declared once: type, range, default, help.
+    pub options: &'static [OptionSpec],
     /// Option sets `ttdl compare` runs by default (`""` = defaults), e.g. `["d=1", "d=4"]`.
     pub compare: &'static [&'static str],
     pub build: BuildFn,
@@ -38,7 +38,7 @@ pub struct ModelEntry {
 const fn entry(
     name: &'static str,
     summary: &'static str,
-    options: &'static str,
+    options: &'static [OptionSpec],
     compare: &'static [&'static str],
     build: BuildFn,
 ) -> ModelEntry {
@@ -92,10 +92,8 @@ pub fn build_with<'a>(
             MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", ")
         ))
     })?;
-    let mut opts = ModelOptions::parse(words)?;
-    let model = (entry.build)(ctx, &mut opts)?;
-    opts.finish(entry.name, entry.options)?;
-    Ok(model)
+    let mut opts = ModelOptions::parse(entry.name, entry.options, words)?;
+    (entry.build)(ctx, &mut opts)
 }
 
 /// The model list for `--help`: name, options, summary.
@@ -104,8 +102,23 @@ pub fn help() -> String {
     for m in MODELS {
         s.push_str(&format!(
             "  {:<16} {}\n  {:<16}   options: {}\n",
-            m.name, m.summary, "", m.options
+            m.name,
+            m.summary,
+            "",
+            super::options::describe(m.options)
         ));
+    }
+    s
+}
+
+/// The model list with every option explained, for `--help` (long form).
+pub fn help_long() -> String {
+    let mut s = String::new();
+    for m in MODELS {
+        s.push_str(&format!("  {}  {}\n", m.name, m.summary));
+        for line in super::options::describe_long(m.options).lines() {
+            s.push_str(&format!("      {line}\n"));
+        }
     }
     s
 }

@@ -26,37 +26,36 @@ use std::collections::BinaryHeap;
 
 use crate::topology::{Kind, Network};
 
-use crate::sim::options::{ModelError, ModelOptions};
+use crate::sim::options::{choice, choice_depends, int, ModelError, ModelOptions, OptionSpec};
 use crate::sim::paths::Paths;
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 
-pub const OPTIONS: &str = "setup=2 (C1, cycles per hop) overhead=0 (a) arb=oldest|fifo blocked=hold|retry|preempt (preempt on tori) patience=32 (retry)";
+pub const OPTIONS: &[OptionSpec] = &[
+    int("setup", "2", 0, 1 << 20, "cycles the header spends per hop reserving the path (Chittor's C1)"),
+    int("overhead", "0", 0, 1 << 32, "cycles added at the source per message (Chittor's a)"),
+    choice("arb", "oldest", &["oldest", "fifo"], "which waiting header gets a freed link"),
+    choice_depends("blocked", "preempt on tori and rings, else hold", &["hold", "retry", "preempt"], "what a blocked header does: keep its partial path, release it and retry, or take the link from a younger circuit"),
+    int("patience", "32", 0, 1 << 32, "cycles a blocked header waits before it retries (blocked=retry)"),
+];
 
 /// Builds the model from registry options.
 pub fn build(
     ctx: &ModelContext<'_>,
     opts: &mut ModelOptions,
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
-    let setup = opts.u64_in("setup", 2, 0, 1 << 20)?;
-    let overhead = opts.u64_in("overhead", 0, 0, 1 << 32)?;
-    let oldest = opts.choice("arb", "oldest", &["oldest", "fifo"])? == "oldest";
+    let setup = opts.int("setup")?;
+    let overhead = opts.int("overhead")?;
+    let oldest = opts.choice("arb")? == "oldest";
     // Hold-and-wait is deadlock-free only along dimension order on meshes and hypercubes.
     let wraps = matches!(ctx.network.spec.kind, Kind::Torus | Kind::Ring)
         || !Paths::new(ctx.network).is_dimension_order();
-    let blocked = match opts
-        .choice(
-            "blocked",
-            if wraps { "preempt" } else { "hold" },
-            &["hold", "retry", "preempt"],
-        )?
-        .as_str()
-    {
+    let blocked = match opts.choice_or("blocked", if wraps { "preempt" } else { "hold" })? {
         "retry" => Blocked::Retry,
         "preempt" => Blocked::Preempt,
         _ => Blocked::Hold,
     };
-    let patience = opts.u64_in("patience", 32, 0, 1 << 32)?;
+    let patience = opts.int("patience")?;
     let mut c = Circuit::new(ctx.network, setup, overhead, oldest, blocked)?;
     c.patience = patience;
     Ok(Box::new(c))

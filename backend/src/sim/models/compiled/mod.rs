@@ -21,7 +21,7 @@ pub mod sched;
 
 use std::collections::{BTreeMap, VecDeque};
 
-use crate::sim::options::{ModelError, ModelOptions};
+use crate::sim::options::{choice, int, text, ModelError, ModelOptions, OptionSpec};
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 use crate::topology::{LinkId, Network, NodeId};
@@ -93,21 +93,9 @@ impl CompiledParams {
     }
 }
 
-/// Options for the model registry, with their defaults.
-pub const OPTIONS: &str =
-    "algorithm=best|combined|greedy|coloring|aapc|coloring-dynamic capacity=none reconfig=3 unplanned=aapc|runtime";
-
-/// Builds the model for `simulate`/`compare`. With a program, its messages are the connections,
-/// routed dimension-ordered with odd–even ties (Yuan Ch.6). Without one (synthetic traffic) the
-/// compiler knows nothing, and plans what Yuan's compiler falls back to for an unknown pattern,
-/// all-to-all (ordered AAPC, Yuan §5.3), or with `unplanned=runtime` nothing, so connections are
-/// set up in arrival order.
-pub fn build(
-    ctx: &ModelContext<'_>,
-    opts: &mut ModelOptions,
-) -> Result<Box<dyn NetworkModel>, ModelError> {
-    let mut params = CompiledParams::default();
-    let alg = opts.choice(
+/// Options for the model registry.
+pub const OPTIONS: &[OptionSpec] = &[
+    choice(
         "algorithm",
         "best",
         &[
@@ -118,16 +106,49 @@ pub fn build(
             "aapc",
             "coloring-dynamic",
         ],
-    )?;
-    params.algorithm = alg.parse().map_err(ModelError)?;
-    let cap = opts.string("capacity", "none");
+        "how connections are split into configurations (Yuan §5.4); best keeps the fewest",
+    ),
+    text(
+        "capacity",
+        "none",
+        "configurations a switch can hold at once (none: unlimited)",
+    ),
+    int(
+        "reconfig",
+        "3",
+        0,
+        1 << 32,
+        "cycles to load the next configuration",
+    ),
+    choice(
+        "unplanned",
+        "aapc",
+        &["aapc", "runtime"],
+        "without a program: plan all-to-all, or set connections up at run time",
+    ),
+];
+
+/// Builds the model for `simulate`/`compare`. With a program, its messages are the connections,
+/// routed dimension-ordered with odd–even ties (Yuan Ch.6). Without one (synthetic traffic) the
+/// compiler knows nothing, and plans what Yuan's compiler falls back to for an unknown pattern,
+/// all-to-all (ordered AAPC, Yuan §5.3), or with `unplanned=runtime` nothing, so connections are
+/// set up in arrival order.
+pub fn build(
+    ctx: &ModelContext<'_>,
+    opts: &mut ModelOptions,
+) -> Result<Box<dyn NetworkModel>, ModelError> {
+    let mut params = CompiledParams {
+        algorithm: opts.choice("algorithm")?.parse().map_err(ModelError)?,
+        reconfig: opts.int("reconfig")?,
+        ..CompiledParams::default()
+    };
+    let cap = opts.text("capacity")?;
     if cap != "none" {
         params
-            .set("capacity", &cap)
+            .set("capacity", cap)
             .map_err(|e| ModelError(e.to_string()))?;
     }
-    params.reconfig = opts.u64_in("reconfig", 3, 0, 1 << 32)?;
-    let unplanned = opts.choice("unplanned", "aapc", &["aapc", "runtime"])?;
+    let unplanned = opts.choice("unplanned")?;
     let net = ctx.network;
     let model = match (ctx.traffic, ctx.placement) {
         (Some(t), Some(p)) => CompiledModel::for_traffic(net, t, p, None, params),

@@ -23,7 +23,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::sim::optical::aapc::Phase;
 use crate::sim::optical::rca::{realize, Logical};
 use crate::sim::optical::torus::Torus;
-use crate::sim::options::{ModelError, ModelOptions};
+use crate::sim::options::{choice, int, real, ModelError, ModelOptions, OptionSpec};
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 use crate::topology::NodeId;
@@ -40,8 +40,21 @@ pub struct MultiHopConfig {
     pub gamma: f64,
 }
 
-/// Registry options (defaults after `=`).
-pub const OPTIONS: &str = "logical=torus|hypercube|allxy|all-to-all gamma=1 (slots) packet-words=1";
+/// Registry options.
+pub const OPTIONS: &[OptionSpec] = &[
+    choice(
+        "logical",
+        "torus",
+        &["torus", "hypercube", "allxy", "all-to-all"],
+        "the logical topology realized over the optical torus (Yuan §4.1)",
+    ),
+    real(
+        "gamma",
+        "1",
+        "routing time at each intermediate router, in slots (Yuan's γ)",
+    ),
+    int("packet-words", "1", 1, 1 << 20, "words a slot carries"),
+];
 
 /// Builds the model for `simulate`/`compare` on a torus (or ring) network.
 pub fn build(
@@ -49,14 +62,9 @@ pub fn build(
     opts: &mut ModelOptions,
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
     let torus = Torus::from_spec(&ctx.network.spec).map_err(ModelError)?;
-    let logical = opts.choice(
-        "logical",
-        "torus",
-        &["torus", "hypercube", "allxy", "all-to-all"],
-    )?;
-    let logical = Logical::parse(&logical).map_err(ModelError)?;
-    let gamma = opts.f64("gamma", 1.0)?;
-    let packet_words = opts.u64_in("packet-words", 1, 1, 1 << 20)?;
+    let logical = Logical::parse(opts.choice("logical")?).map_err(ModelError)?;
+    let gamma = opts.real("gamma")?;
+    let packet_words = opts.int("packet-words")?;
     let mut net = MultiHop::new(MultiHopConfig {
         torus,
         logical,

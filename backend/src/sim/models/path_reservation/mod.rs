@@ -38,7 +38,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::sim::optical::aapc::link_head;
 use crate::sim::optical::torus::Torus;
-use crate::sim::options::{ModelError, ModelOptions};
+use crate::sim::options::{choice, int, int_depends, ModelError, ModelOptions, OptionSpec};
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 use crate::topology::NodeId;
@@ -146,8 +146,72 @@ impl ReservationConfig {
     }
 }
 
-/// Registry options (defaults after `=`).
-pub const OPTIONS: &str = "d=4 dir=backward|forward s=1 hold=0 mrt=5 (60 for forward with s=d) proc=1 prop=1 outstanding=d packet-words=1 seed=run seed";
+/// Registry options.
+pub const OPTIONS: &[OptionSpec] = &[
+    int(
+        "d",
+        "4",
+        1,
+        64,
+        "multiplexing degree: time slots per link (Yuan's d)",
+    ),
+    choice(
+        "dir",
+        "backward",
+        &["backward", "forward"],
+        "reservation protocol (Yuan §3.2–3.3)",
+    ),
+    int(
+        "s",
+        "1",
+        1,
+        64,
+        "channels a reservation asks for at once (at most d)",
+    ),
+    int(
+        "hold",
+        "0",
+        0,
+        1 << 20,
+        "cycles a blocked reservation holds what it has (0: drop)",
+    ),
+    int_depends(
+        "mrt",
+        "5; 60 for forward with s=d",
+        1,
+        1 << 20,
+        "maximum retransmission time: a dropped request waits up to this long",
+    ),
+    int(
+        "proc",
+        "1",
+        0,
+        1 << 20,
+        "cycles a control packet spends in each node",
+    ),
+    int(
+        "prop",
+        "1",
+        0,
+        1 << 20,
+        "cycles a control packet spends on each link",
+    ),
+    int_depends(
+        "outstanding",
+        "d",
+        1,
+        1 << 20,
+        "connections a node may have in set-up or use at once",
+    ),
+    int("packet-words", "1", 1, 1 << 20, "words a slot carries"),
+    int_depends(
+        "seed",
+        "the run's seed",
+        0,
+        u64::MAX,
+        "seed of the retransmission back-off",
+    ),
+];
 
 /// Builds the model for `simulate`/`compare` on a torus (or ring) network.
 pub fn build(
@@ -155,23 +219,20 @@ pub fn build(
     opts: &mut ModelOptions,
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
     let torus = Torus::from_spec(&ctx.network.spec).map_err(ModelError)?;
-    let d = opts.u64_in("d", 4, 1, 64)? as usize;
-    let direction = match opts
-        .choice("dir", "backward", &["backward", "forward"])?
-        .as_str()
-    {
+    let d = opts.int("d")? as usize;
+    let direction = match opts.choice("dir")? {
         "forward" => Direction::Forward,
         _ => Direction::Backward,
     };
-    let s = opts.u64_in("s", 1, 1, 64)? as usize;
+    let s = opts.int("s")? as usize;
     let mut cfg = ReservationConfig::new(torus, d, direction, s.min(d));
-    cfg.hold = opts.u64_in("hold", 0, 0, 1 << 20)?;
-    cfg.mrt = opts.u64_in("mrt", cfg.mrt, 1, 1 << 20)?;
-    cfg.ctrl_proc = opts.u64_in("proc", 1, 0, 1 << 20)?;
-    cfg.ctrl_prop = opts.u64_in("prop", 1, 0, 1 << 20)?;
-    cfg.max_outstanding = opts.u64_in("outstanding", d as u64, 1, 1 << 20)? as usize;
-    cfg.packet_words = opts.u64_in("packet-words", 1, 1, 1 << 20)?;
-    cfg.seed = opts.u64("seed", ctx.seed)?;
+    cfg.hold = opts.int("hold")?;
+    cfg.mrt = opts.int_or("mrt", cfg.mrt)?;
+    cfg.ctrl_proc = opts.int("proc")?;
+    cfg.ctrl_prop = opts.int("prop")?;
+    cfg.max_outstanding = opts.int_or("outstanding", d as u64)? as usize;
+    cfg.packet_words = opts.int("packet-words")?;
+    cfg.seed = opts.int_or("seed", ctx.seed)?;
     let net = PathReservation::new(cfg).map_err(ModelError)?;
     Ok(Box::new(net.with_network_links(ctx.network)))
 }

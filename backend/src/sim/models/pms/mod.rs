@@ -24,7 +24,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::sim::models::compiled::sched::{self, Connection};
-use crate::sim::options::{ModelError, ModelOptions};
+use crate::sim::options::{choice, int, int_depends, ModelError, ModelOptions, OptionSpec};
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 use crate::topology::NodeId;
@@ -166,8 +166,86 @@ impl PmsParams {
     }
 }
 
-/// Options for the model registry, with their defaults.
-pub const OPTIONS: &str = "slots=4 slot-words=10 guard=0 sched=8 request=8 grant=8 pipe=10 preload=0 predictor=timeout|none|counter timeout=80 threshold=8 seed=run seed";
+/// Options for the model registry (defaults as [`PmsParams::default`]).
+pub const OPTIONS: &[OptionSpec] = &[
+    int(
+        "slots",
+        "4",
+        1,
+        1024,
+        "slot tables (the TDM frame's length), K in Ding et al.",
+    ),
+    int(
+        "slot-words",
+        "10",
+        1,
+        1 << 32,
+        "words a connection sends per slot",
+    ),
+    int(
+        "guard",
+        "0",
+        0,
+        1 << 32,
+        "idle cycles between slots while the crossbar reconfigures",
+    ),
+    int(
+        "sched",
+        "8",
+        1,
+        1 << 32,
+        "cycles the scheduler takes per slot table (scheduler latency)",
+    ),
+    int(
+        "request",
+        "8",
+        0,
+        1 << 32,
+        "cycles for a request vector to reach the scheduler",
+    ),
+    int(
+        "grant",
+        "8",
+        0,
+        1 << 32,
+        "cycles for a grant to reach the NIC",
+    ),
+    int("pipe", "10", 0, 1 << 32, "cycles through the data pipeline"),
+    int(
+        "preload",
+        "0",
+        0,
+        1024,
+        "slot tables preloaded from the program's pairs (proactive set-up; at most slots)",
+    ),
+    choice(
+        "predictor",
+        "timeout",
+        &["timeout", "none", "counter"],
+        "when an idle connection is evicted",
+    ),
+    int(
+        "timeout",
+        "80",
+        0,
+        u64::MAX,
+        "idle cycles before eviction (predictor=timeout)",
+    ),
+    int(
+        "threshold",
+        "8",
+        1,
+        u32::MAX as u64,
+        "idle slots before eviction (predictor=counter)",
+    ),
+    int_depends(
+        "seed",
+        "the run's seed",
+        0,
+        u64::MAX,
+        "seed of the scheduler's rotating priority",
+    ),
+];
 
 /// Builds the model for `simulate`/`compare`: one crossbar port per network node. With
 /// `preload=P > 0` and a program, the program's (source, destination) pairs are split into
@@ -187,32 +265,31 @@ pub fn build(
             ctx.network.nodes()
         )));
     }
-    let d = PmsParams::default();
-    let slots = opts.u64_in("slots", d.slots as u64, 1, 1024)? as usize;
-    let preload = opts.u64_in("preload", 0, 0, slots as u64)? as usize;
-    // Both predictor settings are read whichever predictor is chosen, so that `threshold=…`
-    // with the default predictor is checked rather than called an unknown option.
-    let threshold = opts.u64_in("threshold", 8, 1, u32::MAX as u64)? as u32;
-    let timeout = opts.u64("timeout", 80)?;
-    let predictor = match opts
-        .choice("predictor", "timeout", &["timeout", "none", "counter"])?
-        .as_str()
-    {
+    let slots = opts.int("slots")? as usize;
+    let preload = opts.int("preload")? as usize;
+    if preload > slots {
+        return Err(ModelError(format!(
+            "option `preload={preload}`: must be between 0 and {slots} (the slots)"
+        )));
+    }
+    let threshold = opts.int("threshold")? as u32;
+    let timeout = opts.int("timeout")?;
+    let predictor = match opts.choice("predictor")? {
         "none" => Predictor::None,
         "counter" => Predictor::Counter(threshold),
         _ => Predictor::Timeout(timeout),
     };
     let params = PmsParams {
         slots,
-        slot_words: opts.u64_in("slot-words", d.slot_words, 1, 1 << 32)?,
-        guard: opts.u64_in("guard", d.guard, 0, 1 << 32)?,
-        sched_latency: opts.u64_in("sched", d.sched_latency, 1, 1 << 32)?,
-        request_latency: opts.u64_in("request", d.request_latency, 0, 1 << 32)?,
-        grant_latency: opts.u64_in("grant", d.grant_latency, 0, 1 << 32)?,
-        pipe_latency: opts.u64_in("pipe", d.pipe_latency, 0, 1 << 32)?,
+        slot_words: opts.int("slot-words")?,
+        guard: opts.int("guard")?,
+        sched_latency: opts.int("sched")?,
+        request_latency: opts.int("request")?,
+        grant_latency: opts.int("grant")?,
+        pipe_latency: opts.int("pipe")?,
         preload,
         predictor,
-        seed: opts.u64("seed", ctx.seed)?,
+        seed: opts.int_or("seed", ctx.seed)?,
     };
     let ports = ctx.network.nodes();
     let configs = match (ctx.traffic, ctx.placement, preload) {

@@ -15,12 +15,45 @@ use crate::pipeline::{self, Defaults, Overrides};
 use crate::schedule::{self};
 use crate::traffic::{MsgId, TaskId};
 
-use crate::sim::options::{ModelError, ModelOptions};
+use crate::sim::options::{choice_depends, int_depends, ModelError, ModelOptions, OptionSpec};
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 
-pub const OPTIONS: &str =
-    "route=dor|random|shortest|reroute schedule=best|exact|lp latency=0 ports=1 timing=port|thesis";
+/// The defaults are the pipeline's, the ones `ttdl run` uses.
+pub const OPTIONS: &[OptionSpec] = &[
+    choice_depends(
+        "route",
+        "as ttdl run",
+        &["dor", "random", "shortest", "reroute"],
+        "routing",
+    ),
+    choice_depends(
+        "schedule",
+        "as ttdl run",
+        &["best", "exact", "lp"],
+        "scheduler",
+    ),
+    int_depends(
+        "latency",
+        "as ttdl run",
+        0,
+        Limits::HOP_LATENCY,
+        "cycles per switch",
+    ),
+    int_depends(
+        "ports",
+        "as ttdl run",
+        1,
+        Limits::PORTS as u64,
+        "processor-network ports per node",
+    ),
+    choice_depends(
+        "timing",
+        "as ttdl run",
+        &["port", "thesis"],
+        "ideal timing the deadlines come from",
+    ),
+];
 
 /// Builds the plan for the context's program and placement with the one pipeline `ttdl run`
 /// uses (same defaults), so `compare` shows the plan `run` prints.
@@ -28,24 +61,14 @@ pub fn build(
     ctx: &ModelContext<'_>,
     opts: &mut ModelOptions,
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
-    let route = opts
-        .choice(
-            "route",
-            Defaults::ROUTE.name(),
-            &["dor", "random", "shortest", "reroute"],
-        )?
-        .to_string();
+    let route = opts.choice_or("route", Defaults::ROUTE.name())?.to_string();
     let schedule = opts
-        .choice(
-            "schedule",
-            Defaults::SCHEDULE.name(),
-            &["best", "exact", "lp"],
-        )?
+        .choice_or("schedule", Defaults::SCHEDULE.name())?
         .to_string();
-    let latency = opts.u64_in("latency", Defaults::LATENCY, 0, Limits::HOP_LATENCY)?;
-    let ports = opts.u64_in("ports", Defaults::PORTS as u64, 1, Limits::PORTS as u64)? as u32;
+    let latency = opts.int_or("latency", Defaults::LATENCY)?;
+    let ports = opts.int_or("ports", Defaults::PORTS as u64)? as u32;
     let timing = opts
-        .choice("timing", Defaults::TIMING.name(), &["port", "thesis"])?
+        .choice_or("timing", Defaults::TIMING.name())?
         .to_string();
     let (Some(traffic), Some(placement)) = (ctx.traffic, ctx.placement) else {
         return Err(ModelError(

@@ -22,20 +22,34 @@ use std::collections::BinaryHeap;
 
 use crate::topology::LinkId;
 
-use crate::sim::options::{ModelError, ModelOptions};
+use crate::sim::options::{choice, int, ModelError, ModelOptions, OptionSpec};
 use crate::sim::paths::Paths;
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 
-pub const OPTIONS: &str = "a=0 (relay cycles per hop) arb=fifo|oldest";
+pub const OPTIONS: &[OptionSpec] = &[
+    int(
+        "a",
+        "0",
+        0,
+        1 << 32,
+        "relay cycles per hop (Chittor eq 1.1's a)",
+    ),
+    choice(
+        "arb",
+        "fifo",
+        &["fifo", "oldest"],
+        "which waiting packet gets a free link",
+    ),
+];
 
 /// Builds the model from registry options.
 pub fn build(
     ctx: &ModelContext<'_>,
     opts: &mut ModelOptions,
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
-    let a = opts.u64_in("a", 0, 0, 1 << 32)?;
-    let oldest = opts.choice("arb", "fifo", &["fifo", "oldest"])? == "oldest";
+    let a = opts.int("a")?;
+    let oldest = opts.choice("arb")? == "oldest";
     Ok(Box::new(StoreForward::new(ctx.network, a, oldest)?))
 }
 

@@ -27,12 +27,46 @@ use std::collections::VecDeque;
 use crate::topology::{Kind, Network};
 
 use crate::sim::geometry::{Geometry, NONE};
-use crate::sim::options::{ModelError, ModelOptions};
+use crate::sim::options::{choice, int, int_depends, ModelError, ModelOptions, OptionSpec};
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 
-pub const OPTIONS: &str = "vc=1 (2 on tori) buf=2 delay=0 overhead=0 arb=oldest|fifo|biased|rr \
-                           routing=dor|west-first|odd-even";
+pub const OPTIONS: &[OptionSpec] = &[
+    int_depends(
+        "vc",
+        "2 on tori, else 1",
+        1,
+        64,
+        "virtual channels per input port (2 break the torus's cycles)",
+    ),
+    int("buf", "2", 1, 1 << 16, "flit buffers per virtual channel"),
+    int(
+        "delay",
+        "0",
+        0,
+        1 << 16,
+        "cycles a header spends in each router",
+    ),
+    int(
+        "overhead",
+        "0",
+        0,
+        1 << 32,
+        "cycles added at the source before a packet enters the network",
+    ),
+    choice(
+        "arb",
+        "oldest",
+        &["oldest", "fifo", "biased", "rr"],
+        "arbitration among requests for an output (Chittor §5.6.5)",
+    ),
+    choice(
+        "routing",
+        "dor",
+        &["dor", "west-first", "odd-even"],
+        "dimension order, or turn-model adaptive routing on 2-D meshes",
+    ),
+];
 
 /// Arbitration among requests for the same output (Chittor §5.6.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,23 +116,17 @@ pub fn build(
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
     let wraps = matches!(ctx.network.spec.kind, Kind::Torus | Kind::Ring);
     let cfg = WormholeConfig {
-        vcs: opts.u64_in("vc", if wraps { 2 } else { 1 }, 1, 64)? as usize,
-        buf: opts.u64_in("buf", 2, 1, 1 << 16)? as u32,
-        delay: opts.u64_in("delay", 0, 0, 1 << 16)?,
-        overhead: opts.u64_in("overhead", 0, 0, 1 << 32)?,
-        arb: match opts
-            .choice("arb", "oldest", &["oldest", "fifo", "biased", "rr"])?
-            .as_str()
-        {
+        vcs: opts.int_or("vc", if wraps { 2 } else { 1 })? as usize,
+        buf: opts.int("buf")? as u32,
+        delay: opts.int("delay")?,
+        overhead: opts.int("overhead")?,
+        arb: match opts.choice("arb")? {
             "fifo" => Arbitration::Fifo,
             "biased" => Arbitration::Biased,
             "rr" => Arbitration::RoundRobin,
             _ => Arbitration::Oldest,
         },
-        routing: match opts
-            .choice("routing", "dor", &["dor", "west-first", "odd-even"])?
-            .as_str()
-        {
+        routing: match opts.choice("routing")? {
             "west-first" => Routing::WestFirst,
             "odd-even" => Routing::OddEven,
             _ => Routing::DimensionOrder,

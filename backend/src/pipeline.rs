@@ -26,13 +26,26 @@ pub enum TimingModel {
     Thesis,
 }
 
+/// A setting that is not one of its choices: `unknown timing `x`: expected port or thesis`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} `{value}`: expected {choices}")]
+pub struct UnknownChoice {
+    pub what: &'static str,
+    pub value: String,
+    pub choices: &'static str,
+}
+
 impl std::str::FromStr for TimingModel {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownChoice;
+    fn from_str(s: &str) -> Result<Self, UnknownChoice> {
         match s {
             "port" => Ok(TimingModel::Port),
             "thesis" => Ok(TimingModel::Thesis),
-            other => Err(format!("unknown timing `{other}`: expected port or thesis")),
+            other => Err(UnknownChoice {
+                what: "timing",
+                value: other.to_string(),
+                choices: "port or thesis",
+            }),
         }
     }
 }
@@ -164,7 +177,7 @@ pub fn resolve(traffic: &Traffic, o: &Overrides) -> Result<PlanConfig, PipelineE
     let timing = match &o.timing {
         Some(t) => t
             .parse()
-            .map_err(|e: String| PipelineError::Config(format!("--timing: {e}")))?,
+            .map_err(|e: UnknownChoice| PipelineError::Config(format!("--timing: {e}")))?,
         None => Defaults::TIMING,
     };
     let hardware = Hardware {

@@ -600,7 +600,7 @@ fn set_field(o: &mut Overrides, key: &str, value: &str) -> Result<(), String> {
             o.schedule = Some(value);
         }
         "timing" => {
-            value.parse::<TimingModel>()?;
+            value.parse::<TimingModel>().map_err(|e| e.to_string())?;
             o.timing = Some(value);
         }
         "seed" => {

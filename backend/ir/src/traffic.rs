@@ -31,6 +31,12 @@ pub struct Traffic {
     pub target: Option<Target>,
 }
 
+/// A program beyond one of the fixed [`Limits`]: too many words, or a time past
+/// [`Limits::TIME`]. The message names the limit and what to change.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct LimitError(pub String);
+
 impl Traffic {
     /// Words sent in all, every destination of a multicast counted (saturating).
     pub fn total_words(&self) -> u64 {
@@ -39,15 +45,15 @@ impl Traffic {
         })
     }
 
-    /// An error message when the program sends more than [`Limits::WORDS`].
-    pub fn check_words(&self) -> Result<(), String> {
+    /// An error when the program sends more than [`Limits::WORDS`].
+    pub fn check_words(&self) -> Result<(), LimitError> {
         let words = self.total_words();
         if words > Limits::WORDS {
-            return Err(format!(
+            return Err(LimitError(format!(
                 "the program sends {words} words, more than the {0} that can be \
                  scheduled or simulated word by word; make the messages smaller",
                 Limits::WORDS
-            ));
+            )));
         }
         Ok(())
     }
@@ -55,17 +61,17 @@ impl Traffic {
     /// [`Traffic::check_words`], and every release, deadline and compute time below
     /// [`Limits::TIME`], so that cycle arithmetic in the schedulers and models cannot overflow (a
     /// Traffic document written by hand may hold anything).
-    pub fn check_limits(&self) -> Result<(), String> {
+    pub fn check_limits(&self) -> Result<(), LimitError> {
         self.check_words()?;
         for m in &self.messages {
             if m.release > Limits::TIME || m.deadline > Limits::TIME {
-                return Err(format!(
+                return Err(LimitError(format!(
                     "message {} has release {} and deadline {}; times are limited to {3} cycles",
                     m.id,
                     m.release,
                     m.deadline,
                     Limits::TIME
-                ));
+                )));
             }
         }
         for t in &self.tasks {
@@ -74,11 +80,11 @@ impl Traffic {
                 _ => acc,
             });
             if compute > Limits::TIME {
-                return Err(format!(
+                return Err(LimitError(format!(
                     "task `{}` computes for {compute} cycles; times are limited to {1} cycles",
                     t.name,
                     Limits::TIME
-                ));
+                )));
             }
         }
         Ok(())

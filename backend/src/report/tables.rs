@@ -100,8 +100,8 @@ pub fn deadlines(plan: &Plan) -> String {
 }
 
 /// The makespan against its lower bound, and the period against its bound, each with what binds.
-pub fn bounds(plan: &Plan) -> Result<String, String> {
-    let problem = plan.problem().map_err(|e| e.to_string())?;
+pub fn bounds(plan: &Plan) -> Result<String, crate::pipeline::PipelineError> {
+    let problem = plan.problem()?;
     let (lb, by) = schedule::lower_bound(&problem);
     let mut s = String::new();
     let _ = writeln!(

@@ -387,7 +387,9 @@ impl<'a> Problem<'a> {
         routing: &'a Routing,
         hardware: Hardware,
     ) -> Result<Self, ScheduleError> {
-        traffic.check_limits().map_err(ScheduleError::Input)?;
+        traffic
+            .check_limits()
+            .map_err(|e| ScheduleError::Input(e.to_string()))?;
         if hardware.ports > Limits::PORTS || hardware.hop_latency > Limits::HOP_LATENCY {
             return Err(ScheduleError::Input(format!(
                 "{} ports per node and {} cycles per switch: at most {2} ports and \

@@ -254,7 +254,9 @@ pub fn simulate(
             .into());
         }
     }
-    traffic.check_limits().map_err(ModelError)?;
+    traffic
+        .check_limits()
+        .map_err(|e| ModelError(e.to_string()))?;
     // Barrier sizes: how many tasks reach their k-th Sync(p).
     let mut barrier_size: BTreeMap<(usize, usize), usize> = BTreeMap::new();
     for t in &traffic.tasks {

@@ -37,7 +37,7 @@ pub fn run(args: &CheckArgs) -> CliResult {
     let timing: pipeline::TimingModel = match &args.timing {
         Some(t) => t
             .parse()
-            .map_err(|e: String| CliError::Usage(format!("--timing: {e}")))?,
+            .map_err(|e: pipeline::UnknownChoice| CliError::Usage(format!("--timing: {e}")))?,
         None => pipeline::Defaults::TIMING,
     };
     if timing == pipeline::TimingModel::Port && program::is_driven(&traffic) {

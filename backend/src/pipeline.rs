@@ -136,6 +136,24 @@ impl From<ScheduleError> for PipelineError {
     }
 }
 
+/// The timing `check` shows before anything is placed: with `timing` (default
+/// [`Defaults::TIMING`]) port-aware, each task's writes and reads pass one port each way, as on a
+/// node of its own; with `thesis`, Minsky's instant writes (Fig 4-3) as the language computed them.
+pub fn time_unplaced(traffic: &mut Traffic, timing: Option<&str>) -> Result<(), PipelineError> {
+    let timing = match timing {
+        Some(t) => t
+            .parse()
+            .map_err(|e: UnknownChoice| PipelineError::Config(format!("--timing: {e}")))?,
+        None => Defaults::TIMING,
+    };
+    if timing == TimingModel::Port && program::is_driven(traffic) {
+        let own: Vec<usize> = (0..traffic.tasks.len()).collect();
+        program::apply_port_timing(traffic, &own, Defaults::PORTS)
+            .map_err(|e| PipelineError::Input(e.to_string()))?;
+    }
+    Ok(())
+}
+
 /// Resolves the configuration: flags, else the script's `target`, else the defaults (the
 /// target's network, else the program's logical network, else the smallest square mesh that
 /// holds its tasks; the canned mapping when every task has one, else identity).

@@ -5,7 +5,6 @@
 use std::path::Path;
 
 use clap::Args;
-use ttdl_backend::schedule::program;
 use ttdl_backend::{pipeline, report, tasks_file};
 use ttdl_ir::traffic::Traffic;
 
@@ -33,18 +32,10 @@ pub fn run(args: &CheckArgs) -> CliResult {
     let input = super::input::read(file, &args.source)?;
     let (printed, mut traffic) = (input.printed, input.traffic);
     print!("{printed}");
-    // Port-aware timing (the default) before placement: every task on a node of its own.
-    let timing: pipeline::TimingModel = match &args.timing {
-        Some(t) => t
-            .parse()
-            .map_err(|e: pipeline::UnknownChoice| CliError::Usage(format!("--timing: {e}")))?,
-        None => pipeline::Defaults::TIMING,
-    };
-    if timing == pipeline::TimingModel::Port && program::is_driven(&traffic) {
-        let own: Vec<usize> = (0..traffic.tasks.len()).collect();
-        program::apply_port_timing(&mut traffic, &own, pipeline::Defaults::PORTS)
-            .map_err(|e| CliError::Input(e.to_string()))?;
-    }
+    pipeline::time_unplaced(&mut traffic, args.timing.as_deref()).map_err(|e| match e {
+        pipeline::PipelineError::Config(s) => CliError::Usage(s),
+        other => CliError::Input(other.to_string()),
+    })?;
     let out = match args.output.format {
         Format::Text => report::traffic::text(&traffic),
         Format::Json => {

@@ -15,49 +15,7 @@ use crate::sim::models::scheduled::replay::{self, ReplayReport};
 use crate::topology::{Kind, Network, NetworkSpec};
 use crate::traffic::{Placement, Routing, Traffic};
 
-/// How releases and deadlines are timed before scheduling (SPEC §2).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum TimingModel {
-    /// Each node's injection and ejection ports serialize its messages (the default).
-    #[default]
-    Port,
-    /// Minsky's instant-write timing: a message arrives `size` cycles after release, whatever
-    /// else its node sends, and compute after a write delays the write (Fig 4-3).
-    Thesis,
-}
-
-/// A setting that is not one of its choices: `unknown timing `x`: expected port or thesis`.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown {what} `{value}`: expected {choices}")]
-pub struct UnknownChoice {
-    pub what: &'static str,
-    pub value: String,
-    pub choices: &'static str,
-}
-
-impl std::str::FromStr for TimingModel {
-    type Err = UnknownChoice;
-    fn from_str(s: &str) -> Result<Self, UnknownChoice> {
-        match s {
-            "port" => Ok(TimingModel::Port),
-            "thesis" => Ok(TimingModel::Thesis),
-            other => Err(UnknownChoice {
-                what: "timing",
-                value: other.to_string(),
-                choices: "port or thesis",
-            }),
-        }
-    }
-}
-
-impl TimingModel {
-    pub fn name(self) -> &'static str {
-        match self {
-            TimingModel::Port => "port",
-            TimingModel::Thesis => "thesis",
-        }
-    }
-}
+pub use ttdl_ir::config::{TimingModel, UnknownChoice};
 
 /// The defaults, defined once.
 pub struct Defaults;
@@ -176,20 +134,20 @@ pub fn resolve(traffic: &Traffic, o: &Overrides) -> Result<PlanConfig, PipelineE
     let place = match o.place.clone().or(target.place.clone()) {
         Some(m) => m
             .parse()
-            .map_err(|e: place::PlaceError| PipelineError::Config(format!("--place: {e}")))?,
+            .map_err(|e: UnknownChoice| PipelineError::Config(format!("--place: {e}")))?,
         None if all_mapped => PlaceMethod::Mapping,
         None => PlaceMethod::Identity,
     };
     let route = match o.route.clone().or(target.route.clone()) {
         Some(m) => m
             .parse()
-            .map_err(|e: route::RouteError| PipelineError::Config(format!("--route: {e}")))?,
+            .map_err(|e: UnknownChoice| PipelineError::Config(format!("--route: {e}")))?,
         None => Defaults::ROUTE,
     };
     let schedule = match o.schedule.clone().or(target.schedule.clone()) {
         Some(m) => m
             .parse()
-            .map_err(|e: ScheduleError| PipelineError::Config(format!("--schedule: {e}")))?,
+            .map_err(|e: UnknownChoice| PipelineError::Config(format!("--schedule: {e}")))?,
         None => Defaults::SCHEDULE,
     };
     let timing = match &o.timing {

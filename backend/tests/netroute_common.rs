@@ -85,7 +85,7 @@ fn every_method_routes_along_links() {
         let n = net(spec);
         let t = ring_traffic(16, 4);
         let p = place::place(&t, &n, PlaceMethod::Random, 1).unwrap();
-        for method in RouteMethod::ALL {
+        for &method in RouteMethod::ALL {
             let r = route::route(&t, &n, &p, method, 3).unwrap();
             for (m, msg) in t.messages.iter().enumerate() {
                 let Route::Path(path) = &r.routes[m] else {

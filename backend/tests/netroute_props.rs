@@ -83,7 +83,7 @@ proptest! {
         prop_assert_eq!(back.kind, spec.kind);
         let t = traffic(tasks, &pairs);
         let p = place::place(&t, &net, PlaceMethod::Random, seed).unwrap();
-        for method in RouteMethod::ALL {
+        for &method in RouteMethod::ALL {
             let r = route::route(&t, &net, &p, method, seed).unwrap();
             prop_assert_eq!(r.routes.len(), t.messages.len());
             // Same input and seed, same routes.

@@ -382,21 +382,26 @@ fn reader<'src>(file: FileId) -> impl Parser<'src, &'src str, Items, Extra> {
     let line_comment = just(';')
         .then(none_of('\n').repeated())
         .to(Piece::default());
-    // Block comments nest; the inner ones only need to be skipped.
+    // Block comments nest; the inner ones only need to be skipped. A character of a comment is
+    // neither `|#` nor the `#|` of a nested comment, so an unclosed nested `#|` cannot be
+    // re-read as two plain characters (`#|#|#` is unterminated twice, as `is_incomplete` says).
+    let comment_char = || {
+        just("|#")
+            .not()
+            .then(just("#|").not())
+            .ignore_then(any())
+            .ignored()
+    };
     let nested_block = recursive(|block| {
         just("#|")
-            .then(choice((block, just("|#").not().ignore_then(any()).ignored())).repeated())
+            .then(choice((block, comment_char())).repeated())
             .then(just("|#"))
             .ignored()
     });
     let block_comment = just("#|")
         .map_with(move |_, e| at(e.span()))
         .then_ignore(
-            choice((
-                nested_block.clone(),
-                just("|#").not().ignore_then(any()).ignored(),
-            ))
-            .repeated(),
+            choice((nested_block.clone(), comment_char())).repeated(),
         )
         .then(just("|#").or_not())
         .map(|(open, close)| Piece {

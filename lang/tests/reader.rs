@@ -323,3 +323,16 @@ fn error_count_is_capped() {
         .message
         .starts_with("more than 100 syntax errors"));
 }
+
+#[test]
+fn an_unclosed_nested_comment_is_not_read_as_characters() {
+    // `#|#|#`: the second `#|` opens a nested comment, so neither is closed.
+    let (_, diags) = ttdl_lang::syntax::read(0, "#|#|#");
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.message.starts_with("unterminated block comment")),
+        "{diags:?}"
+    );
+    assert!(ttdl_lang::syntax::is_incomplete("#|#|#"));
+}

@@ -5,6 +5,7 @@
 //! The language writes a [`Traffic`]; the backend places, routes and schedules it. Keeping the
 //! two apart here means compiling the evaluator does not compile the schedulers or simulators.
 
+pub mod config;
 pub mod limits;
 pub mod topology;
 pub mod traffic;

@@ -6,9 +6,6 @@
 //! utilization). Wired-down tasks (`Task.wired`) stay where `mapped` says under every method. When
 //! there are more tasks than nodes, each node holds up to ⌈tasks/nodes⌉ of them.
 
-use std::fmt;
-use std::str::FromStr;
-
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -23,49 +20,7 @@ mod slots;
 pub use anneal::{Progress, Schedule};
 pub use cost::{coarse_cost, CostKind};
 
-/// How to place tasks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PlaceMethod {
-    Mapping,
-    Identity,
-    Random,
-    Anneal,
-}
-
-impl PlaceMethod {
-    pub const ALL: [PlaceMethod; 4] = [
-        PlaceMethod::Mapping,
-        PlaceMethod::Identity,
-        PlaceMethod::Random,
-        PlaceMethod::Anneal,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            PlaceMethod::Mapping => "mapping",
-            PlaceMethod::Identity => "identity",
-            PlaceMethod::Random => "random",
-            PlaceMethod::Anneal => "anneal",
-        }
-    }
-}
-
-impl fmt::Display for PlaceMethod {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for PlaceMethod {
-    type Err = PlaceError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        PlaceMethod::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| PlaceError::UnknownMethod(s.to_string()))
-    }
-}
+pub use ttdl_ir::config::PlaceMethod;
 
 /// Everything `place_with` can be told; `PlaceOptions::new(method, seed)` gives the defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -98,8 +53,8 @@ impl PlaceOptions {
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PlaceError {
-    #[error("unknown placement method `{0}`: expected one of mapping, identity, random, anneal")]
-    UnknownMethod(String),
+    #[error("{0}")]
+    UnknownMethod(#[from] ttdl_ir::config::UnknownChoice),
     #[error("placement by mapping needs physical coordinates for every task, but {0} have none (was a mapping given with `target :mapping`?)")]
     Unmapped(String),
     #[error("task {task} is mapped to {coords:?}, which is not a node of {network}; the mapping was made for another network: choose a placement for this one (`--place identity`, `anneal` or `random`) or the network the mapping fits")]

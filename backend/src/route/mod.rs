@@ -7,9 +7,6 @@
 //! maximum misrouting distance, and accept by the annealing rule until the peak utilization is
 //! acceptable. Multicast messages get a `Route::Tree`: the union of their paths to each destination.
 
-use std::fmt;
-use std::str::FromStr;
-
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -24,49 +21,7 @@ mod reroute;
 pub use paths::{route_hops, route_links};
 pub use reroute::{reroute, RerouteOutcome};
 
-/// How to route messages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RouteMethod {
-    Dor,
-    Random,
-    Shortest,
-    Reroute,
-}
-
-impl RouteMethod {
-    pub const ALL: [RouteMethod; 4] = [
-        RouteMethod::Dor,
-        RouteMethod::Random,
-        RouteMethod::Shortest,
-        RouteMethod::Reroute,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            RouteMethod::Dor => "dor",
-            RouteMethod::Random => "random",
-            RouteMethod::Shortest => "shortest",
-            RouteMethod::Reroute => "reroute",
-        }
-    }
-}
-
-impl fmt::Display for RouteMethod {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for RouteMethod {
-    type Err = RouteError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        RouteMethod::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| RouteError::UnknownMethod(s.to_string()))
-    }
-}
+pub use ttdl_ir::config::RouteMethod;
 
 /// Options of `route_with`; `RouteOptions::new(method, seed)` gives the defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -124,8 +79,8 @@ impl RouteOptions {
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RouteError {
-    #[error("unknown routing method `{0}`: expected one of dor, random, shortest, reroute")]
-    UnknownMethod(String),
+    #[error("{0}")]
+    UnknownMethod(#[from] ttdl_ir::config::UnknownChoice),
     #[error("the placement covers {placed} tasks but the traffic has {tasks}")]
     PlacementSize { placed: usize, tasks: usize },
     #[error("task {task} is placed on node {node}, but {network} has {nodes} nodes")]

@@ -82,39 +82,7 @@ impl Hardware {
 }
 
 /// Which scheduler to run (`--schedule`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Method {
-    /// Minsky §4.2.4: the linear program.
-    Lp,
-    /// The cycle-level list scheduler.
-    Exact,
-    /// Both; the shorter valid schedule wins.
-    Best,
-}
-
-impl std::str::FromStr for Method {
-    type Err = ScheduleError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "lp" => Ok(Method::Lp),
-            "exact" => Ok(Method::Exact),
-            "best" => Ok(Method::Best),
-            other => Err(ScheduleError::Input(format!(
-                "unknown scheduler `{other}`: expected lp, exact or best"
-            ))),
-        }
-    }
-}
-
-impl Method {
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Lp => "lp",
-            Method::Exact => "exact",
-            Method::Best => "best",
-        }
-    }
-}
+pub use ttdl_ir::config::ScheduleMethod as Method;
 
 /// A deadline the scheduler could not meet and moved (Minsky §4.2.4 "Propagation of results").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

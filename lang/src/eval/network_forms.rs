@@ -294,17 +294,17 @@ impl Machine {
                 // Checked now, with the value's span, not later as a flag the user never passed.
                 "place" => {
                     let t = text(self, &v)?;
-                    check_choice::<ttdl_backend::place::PlaceMethod>(vspan, "place", &t)?;
+                    check_choice::<ttdl_ir::config::PlaceMethod>(vspan, "place", &t)?;
                     target.place = Some(t)
                 }
                 "route" => {
                     let t = text(self, &v)?;
-                    check_choice::<ttdl_backend::route::RouteMethod>(vspan, "route", &t)?;
+                    check_choice::<ttdl_ir::config::RouteMethod>(vspan, "route", &t)?;
                     target.route = Some(t)
                 }
                 "schedule" => {
                     let t = text(self, &v)?;
-                    check_choice::<ttdl_backend::schedule::Method>(vspan, "schedule", &t)?;
+                    check_choice::<ttdl_ir::config::ScheduleMethod>(vspan, "schedule", &t)?;
                     target.schedule = Some(t)
                 }
                 "seed" => match v {

@@ -29,8 +29,8 @@ fn degrees(
         .into_iter()
         .chain([Algorithm::DynamicColoring]);
     for (slot, alg) in out.iter_mut().zip(algs) {
-        let cfg = sched::schedule(&conns, alg, Some(aapc))?;
-        cfg.verify(&conns)?;
+        let cfg = sched::schedule(&conns, alg, Some(aapc)).map_err(|e| e.to_string())?;
+        cfg.verify(&conns).map_err(|e| e.to_string())?;
         *slot = cfg.degree();
     }
     Ok(out)

@@ -82,7 +82,7 @@ pub fn render(args: &ModelArgs) -> Result<String, CliError> {
         .network
         .parse()
         .map_err(|e| CliError::Usage(format!("{e}")))?;
-    let torus = Torus::from_spec(&spec).map_err(CliError::Usage)?;
+    let torus = Torus::from_spec(&spec).map_err(|e| CliError::Usage(e.to_string()))?;
     if torus.nx != torus.ny {
         return Err(CliError::Usage(format!(
             "Yuan's model is for square N×N tori (got {spec})"
@@ -96,7 +96,7 @@ pub fn render(args: &ModelArgs) -> Result<String, CliError> {
             .iter()
             .map(|s| Logical::parse(s.trim()))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(CliError::Usage)?
+            .map_err(|e| CliError::Usage(e.to_string()))?
     };
     for &g in &args.gamma {
         if !(g > 0.0 && g.is_finite()) {
@@ -123,10 +123,14 @@ pub fn render(args: &ModelArgs) -> Result<String, CliError> {
             // Unasked-for topologies that do not exist on this size (a hypercube needs a power of
             // two) are left out.
             Err(_) if args.logical.is_empty() => continue,
-            Err(e) => return Err(CliError::Usage(e)),
+            Err(e) => return Err(CliError::Usage(e.to_string())),
         };
         let realized = if args.degree == DegreeArg::Realized || args.simulate.is_some() {
-            Some(realize(&torus, l).map_err(CliError::Input)?.len())
+            Some(
+                realize(&torus, l)
+                    .map_err(|e| CliError::Input(e.to_string()))?
+                    .len(),
+            )
         } else {
             None
         };
@@ -165,9 +169,9 @@ fn simulate(t: &Torus, rows: &[Row], args: &ModelArgs, slots: u64) -> Result<Vec
                     logical: row.params.logical,
                     gamma: g,
                 };
-                let mut net = MultiHop::new(cfg).map_err(CliError::Input)?;
-                let r =
-                    poisson_run(&mut net, l, slots / 5, slots, seed).map_err(CliError::Input)?;
+                let mut net = MultiHop::new(cfg).map_err(|e| CliError::Input(e.to_string()))?;
+                let r = poisson_run(&mut net, l, slots / 5, slots, seed)
+                    .map_err(|e| CliError::Input(e.to_string()))?;
                 out.push((row.params.logical, g, l, r.throughput, r.delay));
             }
         }

@@ -31,6 +31,7 @@
 #![allow(clippy::manual_is_multiple_of)]
 
 use crate::sim::optical::torus::{Torus, Way};
+use crate::sim::optical::OpticalError;
 use crate::topology::NodeId;
 
 /// One connection of a phase: source, destination and its links (XY, shortest).
@@ -446,39 +447,50 @@ pub fn greedy_phases(t: &Torus) -> Vec<Phase> {
 /// What is wrong with a set of phases as a conflict-free TDM realization, if anything: a link, a
 /// source or a destination used twice in one phase, or a path that does not lead from its source
 /// to its destination. Used for every realized logical topology (Yuan §4.1.1.1 conditions 1–2).
-pub fn check_phases(t: &Torus, phases: &[Phase]) -> Result<(), String> {
+pub fn check_phases(t: &Torus, phases: &[Phase]) -> Result<(), OpticalError> {
     for (i, phase) in phases.iter().enumerate() {
         let mut link = vec![false; t.link_slots()];
         let mut tx = vec![false; t.nodes()];
         let mut rx = vec![false; t.nodes()];
         for c in phase {
             if c.src >= t.nodes() || c.dst >= t.nodes() {
-                return Err(format!(
+                return Err(OpticalError::Broken(format!(
                     "phase {i}: connection {}→{} is off the torus",
                     c.src, c.dst
-                ));
+                )));
             }
             if std::mem::replace(&mut tx[c.src], true) {
-                return Err(format!("phase {i}: node {} sends twice", c.src));
+                return Err(OpticalError::Broken(format!(
+                    "phase {i}: node {} sends twice",
+                    c.src
+                )));
             }
             if std::mem::replace(&mut rx[c.dst], true) {
-                return Err(format!("phase {i}: node {} receives twice", c.dst));
+                return Err(OpticalError::Broken(format!(
+                    "phase {i}: node {} receives twice",
+                    c.dst
+                )));
             }
             let mut at = c.src;
             for &l in &c.links {
                 if l / 4 != at {
-                    return Err(format!("phase {i}: path of {}→{} is broken", c.src, c.dst));
+                    return Err(OpticalError::Broken(format!(
+                        "phase {i}: path of {}→{} is broken",
+                        c.src, c.dst
+                    )));
                 }
                 if std::mem::replace(&mut link[l], true) {
-                    return Err(format!("phase {i}: link {l} carries two connections"));
+                    return Err(OpticalError::Broken(format!(
+                        "phase {i}: link {l} carries two connections"
+                    )));
                 }
                 at = link_head(t, l);
             }
             if at != c.dst {
-                return Err(format!(
+                return Err(OpticalError::Broken(format!(
                     "phase {i}: path of {}→{} ends at {at}",
                     c.src, c.dst
-                ));
+                )));
             }
         }
     }

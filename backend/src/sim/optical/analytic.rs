@@ -20,6 +20,7 @@
 //! §4.4 thresholds of 4, 2, 2, 1 slots per packet). Delays do not depend on the convention.
 
 use crate::sim::optical::rca::Logical;
+use crate::sim::optical::OpticalError;
 
 /// Which router bound to print (see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -47,9 +48,11 @@ pub struct TopologyParams {
 
 impl TopologyParams {
     /// Yuan Table 4.1 for side `n` (the hypercube needs `n` a power of two).
-    pub fn yuan(logical: Logical, n: usize) -> Result<TopologyParams, String> {
+    pub fn yuan(logical: Logical, n: usize) -> Result<TopologyParams, OpticalError> {
         if n < 2 {
-            return Err("the torus side must be at least 2".into());
+            return Err(OpticalError::Parameter(
+                "the torus side must be at least 2".into(),
+            ));
         }
         let nf = n as f64;
         let nodes = nf * nf;
@@ -62,9 +65,9 @@ impl TopologyParams {
             }
             Logical::Hypercube => {
                 if !n.is_power_of_two() {
-                    return Err(format!(
+                    return Err(OpticalError::Parameter(format!(
                         "a logical hypercube needs a power-of-two side (got {n})"
-                    ));
+                    )));
                 }
                 let r = n.trailing_zeros() as usize;
                 let base = (4 * n + 3 * n) / 12; // ⌊N/3 + N/4⌋

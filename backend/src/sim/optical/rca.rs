@@ -22,6 +22,7 @@
 
 use crate::sim::optical::aapc::{aapc_phases, ring_groups, Connection, Phase, RingPair};
 use crate::sim::optical::torus::{Torus, Way};
+use crate::sim::optical::OpticalError;
 use crate::topology::NodeId;
 
 /// A connection on a line of `n` nodes (array or ring): `src → dst` going `way` for `len` hops.
@@ -144,7 +145,11 @@ pub fn assign_ring(n: usize) -> Option<Vec<Vec<LinePair>>> {
 
 /// Checks channels on a line of `n` nodes (ring if `wrap`): no channel uses a directed link, a
 /// source or a destination twice; an array path must not leave the array.
-pub fn check_line_channels(n: usize, wrap: bool, chans: &[Vec<LinePair>]) -> Result<(), String> {
+pub fn check_line_channels(
+    n: usize,
+    wrap: bool,
+    chans: &[Vec<LinePair>],
+) -> Result<(), OpticalError> {
     for (c, chan) in chans.iter().enumerate() {
         let mut link = vec![false; 2 * n];
         let mut tx = vec![false; n];
@@ -155,10 +160,16 @@ pub fn check_line_channels(n: usize, wrap: bool, chans: &[Vec<LinePair>]) -> Res
                 || (!wrap && p.way == Way::Plus && p.src + p.len >= n)
                 || (!wrap && p.way == Way::Minus && p.len > p.src)
             {
-                return Err(format!("channel {c}: {}→{dst} leaves the line", p.src));
+                return Err(OpticalError::Broken(format!(
+                    "channel {c}: {}→{dst} leaves the line",
+                    p.src
+                )));
             }
             if std::mem::replace(&mut tx[p.src], true) || std::mem::replace(&mut rx[dst], true) {
-                return Err(format!("channel {c}: node conflict at {}→{dst}", p.src));
+                return Err(OpticalError::Broken(format!(
+                    "channel {c}: node conflict at {}→{dst}",
+                    p.src
+                )));
             }
             for h in 0..p.len {
                 let l = match p.way {
@@ -166,7 +177,10 @@ pub fn check_line_channels(n: usize, wrap: bool, chans: &[Vec<LinePair>]) -> Res
                     Way::Minus => 2 * ((p.src + n - h) % n) + 1,
                 };
                 if std::mem::replace(&mut link[l], true) {
-                    return Err(format!("channel {c}: link conflict at {}→{dst}", p.src));
+                    return Err(OpticalError::Broken(format!(
+                        "channel {c}: link conflict at {}→{dst}",
+                        p.src
+                    )));
                 }
             }
         }
@@ -200,39 +214,39 @@ impl Logical {
         }
     }
 
-    pub fn parse(s: &str) -> Result<Logical, String> {
+    pub fn parse(s: &str) -> Result<Logical, OpticalError> {
         match s {
             "torus" => Ok(Logical::Torus),
             "hypercube" => Ok(Logical::Hypercube),
             "allxy" | "allXY" => Ok(Logical::AllXY),
             "all-to-all" | "alltoall" | "a2a" => Ok(Logical::AllToAll),
-            _ => Err(format!(
+            _ => Err(OpticalError::Parameter(format!(
                 "unknown logical topology `{s}`: expected torus, hypercube, allxy or all-to-all"
-            )),
+            ))),
         }
     }
 }
 
 /// Channels realizing `logical` on the physical torus `t`, checked conflict-free.
-pub fn realize(t: &Torus, logical: Logical) -> Result<Vec<Phase>, String> {
+pub fn realize(t: &Torus, logical: Logical) -> Result<Vec<Phase>, OpticalError> {
     let phases = match logical {
         Logical::AllToAll if t.nodes() > 256 && !(t.nx == t.ny && t.nx % 8 == 0 && t.nx <= 16) => {
-            return Err(format!(
+            return Err(OpticalError::Network(format!(
                 "a logical all-to-all on {}x{} is not built: its AAPC phases exist for 8x8 and 16x16, and \
                  packing {} connections greedily would take too long",
                 t.nx,
                 t.ny,
                 t.nodes() * (t.nodes() - 1)
-            ));
+            )));
         }
         Logical::AllToAll => aapc_phases(t),
         Logical::Torus => torus_channels(t),
         Logical::Hypercube => {
             let (Some(rows), Some(cols)) = (line_hypercube(t.nx), line_hypercube(t.ny)) else {
-                return Err(format!(
+                return Err(OpticalError::Network(format!(
                     "a logical hypercube needs power-of-two torus sides (got {}x{})",
                     t.nx, t.ny
-                ));
+                )));
             };
             match hypercube_torus(t) {
                 Some(p) => p,

@@ -11,6 +11,7 @@
 // `is_multiple_of` is newer than the workspace's minimum Rust version (1.85).
 #![allow(clippy::manual_is_multiple_of)]
 
+use crate::sim::optical::OpticalError;
 use crate::topology::{Kind, NetworkSpec, NodeId};
 
 /// Direction of travel inside one ring of the torus.
@@ -35,13 +36,13 @@ impl Torus {
     }
 
     /// The torus a `torus:AxB` (or `ring:N`) network spec describes.
-    pub fn from_spec(spec: &NetworkSpec) -> Result<Torus, String> {
+    pub fn from_spec(spec: &NetworkSpec) -> Result<Torus, OpticalError> {
         match (spec.kind, spec.dims.as_slice()) {
             (Kind::Torus, [x, y]) if *x >= 2 && *y >= 2 => Ok(Torus::new(*x, *y)),
             (Kind::Ring, [x]) if *x >= 2 => Ok(Torus::new(*x, 1)),
-            _ => Err(format!(
+            _ => Err(OpticalError::Network(format!(
                 "optical TDM models need a 2-D torus such as `torus:16x16` (got `{spec}`)"
-            )),
+            ))),
         }
     }
 

@@ -71,7 +71,7 @@ impl CompiledParams {
         };
         match key {
             "algorithm" | "scheduler" => {
-                self.algorithm = value.parse().map_err(CompiledError)?;
+                self.algorithm = value.parse()?;
             }
             "capacity" | "d" => {
                 let c = num("capacity")?;
@@ -138,7 +138,10 @@ pub fn build(
     opts: &mut ModelOptions,
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
     let mut params = CompiledParams {
-        algorithm: opts.choice("algorithm")?.parse().map_err(ModelError)?,
+        algorithm: opts
+            .choice("algorithm")?
+            .parse()
+            .map_err(|e: CompiledError| ModelError(e.0))?,
         reconfig: opts.int("reconfig")?,
         ..CompiledParams::default()
     };
@@ -268,9 +271,7 @@ impl CompiledPlan {
         let aapc = needs_aapc(params.algorithm)
             .then(|| aapc_for(net))
             .flatten();
-        let run = |conns: &[Connection]| {
-            sched::schedule(conns, params.algorithm, aapc.as_ref()).map_err(CompiledError)
-        };
+        let run = |conns: &[Connection]| sched::schedule(conns, params.algorithm, aapc.as_ref());
         let program: Vec<(String, Vec<Connection>)> =
             program.into_iter().filter(|(_, c)| !c.is_empty()).collect();
         let mut phases = Vec::new();

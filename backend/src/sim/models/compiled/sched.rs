@@ -9,6 +9,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::sim::models::compiled::aapc::AapcPhases;
+use crate::sim::models::compiled::CompiledError;
 use crate::topology::{LinkId, NodeId};
 
 /// One connection requested at compile time: a lightpath from `src` to `dst` over `links`.
@@ -69,7 +70,7 @@ impl fmt::Display for Algorithm {
 }
 
 impl FromStr for Algorithm {
-    type Err = String;
+    type Err = CompiledError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "greedy" => Ok(Algorithm::Greedy),
@@ -78,9 +79,9 @@ impl FromStr for Algorithm {
             "combined" => Ok(Algorithm::Combined),
             "coloring-dynamic" => Ok(Algorithm::DynamicColoring),
             "best" => Ok(Algorithm::Best),
-            other => Err(format!(
+            other => Err(CompiledError(format!(
                 "unknown connection scheduler `{other}`: expected best, greedy, coloring, aapc, combined or coloring-dynamic"
-            )),
+            ))),
         }
     }
 }
@@ -99,29 +100,35 @@ impl Configurations {
 
     /// Checks that every connection is in exactly one configuration and that no configuration
     /// holds two connections sharing a link, a source or a destination.
-    pub fn verify(&self, conns: &[Connection]) -> Result<(), String> {
+    pub fn verify(&self, conns: &[Connection]) -> Result<(), CompiledError> {
         let mut seen = vec![false; conns.len()];
         for (k, cfg) in self.configs.iter().enumerate() {
             let mut used = std::collections::BTreeSet::new();
             for &c in cfg {
                 let conn = conns.get(c).ok_or_else(|| {
-                    format!("configuration {k} names connection {c}, which does not exist")
+                    CompiledError(format!(
+                        "configuration {k} names connection {c}, which does not exist"
+                    ))
                 })?;
                 if std::mem::replace(&mut seen[c], true) {
-                    return Err(format!("connection {c} is in two configurations"));
+                    return Err(CompiledError(format!(
+                        "connection {c} is in two configurations"
+                    )));
                 }
                 for r in resources(conn) {
                     if !used.insert(r) {
-                        return Err(format!(
+                        return Err(CompiledError(format!(
                             "configuration {k}: connection {c} ({} → {}) conflicts with another",
                             conn.src, conn.dst
-                        ));
+                        )));
                     }
                 }
             }
         }
         match seen.iter().position(|s| !s) {
-            Some(c) => Err(format!("connection {c} is in no configuration")),
+            Some(c) => Err(CompiledError(format!(
+                "connection {c} is in no configuration"
+            ))),
             None => Ok(()),
         }
     }
@@ -386,7 +393,7 @@ pub fn schedule(
     conns: &[Connection],
     algorithm: Algorithm,
     aapc: Option<&AapcPhases>,
-) -> Result<Configurations, String> {
+) -> Result<Configurations, CompiledError> {
     let input: Vec<usize> = (0..conns.len()).collect();
     Ok(match algorithm {
         Algorithm::Greedy => greedy(conns, &input),
@@ -395,10 +402,10 @@ pub fn schedule(
         Algorithm::OrderedAapc => match aapc {
             Some(a) => ordered_aapc(conns, a),
             None => {
-                return Err(
+                return Err(CompiledError(
                     "the ordered-AAPC scheduler needs a ring or torus network (its AAPC phases are defined only there)"
                         .to_string(),
-                )
+                ))
             }
         },
         Algorithm::Combined => fewest(

@@ -13,6 +13,7 @@
 //! internally in quarter slots so that γ may be 0.25, 0.5, … (γ is rounded to a quarter slot).
 //! A message of `size` packets is delivered when its last packet has left the destination's router.
 
+use crate::sim::optical::OpticalError;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use ttdl_ir::limits::Limits;
@@ -61,16 +62,15 @@ pub fn build(
     ctx: &ModelContext<'_>,
     opts: &mut ModelOptions,
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
-    let torus = Torus::from_spec(&ctx.network.spec).map_err(ModelError)?;
-    let logical = Logical::parse(opts.choice("logical")?).map_err(ModelError)?;
+    let torus = Torus::from_spec(&ctx.network.spec)?;
+    let logical = Logical::parse(opts.choice("logical")?)?;
     let gamma = opts.real("gamma")?;
     let packet_words = opts.int("packet-words")?;
     let mut net = MultiHop::new(MultiHopConfig {
         torus,
         logical,
         gamma,
-    })
-    .map_err(ModelError)?;
+    })?;
     net.packet_words = packet_words;
     net.count_links(ctx.network);
     Ok(Box::new(net))
@@ -132,12 +132,12 @@ pub struct MultiHopStats {
 }
 
 impl MultiHop {
-    pub fn new(cfg: MultiHopConfig) -> Result<MultiHop, String> {
+    pub fn new(cfg: MultiHopConfig) -> Result<MultiHop, OpticalError> {
         if !(cfg.gamma >= 0.0 && cfg.gamma <= 1e6) {
-            return Err(format!(
+            return Err(OpticalError::Network(format!(
                 "routing time γ must be between 0 and 10^6 slots (got {})",
                 cfg.gamma
-            ));
+            )));
         }
         let phases = realize(&cfg.torus, cfg.logical)?;
         Ok(Self::from_phases(cfg, &phases))
@@ -431,10 +431,12 @@ pub fn poisson_run(
     warmup: u64,
     measure: u64,
     seed: u64,
-) -> Result<MultiHopResult, String> {
+) -> Result<MultiHopResult, OpticalError> {
     let nodes = net.cfg.torus.nodes();
     if nodes < 2 || lambda <= 0.0 || !lambda.is_finite() {
-        return Err("Poisson traffic needs at least two nodes and a positive rate".into());
+        return Err(OpticalError::Parameter(
+            "Poisson traffic needs at least two nodes and a positive rate".into(),
+        ));
     }
     // The run visits every node every slot and injects about λ·nodes packets a slot: refuse
     // runs that cannot finish rather than loop for days.
@@ -442,20 +444,20 @@ pub fn poisson_run(
         .checked_add(measure)
         .filter(|&e| e as f64 * nodes as f64 <= Limits::SIM_NODE_SLOTS)
         .ok_or_else(|| {
-            format!(
+            OpticalError::Parameter(format!(
                 "{} slots on {nodes} nodes is more than a run can simulate \
                  ({1:.0e} node-slots); simulate fewer slots",
                 warmup.saturating_add(measure),
                 Limits::SIM_NODE_SLOTS
-            )
+            ))
         })?;
     let packets = lambda * nodes as f64 * end as f64;
     if packets > Limits::SIM_PACKETS {
-        return Err(format!(
+        return Err(OpticalError::Parameter(format!(
             "λ = {lambda} would inject about {packets:.3e} packets, more than a run can \
              simulate ({0:.0e}); lower λ or simulate fewer slots",
             Limits::SIM_PACKETS
-        ));
+        )));
     }
     net.stats.measure_from = warmup;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

@@ -29,6 +29,7 @@
 //! Latency is Yuan's: from the message being ready to its first packet being sent. Deliveries are
 //! reported when the last packet arrives.
 
+use crate::sim::optical::OpticalError;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use ttdl_ir::limits::Limits;
@@ -117,30 +118,36 @@ impl ReservationConfig {
         format!("{dir}{hold}{s}")
     }
 
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), OpticalError> {
         if self.d == 0 || self.d > 64 {
-            return Err(format!(
+            return Err(OpticalError::Parameter(format!(
                 "multiplexing degree d must be 1..=64 (got {})",
                 self.d
-            ));
+            )));
         }
         if self.s == 0 || self.s > self.d {
-            return Err(format!(
+            return Err(OpticalError::Parameter(format!(
                 "initial channel-set size s must be 1..=d (got s={}, d={})",
                 self.s, self.d
-            ));
+            )));
         }
         if self.mrt == 0 {
-            return Err("MRT must be at least 1".into());
+            return Err(OpticalError::Parameter("MRT must be at least 1".into()));
         }
         if self.ctrl_proc + self.ctrl_prop == 0 {
-            return Err("control packets need a positive processing or propagation time".into());
+            return Err(OpticalError::Parameter(
+                "control packets need a positive processing or propagation time".into(),
+            ));
         }
         if self.packet_words == 0 {
-            return Err("packet-words must be at least 1".into());
+            return Err(OpticalError::Parameter(
+                "packet-words must be at least 1".into(),
+            ));
         }
         if self.max_outstanding == 0 {
-            return Err("max_outstanding must be at least 1".into());
+            return Err(OpticalError::Parameter(
+                "max_outstanding must be at least 1".into(),
+            ));
         }
         Ok(())
     }
@@ -218,7 +225,7 @@ pub fn build(
     ctx: &ModelContext<'_>,
     opts: &mut ModelOptions,
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
-    let torus = Torus::from_spec(&ctx.network.spec).map_err(ModelError)?;
+    let torus = Torus::from_spec(&ctx.network.spec)?;
     let d = opts.int("d")? as usize;
     let direction = match opts.choice("dir")? {
         "forward" => Direction::Forward,
@@ -233,7 +240,7 @@ pub fn build(
     cfg.max_outstanding = opts.int_or("outstanding", d as u64)? as usize;
     cfg.packet_words = opts.int("packet-words")?;
     cfg.seed = opts.int_or("seed", ctx.seed)?;
-    let net = PathReservation::new(cfg).map_err(ModelError)?;
+    let net = PathReservation::new(cfg)?;
     Ok(Box::new(net.with_network_links(ctx.network)))
 }
 
@@ -314,7 +321,7 @@ pub struct PathReservation {
 }
 
 impl PathReservation {
-    pub fn new(cfg: ReservationConfig) -> Result<PathReservation, String> {
+    pub fn new(cfg: ReservationConfig) -> Result<PathReservation, OpticalError> {
         cfg.validate()?;
         let n = cfg.torus.nodes();
         let links = 6 * n;
@@ -819,22 +826,26 @@ pub fn poisson_run(
     msg_size: u64,
     warmup: u64,
     measure: u64,
-) -> Result<LoadResult, String> {
+) -> Result<LoadResult, OpticalError> {
     let mut net = PathReservation::new(cfg.clone())?;
     let nodes = cfg.torus.nodes();
     if nodes < 2 || rate <= 0.0 || !rate.is_finite() {
-        return Err("Poisson traffic needs at least two nodes and a positive rate".into());
+        return Err(OpticalError::Parameter(
+            "Poisson traffic needs at least two nodes and a positive rate".into(),
+        ));
     }
-    let end = warmup
-        .checked_add(measure)
-        .ok_or_else(|| format!("warm-up {warmup} plus measurement {measure} slots is too long"))?;
+    let end = warmup.checked_add(measure).ok_or_else(|| {
+        OpticalError::Parameter(format!(
+            "warm-up {warmup} plus measurement {measure} slots is too long"
+        ))
+    })?;
     let packets = rate * nodes as f64 * end as f64;
     if packets > Limits::SIM_PACKETS {
-        return Err(format!(
+        return Err(OpticalError::Parameter(format!(
             "rate {rate} would inject about {packets:.3e} messages, more than a run can simulate \
              ({:.0e}); lower the rate or simulate fewer slots",
             Limits::SIM_PACKETS
-        ));
+        )));
     }
     net.measure_from = warmup;
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x9e37_79b9_7f4a_7c15);
@@ -924,9 +935,11 @@ pub fn max_throughput(
     step: f64,
     warmup: u64,
     measure: u64,
-) -> Result<LoadResult, String> {
+) -> Result<LoadResult, OpticalError> {
     if step <= 0.0 {
-        return Err("the load step must be positive".into());
+        return Err(OpticalError::Parameter(
+            "the load step must be positive".into(),
+        ));
     }
     let mut best: Option<LoadResult> = None;
     let mut past = 0;
@@ -941,5 +954,5 @@ pub fn max_throughput(
         }
         rate += step;
     }
-    best.ok_or_else(|| "no load was simulated".into())
+    best.ok_or_else(|| OpticalError::Parameter("no load was simulated".into()))
 }

@@ -758,33 +758,35 @@ impl PmsModel {
 
     /// Checks the invariants the hardware guarantees: every slot table is a partial permutation
     /// and every established connection sits in exactly the table it was given.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), PmsError> {
         for (s, t) in self.tables.iter().enumerate() {
             for (u, v) in t.out_of.iter().enumerate() {
                 if let Some(v) = *v {
                     if t.in_of.get(v).copied().flatten() != Some(u) {
-                        return Err(format!("slot {s}: input {u} → output {v} is not mirrored"));
+                        return Err(PmsError(format!(
+                            "slot {s}: input {u} → output {v} is not mirrored"
+                        )));
                     }
                     match self.conns.get(&(u, v)) {
                         Some(e) if e.slot == s => {}
-                        _ => return Err(format!("slot {s}: {u} → {v} has no record")),
+                        _ => return Err(PmsError(format!("slot {s}: {u} → {v} has no record"))),
                     }
                 }
             }
             let ins = t.out_of.iter().flatten().count();
             let outs = t.in_of.iter().flatten().count();
             if ins != outs {
-                return Err(format!(
+                return Err(PmsError(format!(
                     "slot {s}: {ins} inputs but {outs} outputs connected"
-                ));
+                )));
             }
         }
         for (&(u, v), e) in &self.conns {
             if !self.tables.get(e.slot).is_some_and(|t| t.has(u, v)) {
-                return Err(format!(
+                return Err(PmsError(format!(
                     "{u} → {v} is recorded in slot {} but not there",
                     e.slot
-                ));
+                )));
             }
         }
         Ok(())

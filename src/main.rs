@@ -31,6 +31,9 @@ enum Command {
     Sweep(cli::sweep::SweepArgs),
     /// Yuan's analytic model of multi-hop TDM networks
     Model(cli::model::ModelArgs),
+    /// Contention-free schedules for array operations on a 2-D mesh (Eberhart): shift,
+    /// transpose, transfer
+    Array(cli::array::ArrayArgs),
     /// The interactive loop
     Repl(cli::repl::ReplArgs),
 }
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
         Command::Simulate(a) => cli::simulate::run(a),
         Command::Compare(a) => cli::compare::run(a),
         Command::Sweep(a) => cli::sweep::run(a),
+        Command::Array(a) => cli::array::run(a),
         Command::Model(a) => cli::model::run(a),
         Command::Repl(a) => cli::repl::run(a),
     };

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
+pub mod array;
 pub mod check;
 pub mod compare;
 pub mod dag;

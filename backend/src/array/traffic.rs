@@ -36,8 +36,8 @@ pub fn to_ttdl(
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        ";; PLAN: one (STEP SENDS READS) per step the node takes part in; a send or read is\n\
-         ;; (WORDS (ROW COL)) naming the peer."
+        ";; PLAN: one (STEP SENDS READS) per step, every step for every node that takes part, so each\n\
+         ;; step is a barrier as in the thesis; a send or read is (WORDS (ROW COL)) naming the peer."
     );
     let _ = writeln!(out, "(define-comm array-node (self plan)");
     let _ = writeln!(out, "  (dolist (s plan)");
@@ -79,10 +79,13 @@ pub fn to_ttdl(
             .collect::<Vec<_>>()
             .join(" ")
     };
+    let empty = (Vec::new(), Vec::new());
     for (node, plan) in &plans {
-        let steps: Vec<String> = plan
-            .iter()
-            .map(|(k, (sends, reads))| format!("({k} ({}) ({}))", list(sends), list(reads)))
+        let steps: Vec<String> = (1..=schedule.steps.len())
+            .map(|k| {
+                let (sends, reads) = plan.get(&k).unwrap_or(&empty);
+                format!("({k} ({}) ({}))", list(sends), list(reads))
+            })
             .collect();
         let _ = writeln!(
             out,

@@ -1,0 +1,296 @@
+//! Eberhart's array-operation schedules against the thesis's own figures (reading notes §6):
+//! each golden prints our figure beside the document's.
+
+use std::fmt::Write as _;
+use std::process::Command;
+
+use expect_test::expect;
+use ttdl_backend::array::hybrid::{combining, hybrid_choice, TABLE_COLUMNS};
+use ttdl_backend::array::shift::Shift;
+use ttdl_backend::array::transpose::Transpose;
+use ttdl_backend::array::warp;
+
+fn ttdl(args: &[&str]) -> (String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ttdl"))
+        .args(args)
+        .output()
+        .expect("ttdl runs");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+/// §3.2.4 and Fig 3.13: the 4→2 base pattern, α = β = 1, and Alg 5's choice.
+#[test]
+fn hybrid_table_of_section_3_2_4() {
+    let mut s = String::from("col  ovh α  ovh β  tx α  tx β  1 region  4 regions  10 regions\n");
+    for (name, order) in TABLE_COLUMNS {
+        let c = combining(4, 2, 1, order);
+        let _ = writeln!(
+            s,
+            "{name}    {:>5}  {:>5}  {:>4}  {:>4}  {:>8}  {:>9}  {:>10}",
+            c.overhead_alpha,
+            c.overhead_beta,
+            c.transmit_alpha,
+            c.transmit_beta,
+            c.total(1, 1, 1),
+            c.total(4, 1, 1),
+            c.total(10, 1, 1)
+        );
+    }
+    for regions in [1, 4, 10] {
+        let o = hybrid_choice(regions, 4, 2, 1, 1);
+        let c = combining(4, 2, 1, &o);
+        let _ = writeln!(
+            s,
+            "Alg 5, {regions} region(s): {} gather(s), {} scatter(s), total {}",
+            c.gathers,
+            c.scatters,
+            c.total(regions, 1, 1)
+        );
+    }
+    // The thesis's table: a 16/64/160, b 15/51/123, c 17/53/125, d = e 18/48/108, f 22/49/103;
+    // the best is b (1 region), d/e (4), f (10).
+    expect![[r#"
+        col  ovh α  ovh β  tx α  tx β  1 region  4 regions  10 regions
+        a        0      0     8     8        16         64         160
+        b        1      2     4     8        15         51         123
+        c        1      4     4     8        17         53         125
+        d        2      6     2     8        18         48         108
+        e        2      6     2     8        18         48         108
+        f        3     10     1     8        22         49         103
+        Alg 5, 1 region(s): 1 gather(s), 0 scatter(s), total 15
+        Alg 5, 4 region(s): 1 gather(s), 1 scatter(s), total 48
+        Alg 5, 10 region(s): 2 gather(s), 1 scatter(s), total 103
+    "#]]
+    .assert_eq(&s);
+}
+
+/// The worked examples of the figures (notes §6.2): the printed step counts.
+#[test]
+fn worked_examples_of_the_figures() {
+    let shift = |r, c, dr, dc| Shift {
+        rows: r,
+        cols: c,
+        off_r: dr,
+        off_c: dc,
+        units: 1,
+    };
+    let tr = |r, c, dr, dc| Transpose {
+        rows: r,
+        cols: c,
+        r: dr,
+        c: dc,
+        units: 1,
+    };
+    let rows = [
+        (
+            "Fig 3.2 shift 2x3, offset (3,3)",
+            3,
+            shift(2, 3, 3, 3).schedule().len(),
+        ),
+        (
+            "Fig 3.3 shift 3x5, offset (2,3)",
+            3,
+            shift(3, 5, 2, 3).schedule().len(),
+        ),
+        (
+            "Fig 3.4 same, node-free sections",
+            3,
+            shift(3, 5, 2, 3).schedule_node_free().len(),
+        ),
+        (
+            "Fig 4.1 transpose 3x2, offset (3,3)",
+            2,
+            tr(3, 2, 3, 3).schedule().len(),
+        ),
+        (
+            "Fig 4.2 transpose 2x3, offset (0,1)",
+            2,
+            tr(2, 3, 0, 1).schedule().len(),
+        ),
+        (
+            "Fig 5.2 right: 4x4 shift, offset (2,2)",
+            2,
+            shift(4, 4, 2, 2).schedule().len(),
+        ),
+        (
+            "Fig 5.6 right: row of 7, offset (-2,4)",
+            4,
+            tr(1, 7, -2, 4).schedule().len(),
+        ),
+    ];
+    let mut s = String::new();
+    for (what, thesis, ours) in rows {
+        let _ = writeln!(s, "{what:<42} thesis {thesis}  ours {ours}");
+    }
+    expect![[r#"
+        Fig 3.2 shift 2x3, offset (3,3)            thesis 3  ours 3
+        Fig 3.3 shift 3x5, offset (2,3)            thesis 3  ours 3
+        Fig 3.4 same, node-free sections           thesis 3  ours 3
+        Fig 4.1 transpose 3x2, offset (3,3)        thesis 2  ours 2
+        Fig 4.2 transpose 2x3, offset (0,1)        thesis 2  ours 2
+        Fig 5.2 right: 4x4 shift, offset (2,2)     thesis 2  ours 2
+        Fig 5.6 right: row of 7, offset (-2,4)     thesis 4  ours 4
+    "#]]
+    .assert_eq(&s);
+    assert!(shift(3, 5, 2, 3)
+        .schedule_node_free()
+        .node_conflict()
+        .is_none());
+}
+
+/// Fig 5.6: the optimal transpose of one row of N_c, offset (−⌊N_c/3⌋, 2⌊N_c/3⌋) (notes' table).
+#[test]
+fn fig_5_6_s_cmax_curve() {
+    let ncs = [3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 20, 24, 32];
+    let ours: Vec<i64> = ncs
+        .iter()
+        .map(|&n| {
+            Transpose {
+                rows: 1,
+                cols: n,
+                r: -(n / 3),
+                c: 2 * (n / 3),
+                units: 1,
+            }
+            .s_cmax()
+        })
+        .collect();
+    assert_eq!(ours, vec![2, 2, 3, 4, 4, 5, 6, 6, 8, 10, 13, 16, 21]);
+    for (&n, &s) in ncs.iter().zip(&ours) {
+        let t = Transpose {
+            rows: 1,
+            cols: n,
+            r: -(n / 3),
+            c: 2 * (n / 3),
+            units: 1,
+        };
+        assert_eq!(t.schedule().len() as i64, s);
+        assert!(t.schedule().link_conflict().is_none());
+    }
+}
+
+/// Fig 5.2: offset (2,2) on n×n sources — scheduled 2 steps for every n; unscheduled, the
+/// average passes 3× the optimum by 196 processors and grows with n (thesis: avg > 3×, worst 5×).
+#[test]
+fn fig_5_2_scheduled_against_unscheduled() {
+    let mut means = Vec::new();
+    for n in [4, 8, 14] {
+        let s = Shift {
+            rows: n,
+            cols: n,
+            off_r: 2,
+            off_c: 2,
+            units: 1,
+        };
+        assert_eq!(s.schedule().len(), 2);
+        let w = warp::unscheduled(&s.transfers(), 60, 1);
+        means.push(w.mean);
+    }
+    assert!(means[0] < means[1] && means[1] < means[2], "{means:?}");
+    assert!(
+        means[2] > 6.0,
+        "14x14: average {} is not above 3x the optimum",
+        means[2]
+    );
+}
+
+/// The command line prints the step counts the done-when names, and refuses bad input.
+#[test]
+fn ttdl_array_commands() {
+    let (out, code) = ttdl(&["array", "shift", "--sources", "3x5", "--offset", "2,3"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("steps: 3\n"), "{out}");
+    let (out, code) = ttdl(&["array", "transpose", "--sources", "1x7", "--offset", "-2,4"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("steps: 4\n"), "{out}");
+    let (out, code) = ttdl(&[
+        "array",
+        "transfer",
+        "--from",
+        "A(0:1,0:4:2)",
+        "--from-dist",
+        "1,2",
+        "--to",
+        "B(3:4,3:5)",
+        "--to-dist",
+        "1,1",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("kind: shift") && out.contains("steps: 3\n"),
+        "{out}"
+    );
+    for bad in [
+        vec!["array", "shift", "--sources", "0x5", "--offset", "2,3"],
+        vec!["array", "shift", "--sources", "3x5", "--offset", "2"],
+        vec![
+            "array",
+            "transfer",
+            "--from",
+            "A(0:1)",
+            "--from-dist",
+            "1,1",
+            "--to",
+            "B(0:1,0:1)",
+            "--to-dist",
+            "1,1",
+        ],
+        vec![
+            "array",
+            "transfer",
+            "--from",
+            "A(0:1,0:1)",
+            "--from-dist",
+            "0,1",
+            "--to",
+            "B(0:1,0:1)",
+            "--to-dist",
+            "1,1",
+        ],
+        vec![
+            "array",
+            "transfer",
+            "--from",
+            "A(0:1,0:1)",
+            "--from-dist",
+            "1,1",
+            "--to",
+            "B(0:2,0:1)",
+            "--to-dist",
+            "1,1",
+        ],
+    ] {
+        let (out, code) = ttdl(&bad);
+        assert_eq!(code, 2, "{bad:?}: {out}");
+        assert!(!out.contains("panicked"), "{out}");
+    }
+}
+
+/// The emitted program runs through the whole pipeline: an n×n shift with no overlap plans in
+/// n steps (n cycles for one-word messages), every deadline met.
+#[test]
+fn an_emitted_shift_plans_in_n_steps() {
+    let dir = std::env::temp_dir().join(format!("ttdl-array-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("shift.ttdl");
+    let (program, code) = ttdl(&[
+        "array",
+        "shift",
+        "--sources",
+        "4x4",
+        "--offset",
+        "4,4",
+        "--emit",
+        "ttdl",
+    ]);
+    assert_eq!(code, 0, "{program}");
+    std::fs::write(&file, program).unwrap();
+    let (out, code) = ttdl(&["run", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("makespan:         4 cycles"), "{out}");
+    assert!(out.contains("deadlines:        all met"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -61,6 +61,7 @@ pub const MODELS: &[ModelEntry] = &[
     entry("path-reservation", "optical TDM torus, distributed path reservation: forward/backward, dropping/holding, channel-set size s (Yuan ch.3)", super::models::path_reservation::OPTIONS, &["d=1", "d=4"], super::models::path_reservation::build),
     entry("multi-hop", "logical topology over optical TDM, store-and-forward routers with routing time gamma (Yuan ch.4)", super::models::multihop::OPTIONS, &["logical=torus", "logical=allxy"], super::models::multihop::build),
     entry("compiled", "compiled communication: connections scheduled off line into TDM configurations, reconfigured per phase (Yuan ch.5)", super::models::compiled::OPTIONS, &[""], super::models::compiled::build),
+    entry("warp", "unscheduled baseline of Eberhart's WARP simulator: unit steps, a random winner per contested link, blocked messages hold their path back to the source (App. B)", super::models::warp::OPTIONS, &[""], super::models::warp::build),
     entry("pms", "predictive multiplexed switching: TDM crossbar with slot tables, reactive/preloaded set-up, eviction predictor (Ding et al.)", super::models::pms::OPTIONS, &["", "preload=4"], super::models::pms::build),
 ];
 

@@ -7,4 +7,5 @@ pub mod path_reservation;
 pub mod pms;
 pub mod scheduled;
 pub mod store_forward;
+pub mod warp;
 pub mod wormhole;

@@ -294,3 +294,40 @@ fn an_emitted_shift_plans_in_n_steps() {
     assert!(out.contains("deadlines:        all met"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The stdlib face: `eberhart-shift` and `eberhart-transpose` write the same schedules as
+/// traffic, one phase per step, and `run` plans them in as many steps.
+#[test]
+fn the_stdlib_writes_the_same_schedules() {
+    let dir = std::env::temp_dir().join(format!("ttdl-array-lib-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (script, steps) in [
+        (
+            "(defvar *m* (make-network :topology mesh :dims (list 8 8)))\n\
+             (println (eberhart-shift *m* 0 0 4 4 4 4 1))\n(target *m* :place 'identity)\n",
+            4,
+        ),
+        (
+            "(defvar *m* (make-network :topology mesh :dims (list 8 5)))\n\
+             (println (eberhart-shift *m* 0 0 3 5 2 3 1))\n(target *m* :place 'identity)\n",
+            3,
+        ),
+        (
+            "(defvar *m* (make-network :topology mesh :dims (list 7 7)))\n\
+             (println (eberhart-transpose *m* 2 0 1 7 -2 4 1))\n(target *m* :place 'identity)\n",
+            4,
+        ),
+    ] {
+        let file = dir.join("lib.ttdl");
+        std::fs::write(&file, script).unwrap();
+        let (out, code) = ttdl(&["run", file.to_str().unwrap()]);
+        assert_eq!(code, 0, "{out}");
+        assert!(out.starts_with(&format!("{steps}\n")), "{out}");
+        assert!(
+            out.contains(&format!("makespan:         {steps} cycles")),
+            "{script}\n{out}"
+        );
+        assert!(out.contains("deadlines:        all met"), "{out}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -7,6 +7,7 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("stdlib/util.ttdl", include_str!("ttdl/util.ttdl")),
     ("stdlib/mappings.ttdl", include_str!("ttdl/mappings.ttdl")),
     ("stdlib/patterns.ttdl", include_str!("ttdl/patterns.ttdl")),
+    ("stdlib/arrays.ttdl", include_str!("ttdl/arrays.ttdl")),
 ];
 
 /// Every name the library defines at top level, sorted (for completion and documentation).

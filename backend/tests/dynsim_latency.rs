@@ -7,34 +7,15 @@ use expect_test::expect;
 use ttdl_backend::sim::drive::program::{simulate, SimOptions};
 use ttdl_backend::sim::geometry::Geometry;
 use ttdl_backend::sim::registry::{self, ModelContext};
-use ttdl_backend::{Message, Network, Op, Placement, Task, Traffic};
+use ttdl_backend::{Network, Placement, Traffic};
 
 /// Task 0 computes `at` cycles, then sends `size` words to task 1.
 fn one_message(size: u64, at: u64) -> Traffic {
-    Traffic {
-        tasks: vec![
-            Task {
-                id: 0,
-                name: "a".into(),
-                ops: vec![Op::Compute(at), Op::Send(0)],
-                ..Task::default()
-            },
-            Task {
-                id: 1,
-                name: "b".into(),
-                ops: vec![Op::Recv(0)],
-                ..Task::default()
-            },
-        ],
-        messages: vec![Message {
-            id: 0,
-            src: 0,
-            dst: vec![1],
-            size,
-            ..Message::default()
-        }],
-        ..Traffic::default()
-    }
+    let mut b = Traffic::builder();
+    let (a, c) = (b.task("a"), b.task("b"));
+    b.compute(a, at);
+    b.send(a, c, size);
+    b.build()
 }
 
 fn latency(spec: &str, net: &Network, src: usize, dst: usize, size: u64) -> u64 {

@@ -2,33 +2,16 @@
 
 use ttdl_backend::place::{self, PlaceMethod};
 use ttdl_backend::route::{self, RouteMethod};
-use ttdl_backend::traffic::{Message, Route, Task, Traffic};
+use ttdl_backend::traffic::{Route, Traffic};
 use ttdl_backend::{Network, NetworkSpec};
 
 fn ring_traffic(n: usize, size: u64) -> Traffic {
-    let tasks = (0..n)
-        .map(|i| Task {
-            id: i,
-            name: format!("t{i}"),
-            ..Task::default()
-        })
-        .collect();
-    let messages = (0..n)
-        .map(|i| Message {
-            id: i,
-            src: i,
-            dst: vec![(i + 5) % n],
-            size,
-            release: 0,
-            deadline: 4 * size,
-            ..Message::default()
-        })
-        .collect();
-    Traffic {
-        tasks,
-        messages,
-        ..Traffic::default()
+    let mut b = Traffic::builder();
+    b.tasks(n);
+    for i in 0..n {
+        b.message(i, (i + 5) % n, size, 0, 4 * size);
     }
+    b.build()
 }
 
 fn net(s: &str) -> Network {

@@ -225,3 +225,89 @@ pub enum Route {
 pub struct Routing {
     pub routes: Vec<Route>,
 }
+
+/// Builds a [`Traffic`] by hand, for tests and embedders that have no script: tasks, their
+/// programs (compute, send, receive) and messages with ids in order.
+///
+/// ```
+/// use ttdl_ir::traffic::Traffic;
+/// let mut b = Traffic::builder();
+/// let (a, c) = (b.task("a"), b.task("c"));
+/// b.compute(a, 5);
+/// let m = b.send(a, c, 8); // a writes 8 words to c, which reads them
+/// let t = b.build();
+/// assert_eq!((t.tasks.len(), t.messages[m].size), (2, 8));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct TrafficBuilder {
+    traffic: Traffic,
+}
+
+impl Traffic {
+    pub fn builder() -> TrafficBuilder {
+        TrafficBuilder::default()
+    }
+}
+
+impl TrafficBuilder {
+    /// A new task named `name`; returns its id.
+    pub fn task(&mut self, name: impl Into<String>) -> TaskId {
+        let id = self.traffic.tasks.len();
+        self.traffic.tasks.push(Task {
+            id,
+            name: name.into(),
+            ..Task::default()
+        });
+        id
+    }
+
+    /// `n` more tasks named `t0`, `t1`, … by id; returns the first id.
+    pub fn tasks(&mut self, n: usize) -> TaskId {
+        let first = self.traffic.tasks.len();
+        for i in 0..n {
+            self.task(format!("t{}", first + i));
+        }
+        first
+    }
+
+    /// Task `t` computes for `cycles`.
+    pub fn compute(&mut self, t: TaskId, cycles: u64) -> &mut Self {
+        self.traffic.tasks[t].ops.push(Op::Compute(cycles));
+        self
+    }
+
+    /// A message of `size` words from `src` to `dst`, sent and received in the tasks' programs
+    /// (after what they do so far); returns its id.
+    pub fn send(&mut self, src: TaskId, dst: TaskId, size: u64) -> MsgId {
+        let id = self.message(src, dst, size, 0, 0);
+        self.traffic.tasks[src].ops.push(Op::Send(id));
+        self.traffic.tasks[dst].ops.push(Op::Recv(id));
+        id
+    }
+
+    /// A message with a release–deadline window and no program (as a tasks file gives it).
+    pub fn message(
+        &mut self,
+        src: TaskId,
+        dst: TaskId,
+        size: u64,
+        release: u64,
+        deadline: u64,
+    ) -> MsgId {
+        let id = self.traffic.messages.len();
+        self.traffic.messages.push(Message {
+            id,
+            src,
+            dst: vec![dst],
+            size,
+            release,
+            deadline,
+            ..Message::default()
+        });
+        id
+    }
+
+    pub fn build(&self) -> Traffic {
+        self.traffic.clone()
+    }
+}

@@ -72,8 +72,11 @@ pub fn schedule(problem: &Problem) -> Result<Schedule, ScheduleError> {
             break;
         }
     }
-    best.map(|(s, _)| s)
-        .ok_or_else(|| ScheduleError::Input("nothing to schedule".into()))
+    let mut s = best
+        .map(|(s, _)| s)
+        .ok_or_else(|| ScheduleError::Input("nothing to schedule".into()))?;
+    feedback::blame_relaxed(problem, &mut s);
+    Ok(s)
 }
 
 /// Heap order: release first, then the priority's tie-breakers, then the message id.
@@ -126,7 +129,7 @@ fn schedule_with(
             holds.extend(placed);
         }
         let timing = ex.finish()?;
-        return Ok(feedback::assemble(
+        return Ok(feedback::assemble_unblamed(
             problem,
             Method::Exact,
             holds,
@@ -164,7 +167,7 @@ fn schedule_with(
         shift = next_first.map_or(shift, |f| end.saturating_sub(f));
     }
     let finish = static_finish(problem, &holds, &release);
-    Ok(feedback::assemble(
+    Ok(feedback::assemble_unblamed(
         problem,
         Method::Exact,
         holds,
@@ -221,7 +224,16 @@ fn place(problem: &Problem, occ: &mut Occupancy, m: MsgId, release: u64) -> Vec<
         .enumerate()
         .map(|(j, &(lane, s))| (j, lane, s, s + size))
         .collect();
-    if size > 1 {
+    // Word-by-word placement can only gain when the contiguous fragment waited somewhere:
+    // without a wait it arrives as early as any placement can.
+    let waited = steps.iter().zip(&contiguous).any(|(st, &(_, s))| {
+        let ready = match st.parent {
+            Some(p) => contiguous[p].1 + h,
+            None => release,
+        };
+        s > ready
+    });
+    if size > 1 && waited {
         let (frags, arrival) = place_words(occ, steps, release, size, h);
         let gain = contiguous_arrival.saturating_sub(arrival);
         let pays =

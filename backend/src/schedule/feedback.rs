@@ -14,6 +14,20 @@ use super::{Blame, Hold, Method, Problem, Relaxation, Resource, Schedule};
 pub(crate) fn assemble(
     problem: &Problem,
     method: Method,
+    holds: Vec<Hold>,
+    release: Vec<u64>,
+    task_finish: Vec<u64>,
+) -> Schedule {
+    let mut s = assemble_unblamed(problem, method, holds, release, task_finish);
+    blame_relaxed(problem, &mut s);
+    s
+}
+
+/// [`assemble`] without saying where late messages waited: enough to rank candidate schedules
+/// (the count and lateness of relaxed deadlines); [`blame_relaxed`] completes the one kept.
+pub(crate) fn assemble_unblamed(
+    problem: &Problem,
+    method: Method,
     mut holds: Vec<Hold>,
     release: Vec<u64>,
     task_finish: Vec<u64>,
@@ -38,7 +52,6 @@ pub(crate) fn assemble(
             arrival[m] = release[m];
         }
     }
-    let by_resource = index(&holds);
     let mut relaxed = Vec::new();
     let mut deadline = Vec::with_capacity(n);
     for (m, msg) in traffic.messages.iter().enumerate() {
@@ -65,14 +78,13 @@ pub(crate) fn assemble(
             continue;
         }
         deadline.push(arrival[m]);
-        let blamed = blame(problem, &by_resource, &holds, m, release[m]);
         relaxed.push(Relaxation {
             msg: m,
             deadline: msg.deadline,
             upstream,
             new_deadline: arrival[m],
-            knock_on: blamed.is_empty(),
-            blamed,
+            knock_on: false,
+            blamed: Vec::new(),
         });
     }
     let makespan = task_finish
@@ -96,15 +108,65 @@ pub(crate) fn assemble(
     }
 }
 
-fn index(holds: &[Hold]) -> HashMap<Resource, Vec<Hold>> {
-    let mut map: HashMap<Resource, Vec<Hold>> = HashMap::new();
-    for h in holds {
-        map.entry(h.resource).or_default().push(*h);
+/// Fills in, for every relaxed deadline that is not only a knock-on of an upstream shift, the
+/// resources the message waited on and who held them; one that waited nowhere is a knock-on.
+pub(crate) fn blame_relaxed(problem: &Problem, s: &mut Schedule) {
+    if s.relaxed.iter().all(|r| r.knock_on) {
+        return;
     }
-    for v in map.values_mut() {
-        v.sort_by_key(|h| (h.start, h.msg));
+    let by_resource = ByResource::new(&s.holds);
+    for r in s.relaxed.iter_mut().filter(|r| !r.knock_on) {
+        r.blamed = blame(problem, &by_resource, &s.holds, r.msg, s.released[r.msg]);
+        r.knock_on = r.blamed.is_empty();
     }
-    map
+}
+
+/// Holds by resource, then start: built once, read only for the messages that were late.
+struct ByResource {
+    /// Hold numbers sorted by (resource, start, message).
+    order: Vec<usize>,
+    /// Each resource's run in `order`.
+    runs: HashMap<Resource, (usize, usize)>,
+    /// The longest hold: a hold starting this long before a cycle has ended by it.
+    longest: u64,
+}
+
+impl ByResource {
+    fn new(holds: &[Hold]) -> Self {
+        let mut order: Vec<usize> = (0..holds.len()).collect();
+        order.sort_unstable_by_key(|&i| (holds[i].resource, holds[i].start, holds[i].msg, i));
+        let longest = holds.iter().map(|h| h.end - h.start).max().unwrap_or(0);
+        let mut runs: HashMap<Resource, (usize, usize)> = HashMap::new();
+        for (k, &i) in order.iter().enumerate() {
+            runs.entry(holds[i].resource).or_insert((k, k)).1 = k + 1;
+        }
+        ByResource {
+            order,
+            runs,
+            longest,
+        }
+    }
+
+    /// Messages other than `m` holding `r` at some cycle of `[ready, start)`, sorted.
+    fn holders(&self, holds: &[Hold], r: Resource, m: usize, ready: u64, start: u64) -> Vec<usize> {
+        let Some(&(lo, hi)) = self.runs.get(&r) else {
+            return Vec::new();
+        };
+        let o = &self.order[lo..hi];
+        // Only holds starting before `start` can overlap; of those, only the ones starting
+        // within `longest` cycles before `ready` can still be held at `ready`.
+        let upto = o.partition_point(|&i| holds[i].start < start);
+        let from = o.partition_point(|&i| holds[i].start.saturating_add(self.longest) <= ready);
+        let mut hs: Vec<usize> = o[from.min(upto)..upto]
+            .iter()
+            .map(|&i| &holds[i])
+            .filter(|h| h.msg != m && h.end > ready)
+            .map(|h| h.msg)
+            .collect();
+        hs.sort_unstable();
+        hs.dedup();
+        hs
+    }
 }
 
 /// Where message `m` waited: on each step of its route, the cycles between the moment its first
@@ -112,7 +174,7 @@ fn index(holds: &[Hold]) -> HashMap<Resource, Vec<Hold>> {
 /// moment it did, with the other messages holding that resource in those cycles.
 fn blame(
     problem: &Problem,
-    by_resource: &HashMap<Resource, Vec<Hold>>,
+    by_resource: &ByResource,
     holds: &[Hold],
     m: usize,
     release: u64,
@@ -141,21 +203,7 @@ fn blame(
         if start <= ready {
             continue;
         }
-        let holders: Vec<usize> = by_resource
-            .get(&st.resource)
-            .map(|v| {
-                // `v` is sorted by start: only holds starting before `start` can overlap.
-                let upto = v.partition_point(|h| h.start < start);
-                let mut hs: Vec<usize> = v[..upto]
-                    .iter()
-                    .filter(|h| h.msg != m && h.end > ready)
-                    .map(|h| h.msg)
-                    .collect();
-                hs.sort_unstable();
-                hs.dedup();
-                hs
-            })
-            .unwrap_or_default();
+        let holders = by_resource.holders(holds, st.resource, m, ready, start);
         out.push(Blame {
             resource: st.resource,
             waited: start - ready,

@@ -20,7 +20,7 @@ use super::program::{self, Executor};
 use super::{Hold, Method, Problem, Schedule, ScheduleError, Step};
 use crate::traffic::MsgId;
 
-/// Orders among messages released at the same cycle. Several are tried; the schedule with the
+/// Orders among messages released at the same cycle. Several are tried (within [`SEARCH_BUDGET`]); the schedule with the
 /// fewest relaxed deadlines, then least total lateness, then shortest makespan, wins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Priority {
@@ -35,9 +35,17 @@ enum Priority {
     Ports,
 }
 
+/// How many route steps the search over orders may place in all: a large program is scheduled
+/// in the first order only (the port order when there is one), so time stays linear in its
+/// size; a small one tries every order.
+pub const SEARCH_BUDGET: usize = 2_000_000;
+
 /// Schedules every message; see the module documentation.
 pub fn schedule(problem: &Problem) -> Result<Schedule, ScheduleError> {
     let mut best: Option<(Schedule, (usize, u64, u64))> = None;
+    // Every order costs one placement of every step of every route.
+    let hops: usize = problem.steps.iter().map(Vec::len).sum();
+    let mut tried = 0usize;
     let ideal = if program::is_driven(problem.traffic) {
         program::port_schedule(
             problem.traffic,
@@ -58,6 +66,10 @@ pub fn schedule(problem: &Problem) -> Result<Schedule, ScheduleError> {
         if prio == Priority::Ports && ideal.is_none() {
             continue;
         }
+        if best.is_some() && tried.saturating_add(hops) > SEARCH_BUDGET {
+            break;
+        }
+        tried = tried.saturating_add(hops);
         let s = schedule_with(problem, prio, ideal.as_deref())?;
         let late: u64 = s
             .relaxed

@@ -184,13 +184,17 @@ fn blame(
     let lo = holds.partition_point(|h| h.msg < m);
     let hi = holds.partition_point(|h| h.msg <= m);
     let mine = &holds[lo..hi];
+    // This message's first start on each resource, looked up per step by binary search.
+    let mut starts: Vec<(Resource, u64)> = mine.iter().map(|h| (h.resource, h.start)).collect();
+    starts.sort_unstable();
     let first: Vec<Option<u64>> = steps
         .iter()
         .map(|st| {
-            mine.iter()
-                .filter(|h| h.resource == st.resource)
-                .map(|h| h.start)
-                .min()
+            let i = starts.partition_point(|&(r, _)| r < st.resource);
+            starts
+                .get(i)
+                .filter(|&&(r, _)| r == st.resource)
+                .map(|&(_, s)| s)
         })
         .collect();
     let mut out = Vec::new();

@@ -75,6 +75,71 @@ pub fn replay(
     run(&problem, schedule, &programs)
 }
 
+/// `0..total` ordered by `start`, then number: a counting sort when the cycles are few
+/// compared with the items (the usual case), else a comparison sort.
+fn by_start(total: usize, start: impl Fn(usize) -> u64) -> Vec<u32> {
+    let (lo, hi) = (0..total)
+        .map(&start)
+        .fold((u64::MAX, 0), |(l, h), s| (l.min(s), h.max(s)));
+    if total == 0 {
+        return Vec::new();
+    }
+    let span = hi - lo;
+    if span <= 4 * total as u64 {
+        let mut first = vec![0u32; span as usize + 2];
+        for k in 0..total {
+            first[(start(k) - lo) as usize + 1] += 1;
+        }
+        for i in 1..first.len() {
+            first[i] += first[i - 1];
+        }
+        let mut out = vec![0u32; total];
+        for k in 0..total {
+            let b = (start(k) - lo) as usize;
+            out[first[b] as usize] = k as u32;
+            first[b] += 1;
+        }
+        out
+    } else {
+        let mut out: Vec<u32> = (0..total as u32).collect();
+        out.sort_by_key(|&k| (start(k as usize), k));
+        out
+    }
+}
+
+/// An instruction while it runs, with what each cycle of it reads, laid out together.
+#[derive(Clone, Copy)]
+struct Act {
+    depth: u32,
+    k: u32,
+    end: u64,
+    node: u32,
+    inq: u32,
+    cur: u32,
+    outq: u32,
+    slot: u32,
+    next: u32,
+    eject: bool,
+}
+
+/// Every instruction of every node, numbered in program order, without copying them.
+struct Flat<'a> {
+    programs: &'a SwitchPrograms,
+    /// Per instruction: its program's index in `programs.nodes`.
+    np_of: Vec<u32>,
+    /// Per program: the number of its first instruction.
+    offset: Vec<usize>,
+}
+
+impl Flat<'_> {
+    /// Instruction `k` and the node that runs it.
+    fn get(&self, k: usize) -> (u32, Instruction) {
+        let p = self.np_of[k] as usize;
+        let np = &self.programs.nodes[p];
+        (np.node as u32, np.instructions[k - self.offset[p]])
+    }
+}
+
 /// Executes given switch programs (with the schedule's injections as the processors' sends).
 ///
 /// The state is dense: every instruction, word queue (a message's words waiting at one input
@@ -109,8 +174,10 @@ pub fn run_with_progress(
     if total >= NONE as usize {
         return bad(format!("{total} switch instructions: too many to replay"));
     }
-    let mut all: Vec<(u32, Instruction)> = Vec::with_capacity(total);
-    for np in &programs.nodes {
+    let mut np_of: Vec<u32> = Vec::with_capacity(total);
+    let mut offset: Vec<usize> = Vec::with_capacity(programs.nodes.len());
+    for (p, np) in programs.nodes.iter().enumerate() {
+        offset.push(np_of.len());
         for i in &np.instructions {
             if i.msg >= n {
                 return bad(format!(
@@ -118,15 +185,20 @@ pub fn run_with_progress(
                     np.node, i.msg
                 ));
             }
-            all.push((np.node as u32, *i));
+            np_of.push(p as u32);
         }
     }
+    let all = Flat {
+        programs,
+        np_of,
+        offset,
+    };
     let injections = switch::injections(schedule);
 
     // Instructions and injections grouped by message (a counting sort), so every index below is
     // given out per message from a few sorted keys.
     let mut first = vec![0u32; n + 1];
-    for (_, i) in &all {
+    for i in programs.nodes.iter().flat_map(|np| &np.instructions) {
         first[i.msg + 1] += 1;
     }
     for m in 0..n {
@@ -135,7 +207,8 @@ pub fn run_with_progress(
     let mut by_msg = vec![0u32; total];
     {
         let mut fill = first.clone();
-        for (k, (_, i)) in all.iter().enumerate() {
+        for k in 0..total {
+            let (_, i) = all.get(k);
             by_msg[fill[i.msg] as usize] = k as u32;
             fill[i.msg] += 1;
         }
@@ -154,6 +227,7 @@ pub fn run_with_progress(
     let mut outq = vec![NONE; total];
     let mut slot = vec![NONE; total];
     let mut depth = vec![u32::MAX; total];
+    let mut next_of = vec![NONE; total];
     let mut inj_q = vec![NONE; injections.len()];
     let mut queues = 0u32;
     let mut cursors = 0u32;
@@ -174,7 +248,7 @@ pub fn run_with_progress(
         );
         steps_sorted.sort();
         for &k in ks {
-            let (node, ins) = all[k as usize];
+            let (node, ins) = all.get(k as usize);
             keys.push(((node, ins.input), 0, k));
             let r = match ins.output {
                 Port::Eject => {
@@ -182,6 +256,7 @@ pub fn run_with_progress(
                     Some(Resource::Eject(node as usize))
                 }
                 out => network.neighbor(node as usize, out).map(|to| {
+                    next_of[k as usize] = to as u32;
                     slot[k as usize] = network
                         .link_between(node as usize, to)
                         .map_or(NONE, |l| l as u32);
@@ -223,7 +298,7 @@ pub fn run_with_progress(
         // Cursors: one per (node, output port) of this message.
         keys.clear();
         for &k in ks {
-            let (node, ins) = all[k as usize];
+            let (node, ins) = all.get(k as usize);
             keys.push(((node, ins.output), 0, k));
         }
         keys.sort_unstable();
@@ -246,22 +321,29 @@ pub fn run_with_progress(
     }
 
     // Start order of instructions and injections.
-    let mut starts: Vec<u32> = (0..total as u32).collect();
-    starts.sort_by_key(|&k| (all[k as usize].1.start, k));
+    let starts = by_start(total, |k| all.get(k).1.start);
     let mut inj_starts: Vec<u32> = (0..injections.len() as u32).collect();
     inj_starts.sort_by_key(|&j| (injections[j as usize].start, j));
-    let horizon = all
+    let horizon = programs
+        .nodes
         .iter()
-        .map(|(_, i)| i.end)
+        .flat_map(|np| np.instructions.iter().map(|i| i.end))
         .chain(injections.iter().map(|h| h.end))
         .max()
         .unwrap_or(0);
     progress.stage("replay", horizon);
 
-    // Words waiting in each queue: (usable from cycle, readers still to take it); `base` is the
-    // index of the front word.
-    let mut waiting: Vec<VecDeque<(u64, u16)>> = vec![VecDeque::new(); queues as usize];
-    let mut base = vec![0u32; queues as usize];
+    // Words pushed into each queue so far. With a switch latency, also the words some reader
+    // has yet to take: (usable from cycle, readers still to take it), `base` being the index of
+    // the front one. Without one, a pushed word is usable at once and the count is all we need.
+    let mut pushed = vec![0u32; queues as usize];
+    let timed = h > 0;
+    let mut waiting: Vec<VecDeque<(u64, u16)>> = if timed {
+        vec![VecDeque::new(); queues as usize]
+    } else {
+        Vec::new()
+    };
+    let mut base = vec![0u32; if timed { queues as usize } else { 0 }];
     // How many words each cursor has taken.
     let mut taken = vec![0u32; cursors as usize];
     // Per cursor that ejects: the cycle after its last word arrived.
@@ -281,7 +363,9 @@ pub fn run_with_progress(
     let eject_cap = schedule.hardware.ports.max(1);
 
     let mut active_inj: Vec<u32> = Vec::new();
-    let mut active: Vec<u32> = Vec::new();
+    let mut active: Vec<Act> = Vec::new();
+    let mut fresh: Vec<Act> = Vec::new();
+    let mut merged: Vec<Act> = Vec::new();
     let mut done: Vec<bool> = Vec::new();
     let (mut si, mut ji) = (0usize, 0usize);
     let mut t = 0u64;
@@ -290,7 +374,7 @@ pub fn run_with_progress(
         // Skip idle stretches.
         if active.is_empty() && active_inj.is_empty() {
             let next = [
-                starts.get(si).map(|&k| all[k as usize].1.start),
+                starts.get(si).map(|&k| all.get(k as usize).1.start),
                 inj_starts.get(ji).map(|&j| injections[j as usize].start),
             ]
             .into_iter()
@@ -322,18 +406,50 @@ pub fn run_with_progress(
         }
         touched.clear();
 
-        let before = active.len();
+        // Instructions starting now, merged into the active list, which stays sorted by
+        // (depth, instruction) without re-sorting it.
+        fresh.clear();
         while let Some(&k) = starts.get(si) {
-            if all[k as usize].1.start > t {
+            if all.get(k as usize).1.start > t {
                 break;
             }
-            if all[k as usize].1.start == t {
-                active.push(k);
+            let (node, ins) = all.get(k as usize);
+            if ins.start == t {
+                let ku = k as usize;
+                fresh.push(Act {
+                    depth: depth[ku],
+                    k,
+                    end: ins.end,
+                    node,
+                    inq: inq[ku],
+                    cur: cur[ku],
+                    outq: outq[ku],
+                    slot: slot[ku],
+                    next: next_of[ku],
+                    eject: ins.output == Port::Eject,
+                });
             }
             si += 1;
         }
-        if active.len() > before {
-            active.sort_by_key(|&k| (depth[k as usize], k));
+        active.retain(|a| a.end > t);
+        if !fresh.is_empty() {
+            fresh.sort_unstable_by_key(|a| (a.depth, a.k));
+            merged.clear();
+            merged.reserve(active.len() + fresh.len());
+            let (mut x, mut y) = (0, 0);
+            while x < active.len() && y < fresh.len() {
+                let (a, b) = (active[x], fresh[y]);
+                if (a.depth, a.k) <= (b.depth, b.k) {
+                    merged.push(a);
+                    x += 1;
+                } else {
+                    merged.push(b);
+                    y += 1;
+                }
+            }
+            merged.extend_from_slice(&active[x..]);
+            merged.extend_from_slice(&fresh[y..]);
+            std::mem::swap(&mut active, &mut merged);
         }
         while let Some(&j) = inj_starts.get(ji) {
             if injections[j as usize].start > t {
@@ -344,7 +460,6 @@ pub fn run_with_progress(
             }
             ji += 1;
         }
-        active.retain(|&k| all[k as usize].1.end > t);
         active_inj.retain(|&j| injections[j as usize].end > t);
 
         // Processors push one word per injection hold per cycle.
@@ -357,7 +472,10 @@ pub fn run_with_progress(
             if q == NONE {
                 continue;
             }
-            waiting[q as usize].push_back((t, readers[q as usize]));
+            pushed[q as usize] += 1;
+            if timed {
+                waiting[q as usize].push_back((t, readers[q as usize]));
+            }
             held[node] += 1;
             touched.push(node as u32);
         }
@@ -365,57 +483,51 @@ pub fn run_with_progress(
         // may cross several switches in one cycle, so repeat until nothing moves.
         done.clear();
         done.resize(active.len(), false);
-        loop {
+        let mut left = active.len();
+        while left > 0 {
             let mut moved = false;
-            for (a, &k) in active.iter().enumerate() {
-                if done[a] {
+            for (a, act) in active.iter().enumerate() {
+                if done[a] || act.inq == NONE {
                     continue;
                 }
-                let ku = k as usize;
-                let (node, ins) = all[ku];
-                let (q, c) = (inq[ku] as usize, cur[ku] as usize);
-                if inq[ku] == NONE {
-                    continue;
-                }
+                let (q, c, node) = (act.inq as usize, act.cur as usize, act.node);
                 let word = taken[c];
-                let Some(at) = word.checked_sub(base[q]) else {
+                if word >= pushed[q] {
                     continue;
-                };
-                let Some(&(usable, _)) = waiting[q].get(at as usize) else {
-                    continue;
-                };
-                if usable > t {
-                    continue;
+                }
+                if timed {
+                    let Some(at) = word.checked_sub(base[q]) else {
+                        continue;
+                    };
+                    match waiting[q].get_mut(at as usize) {
+                        Some(e) if e.0 <= t => e.1 = e.1.saturating_sub(1),
+                        _ => continue,
+                    }
+                    while waiting[q].front().is_some_and(|e| e.1 == 0) {
+                        waiting[q].pop_front();
+                        base[q] += 1;
+                    }
                 }
                 done[a] = true;
+                left -= 1;
                 moved = true;
                 taken[c] += 1;
-                if let Some(e) = waiting[q].get_mut(at as usize) {
-                    e.1 = e.1.saturating_sub(1);
-                }
-                while waiting[q].front().is_some_and(|e| e.1 == 0) {
-                    waiting[q].pop_front();
-                    base[q] += 1;
-                }
-                let s = slot[ku] as usize;
+                let s = act.slot as usize;
                 if let (Some(sc), Some(su)) = (slot_cycle.get_mut(s), slot_used.get_mut(s)) {
                     if *sc != t + 1 {
                         *sc = t + 1;
                         *su = 0;
                     }
                     *su += 1;
-                    let cap = if ins.output == Port::Eject {
-                        eject_cap
-                    } else {
-                        1
-                    };
+                    let cap = if act.eject { eject_cap } else { 1 };
                     if *su > cap {
                         let same: Vec<MsgId> = active[..=a]
                             .iter()
                             .enumerate()
-                            .filter(|&(b, &o)| done[b] && slot[o as usize] == slot[ku])
-                            .map(|(_, &o)| all[o as usize].1.msg)
+                            .filter(|&(b, o)| done[b] && o.slot == act.slot)
+                            .map(|(_, o)| all.get(o.k as usize).1.msg)
                             .collect();
+                        let (_, ins) = all.get(act.k as usize);
                         return bad(format!(
                             "node {node} sends messages {same:?} out of {} in cycle {t}",
                             ins.output.name()
@@ -424,29 +536,29 @@ pub fn run_with_progress(
                 }
                 held[node as usize] -= 1;
                 touched.push(node);
-                match ins.output {
+                if act.eject {
                     // Words leave a queue in the order they entered it: a cursor's words
                     // reach the processor in order by construction.
-                    Port::Eject => last_word[c] = t + 1,
-                    out => {
-                        let o = outq[ku];
-                        let (Some(next), true) = (network.neighbor(node as usize, out), o != NONE)
-                        else {
-                            return bad(format!(
-                                "node {node} sends message {} out of {}, which leads nowhere",
-                                ins.msg,
-                                out.name()
-                            ));
-                        };
-                        word_hops += 1;
-                        waiting[o as usize].push_back((t + h, readers[o as usize]));
-                        if h == 0 {
-                            held[next] += 1;
-                            touched.push(next as u32);
-                        } else {
-                            pending.push_back((t + h, next as u32));
-                        }
-                    }
+                    last_word[c] = t + 1;
+                    continue;
+                }
+                let (o, next) = (act.outq, act.next);
+                if o == NONE || next == NONE {
+                    let (_, ins) = all.get(act.k as usize);
+                    return bad(format!(
+                        "node {node} sends message {} out of {}, which leads nowhere",
+                        ins.msg,
+                        ins.output.name()
+                    ));
+                }
+                word_hops += 1;
+                pushed[o as usize] += 1;
+                if timed {
+                    waiting[o as usize].push_back((t + h, readers[o as usize]));
+                    pending.push_back((t + h, next));
+                } else {
+                    held[next as usize] += 1;
+                    touched.push(next);
                 }
             }
             if !moved {
@@ -454,7 +566,7 @@ pub fn run_with_progress(
             }
         }
         if let Some(a) = done.iter().position(|d| !d) {
-            let (node, ins) = all[active[a] as usize];
+            let (node, ins) = all.get(active[a].k as usize);
             return bad(format!(
                 "in cycle {t}, node {node} is to send message {} from {} to {} but no word of it is there",
                 ins.msg,
@@ -487,7 +599,10 @@ pub fn run_with_progress(
         let ks = &by_msg[first[m] as usize..first[m + 1] as usize];
         ks.iter()
             .map(|&k| k as usize)
-            .find(|&k| all[k].1.output == Port::Eject && all[k].0 as usize == node)
+            .find(|&k| {
+                let (at, i) = all.get(k);
+                i.output == Port::Eject && at as usize == node
+            })
             .map(|k| (taken[cur[k] as usize] as u64, last_word[cur[k] as usize]))
     };
 

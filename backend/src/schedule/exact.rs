@@ -18,6 +18,7 @@ use super::feedback;
 use super::occupancy::Occupancy;
 use super::program::{self, Executor};
 use super::{Hold, Method, Problem, Schedule, ScheduleError, Step};
+use crate::progress::Progress;
 use crate::traffic::MsgId;
 
 /// Orders among messages released at the same cycle. Several are tried (within [`SEARCH_BUDGET`]); the schedule with the
@@ -42,6 +43,15 @@ pub const SEARCH_BUDGET: usize = 2_000_000;
 
 /// Schedules every message; see the module documentation.
 pub fn schedule(problem: &Problem) -> Result<Schedule, ScheduleError> {
+    schedule_with_progress(problem, &Progress::none())
+}
+
+/// [`schedule`], reporting the messages placed to `progress` and stopping with
+/// [`ScheduleError::Interrupted`] when it is cancelled.
+pub fn schedule_with_progress(
+    problem: &Problem,
+    progress: &Progress,
+) -> Result<Schedule, ScheduleError> {
     let mut best: Option<(Schedule, (usize, u64, u64))> = None;
     // Every order costs one placement of every step of every route.
     let hops: usize = problem.steps.iter().map(Vec::len).sum();
@@ -70,7 +80,8 @@ pub fn schedule(problem: &Problem) -> Result<Schedule, ScheduleError> {
             break;
         }
         tried = tried.saturating_add(hops);
-        let s = schedule_with(problem, prio, ideal.as_deref())?;
+        progress.stage("schedule (exact)", problem.traffic.messages.len() as u64);
+        let s = schedule_with(problem, prio, ideal.as_deref(), progress)?;
         let late: u64 = s
             .relaxed
             .iter()
@@ -114,6 +125,7 @@ fn schedule_with(
     problem: &Problem,
     prio: Priority,
     ideal: Option<&[u64]>,
+    progress: &Progress,
 ) -> Result<Schedule, ScheduleError> {
     let traffic = problem.traffic;
     let n = traffic.messages.len();
@@ -121,6 +133,7 @@ fn schedule_with(
     let mut holds: Vec<Hold> = Vec::new();
     let mut heap: BinaryHeap<Reverse<(Key, u64)>> = BinaryHeap::new();
     let mut release = vec![0u64; n];
+    let mut placed_count = 0u64;
 
     if program::is_driven(traffic) {
         let mut ex = Executor::new(traffic);
@@ -133,6 +146,13 @@ fn schedule_with(
                 break;
             };
             release[m] = r;
+            placed_count += 1;
+            if placed_count % 4096 == 0 {
+                progress.advance(4096);
+                if progress.is_cancelled() {
+                    return Err(ScheduleError::Interrupted);
+                }
+            }
             let placed = place(problem, &mut occ, m, r);
             for &d in &traffic.messages[m].dst {
                 let node = problem.placement.node_of[d];
@@ -166,6 +186,13 @@ fn schedule_with(
         let mut end = 0;
         while let Some(Reverse(((_, _, _, m), r))) = heap.pop() {
             release[m] = r;
+            placed_count += 1;
+            if placed_count % 4096 == 0 {
+                progress.advance(4096);
+                if progress.is_cancelled() {
+                    return Err(ScheduleError::Interrupted);
+                }
+            }
             let placed = place(problem, &mut occ, m, r);
             end = placed.iter().map(|h| h.end).max().unwrap_or(r).max(end);
             holds.extend(placed);

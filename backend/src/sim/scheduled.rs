@@ -70,9 +70,28 @@ pub fn replay(
     routing: &Routing,
     schedule: &Schedule,
 ) -> Result<ReplayReport, ReplayError> {
+    replay_with_progress(
+        traffic,
+        network,
+        placement,
+        routing,
+        schedule,
+        &Progress::none(),
+    )
+}
+
+/// [`replay`], reporting the cycles replayed to `progress` and stopping when it is cancelled.
+pub fn replay_with_progress(
+    traffic: &Traffic,
+    network: &Network,
+    placement: &Placement,
+    routing: &Routing,
+    schedule: &Schedule,
+    progress: &Progress,
+) -> Result<ReplayReport, ReplayError> {
     let problem = Problem::new(traffic, network, placement, routing, schedule.hardware)?;
     let programs = switch::build(&problem, schedule);
-    run(&problem, schedule, &programs)
+    run_with_progress(&problem, schedule, &programs, progress)
 }
 
 /// `0..total` ordered by `start`, then number: a counting sort when the cycles are few

@@ -337,6 +337,10 @@ fn place_words(
     h: u64,
 ) -> (Vec<(usize, usize, u64, u64)>, u64) {
     let k = steps.len();
+    let at: Vec<Option<(usize, usize)>> = steps
+        .iter()
+        .map(|st| occ.lanes_index(st.resource))
+        .collect();
     // times[w][j] = (cycle, lane)
     let mut times: Vec<Vec<(u64, usize)>> = Vec::with_capacity(size as usize);
     for w in 0..size as usize {
@@ -349,7 +353,7 @@ fn place_words(
             if w > 0 {
                 t = t.max(times[w - 1][j].0 + 1);
             }
-            let (s, lane) = occ.earliest(st.resource, t, 1);
+            let (s, lane) = occ.earliest_in_lanes(at[j], t, 1);
             row.push((s, lane));
         }
         times.push(row);

@@ -133,13 +133,12 @@ struct ByResource {
 
 impl ByResource {
     fn new(holds: &[Hold]) -> Self {
-        let mut order: Vec<usize> = (0..holds.len()).collect();
-        order.sort_unstable_by_key(|&i| (holds[i].resource, holds[i].start, holds[i].msg, i));
+        let (order, groups) = super::occupancy::by_resource(holds);
         let longest = holds.iter().map(|h| h.end - h.start).max().unwrap_or(0);
-        let mut runs: HashMap<Resource, (usize, usize)> = HashMap::new();
-        for (k, &i) in order.iter().enumerate() {
-            runs.entry(holds[i].resource).or_insert((k, k)).1 = k + 1;
-        }
+        let runs: HashMap<Resource, (usize, usize)> = groups
+            .into_iter()
+            .map(|(r, lo, hi)| (r, (lo, hi)))
+            .collect();
         ByResource {
             order,
             runs,

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::{Hardware, Resource};
+use super::{Hardware, Hold, Resource};
 
 /// Held spans of one lane: sorted, disjoint half-open `[start, end)` intervals, touching ones
 /// merged. Messages are placed roughly in release order, so most inserts land at the end and a
@@ -61,6 +61,29 @@ impl Occupancy {
         let first = *self.index.get(&r)? as usize;
         let cap = self.hardware.capacity(r) as usize;
         self.lanes.get(first..first + cap)
+    }
+
+    /// Where `r`'s lanes are, for [`Occupancy::earliest_in_lanes`]: a placement asks about the
+    /// same few resources many times and looks each up once.
+    pub fn lanes_index(&self, r: Resource) -> Option<(usize, usize)> {
+        let first = *self.index.get(&r)? as usize;
+        Some((first, self.hardware.capacity(r) as usize))
+    }
+
+    /// [`Occupancy::earliest`] on lanes found by [`Occupancy::lanes_index`] (valid until the
+    /// next [`Occupancy::take`] of a new resource).
+    pub fn earliest_in_lanes(&self, at: Option<(usize, usize)>, t: u64, len: u64) -> (u64, usize) {
+        let Some(lanes) = at.and_then(|(f, cap)| self.lanes.get(f..f + cap)) else {
+            return (t, 0);
+        };
+        let mut best = (u64::MAX, 0);
+        for (lane, l) in lanes.iter().enumerate() {
+            let s = earliest_in(l, t, len);
+            if s < best.0 {
+                best = (s, lane);
+            }
+        }
+        best
     }
 
     /// The earliest `s ≥ t` at which some lane of `r` is free for `[s, s+len)`, and that lane.
@@ -125,6 +148,49 @@ impl Occupancy {
             (false, false) => l.insert(i, (s, e)),
         }
     }
+}
+
+/// Hold numbers grouped by resource, groups in resource order, each sorted by (start, message,
+/// number); and each group's resource and range. A counting sort on resource ranks, then small
+/// sorts: the checks that read holds per resource touch each hold a few times, in order.
+pub(crate) fn by_resource(holds: &[Hold]) -> (Vec<usize>, Vec<(Resource, usize, usize)>) {
+    let mut ids: HashMap<Resource, usize, BuildHasherDefault<FastHasher>> = HashMap::default();
+    let mut distinct: Vec<Resource> = Vec::new();
+    let prov: Vec<usize> = holds
+        .iter()
+        .map(|h| {
+            *ids.entry(h.resource).or_insert_with(|| {
+                distinct.push(h.resource);
+                distinct.len() - 1
+            })
+        })
+        .collect();
+    let mut ranked: Vec<usize> = (0..distinct.len()).collect();
+    ranked.sort_unstable_by_key(|&i| distinct[i]);
+    let mut rank = vec![0usize; distinct.len()];
+    for (r, &i) in ranked.iter().enumerate() {
+        rank[i] = r;
+    }
+    let mut first = vec![0usize; distinct.len() + 1];
+    for &p in &prov {
+        first[rank[p] + 1] += 1;
+    }
+    for r in 0..distinct.len() {
+        first[r + 1] += first[r];
+    }
+    let mut order = vec![0usize; holds.len()];
+    let mut fill = first.clone();
+    for (i, &p) in prov.iter().enumerate() {
+        order[fill[rank[p]]] = i;
+        fill[rank[p]] += 1;
+    }
+    let mut groups = Vec::with_capacity(distinct.len());
+    for (r, &i) in ranked.iter().enumerate() {
+        let (lo, hi) = (first[r], first[r + 1]);
+        order[lo..hi].sort_unstable_by_key(|&k| (holds[k].start, holds[k].msg, k));
+        groups.push((distinct[i], lo, hi));
+    }
+    (order, groups)
 }
 
 /// Earliest start `≥ t` of a gap of `len` cycles in a lane.

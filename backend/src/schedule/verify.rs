@@ -63,17 +63,27 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
     }
     // Two indices instead of per-message maps: hold numbers sorted by (message, resource,
     // start) and by (resource, start, message). Each check below reads a contiguous run.
-    let mut by_msg: Vec<u32> = (0..holds.len() as u32).collect();
-    by_msg.sort_unstable_by_key(|&i| {
-        let h = &holds[i as usize];
-        (h.msg, h.resource, h.start, i)
-    });
     let mut msg_first = vec![0usize; n + 1];
     for h in holds {
         msg_first[h.msg + 1] += 1;
     }
     for m in 0..n {
         msg_first[m + 1] += msg_first[m];
+    }
+    // A counting sort on the message, then each message's few holds by (resource, start).
+    let mut by_msg: Vec<u32> = vec![0; holds.len()];
+    {
+        let mut fill = msg_first.clone();
+        for (i, h) in holds.iter().enumerate() {
+            by_msg[fill[h.msg]] = i as u32;
+            fill[h.msg] += 1;
+        }
+    }
+    for m in 0..n {
+        by_msg[msg_first[m]..msg_first[m + 1]].sort_unstable_by_key(|&i| {
+            let h = &holds[i as usize];
+            (h.resource, h.start, i)
+        });
     }
     // Message m's holds on resource r, by start.
     let on = |m: usize, r: Resource| -> &[u32] {
@@ -100,22 +110,27 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
     }
 
     // Capacity: sweep each resource's holds in time order.
-    let mut by_res: Vec<u32> = (0..holds.len() as u32).collect();
-    by_res.sort_unstable_by_key(|&i| {
-        let h = &holds[i as usize];
-        (h.resource, h.start, h.msg, i)
-    });
+    let (by_res, groups) = super::occupancy::by_resource(holds);
     let mut events: Vec<(u64, i64, usize)> = Vec::new();
-    let mut lo = 0;
-    while lo < by_res.len() {
-        let r = holds[by_res[lo] as usize].resource;
-        let hi = lo + by_res[lo..].partition_point(|&i| holds[i as usize].resource == r);
+    for &(r, lo, hi) in &groups {
         let hs = &by_res[lo..hi];
-        lo = hi;
         let cap = hw.capacity(r) as i64;
+        // One lane and holds by start: overlap-free when each starts after all before it end.
+        if cap == 1 {
+            let mut end = 0u64;
+            let clear = hs.iter().all(|&i| {
+                let h = &holds[i];
+                let ok = h.start >= end;
+                end = end.max(h.end);
+                ok
+            });
+            if clear {
+                continue;
+            }
+        }
         events.clear();
         for &i in hs {
-            let h = &holds[i as usize];
+            let h = &holds[i];
             events.push((h.start, 1, h.msg));
             events.push((h.end, -1, h.msg));
         }
@@ -127,7 +142,7 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
             if load > cap {
                 let others: Vec<usize> = hs
                     .iter()
-                    .map(|&i| &holds[i as usize])
+                    .map(|&i| &holds[i])
                     .filter(|h| h.start <= t && t < h.end)
                     .map(|h| h.msg)
                     .collect();

@@ -6,6 +6,7 @@ pub mod array;
 pub mod metrics;
 pub mod pipeline;
 pub mod place;
+pub mod progress;
 pub mod report;
 pub mod route;
 pub mod schedule;

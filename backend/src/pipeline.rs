@@ -9,6 +9,7 @@ use std::fmt;
 use ttdl_ir::limits::Limits;
 
 use crate::place::{self, PlaceMethod};
+use crate::progress::Progress;
 use crate::route::{self, RouteMethod};
 use crate::schedule::{self, program, Hardware, Method, Schedule, ScheduleError};
 use crate::sim::models::scheduled::replay::{self, ReplayReport};
@@ -67,6 +68,8 @@ pub enum PipelineError {
     Input(String),
     /// A scheduler or the replay produced something wrong: a bug (exit 101).
     Internal(String),
+    /// The front end cancelled the work (Ctrl-C).
+    Interrupted,
 }
 
 impl fmt::Display for PipelineError {
@@ -75,6 +78,7 @@ impl fmt::Display for PipelineError {
             PipelineError::Config(s) | PipelineError::Input(s) | PipelineError::Internal(s) => {
                 write!(f, "{s}")
             }
+            PipelineError::Interrupted => write!(f, "interrupted"),
         }
     }
 }
@@ -90,6 +94,7 @@ impl From<ScheduleError> for PipelineError {
             ScheduleError::Invalid { .. } | ScheduleError::Lp(_) => {
                 PipelineError::Internal(e.to_string())
             }
+            ScheduleError::Interrupted => PipelineError::Interrupted,
         }
     }
 }
@@ -207,8 +212,18 @@ pub struct Plan {
 
 /// Places, times, routes, schedules, verifies and replays.
 pub fn plan(traffic: &Traffic, cfg: &PlanConfig) -> Result<Plan, PipelineError> {
+    plan_with_progress(traffic, cfg, &Progress::none())
+}
+
+/// [`plan`], the long stages (schedule, verify, replay) reporting to `progress` and stopping
+/// with [`PipelineError::Interrupted`] when it is cancelled.
+pub fn plan_with_progress(
+    traffic: &Traffic,
+    cfg: &PlanConfig,
+    progress: &Progress,
+) -> Result<Plan, PipelineError> {
     let (network, placement) = place(traffic, cfg)?;
-    plan_placed(traffic, network, placement, cfg)
+    plan_placed_with_progress(traffic, network, placement, cfg, progress)
 }
 
 /// [`plan`] on a given network and placement.
@@ -217,6 +232,17 @@ pub fn plan_placed(
     network: Network,
     placement: Placement,
     cfg: &PlanConfig,
+) -> Result<Plan, PipelineError> {
+    plan_placed_with_progress(traffic, network, placement, cfg, &Progress::none())
+}
+
+/// [`plan_placed`] with progress; see [`plan_with_progress`].
+pub fn plan_placed_with_progress(
+    traffic: &Traffic,
+    network: Network,
+    placement: Placement,
+    cfg: &PlanConfig,
+    progress: &Progress,
 ) -> Result<Plan, PipelineError> {
     let traffic = timed(traffic, &placement, cfg)?;
     let routed_as = if cfg.throughput {
@@ -232,17 +258,23 @@ pub fn plan_placed(
         cfg.seed,
     )
     .map_err(|e| PipelineError::Input(e.to_string()))?;
-    let schedule = schedule::schedule(
+    let schedule = schedule::schedule_with_progress(
         &traffic,
         &network,
         &placement,
         &routing,
         cfg.schedule,
         cfg.hardware,
+        progress,
     )?;
     // The switch programs, executed word by word, must deliver exactly what was planned.
-    let replay = replay::replay(&traffic, &network, &placement, &routing, &schedule)
-        .map_err(|e| PipelineError::Internal(e.to_string()))?;
+    let replay = replay::replay_with_progress(
+        &traffic, &network, &placement, &routing, &schedule, progress,
+    )
+    .map_err(|e| match e {
+        replay::ReplayError::Interrupted => PipelineError::Interrupted,
+        e => PipelineError::Internal(e.to_string()),
+    })?;
     Ok(Plan {
         traffic,
         network,

@@ -4,8 +4,12 @@
 
 use std::path::PathBuf;
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
 use clap::Args;
 use ttdl_backend::pipeline;
+use ttdl_backend::progress::{Progress, Sink};
 use ttdl_session::artifacts;
 
 use super::{CliError, CliResult, Format, Output, PlanArgs, Source};
@@ -43,7 +47,12 @@ pub fn run(args: &RunArgs) -> CliResult {
     let input = super::input::read(file, &args.source)?;
     let (printed, traffic) = (input.printed, input.traffic);
     let cfg = pipeline::resolve(&traffic, &overrides(args).or(input.base)).map_err(cli_error)?;
-    let out = pipeline::plan(&traffic, &cfg).map_err(cli_error)?;
+    let bar = progress_bar();
+    let out = pipeline::plan_with_progress(&traffic, &cfg, &bar.0);
+    if let Some(b) = &bar.1 {
+        b.finish_and_clear();
+    }
+    let out = out.map_err(cli_error)?;
     let name = file
         .file_stem()
         .and_then(|s| s.to_str())
@@ -96,5 +105,37 @@ pub fn cli_error(e: pipeline::PipelineError) -> CliError {
         pipeline::PipelineError::Config(s) => CliError::Usage(s),
         pipeline::PipelineError::Input(s) => CliError::Input(s),
         pipeline::PipelineError::Internal(s) => CliError::Internal(s),
+        pipeline::PipelineError::Interrupted => CliError::Input("interrupted".into()),
     }
+}
+
+/// Draws the pipeline's progress as a bar, only when stderr is a terminal (never into a pipe or
+/// a test's captured output).
+struct Bar(indicatif::ProgressBar);
+
+impl Sink for Bar {
+    fn stage(&self, name: &str, total: u64) {
+        self.0.set_length(total);
+        self.0.set_position(0);
+        self.0.set_message(name.to_string());
+    }
+    fn advance(&self, n: u64) {
+        self.0.inc(n);
+    }
+}
+
+fn progress_bar() -> (Progress, Option<indicatif::ProgressBar>) {
+    use std::io::IsTerminal;
+    let cancel = Arc::new(AtomicBool::new(false));
+    if !std::io::stderr().is_terminal() {
+        return (Progress::new(None, cancel), None);
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{msg:>18} [{bar:30}] {pos}/{len} {elapsed}")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    let sink: Arc<dyn Sink> = Arc::new(Bar(bar.clone()));
+    (Progress::new(Some(sink), cancel), Some(bar))
 }

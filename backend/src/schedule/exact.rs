@@ -18,9 +18,10 @@ use super::feedback;
 use super::occupancy::Occupancy;
 use super::program::{self, Executor};
 use super::{Hold, Method, Problem, Schedule, ScheduleError, Step};
+use crate::progress::Progress;
 use crate::traffic::MsgId;
 
-/// Orders among messages released at the same cycle. Several are tried; the schedule with the
+/// Orders among messages released at the same cycle. Several are tried (within [`SEARCH_BUDGET`]); the schedule with the
 /// fewest relaxed deadlines, then least total lateness, then shortest makespan, wins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Priority {
@@ -35,9 +36,26 @@ enum Priority {
     Ports,
 }
 
+/// How many route steps the search over orders may place in all: a large program is scheduled
+/// in the first order only (the port order when there is one), so time stays linear in its
+/// size; a small one tries every order.
+pub const SEARCH_BUDGET: usize = 2_000_000;
+
 /// Schedules every message; see the module documentation.
 pub fn schedule(problem: &Problem) -> Result<Schedule, ScheduleError> {
+    schedule_with_progress(problem, &Progress::none())
+}
+
+/// [`schedule`], reporting the messages placed to `progress` and stopping with
+/// [`ScheduleError::Interrupted`] when it is cancelled.
+pub fn schedule_with_progress(
+    problem: &Problem,
+    progress: &Progress,
+) -> Result<Schedule, ScheduleError> {
     let mut best: Option<(Schedule, (usize, u64, u64))> = None;
+    // Every order costs one placement of every step of every route.
+    let hops: usize = problem.steps.iter().map(Vec::len).sum();
+    let mut tried = 0usize;
     let ideal = if program::is_driven(problem.traffic) {
         program::port_schedule(
             problem.traffic,
@@ -58,7 +76,12 @@ pub fn schedule(problem: &Problem) -> Result<Schedule, ScheduleError> {
         if prio == Priority::Ports && ideal.is_none() {
             continue;
         }
-        let s = schedule_with(problem, prio, ideal.as_deref())?;
+        if best.is_some() && tried.saturating_add(hops) > SEARCH_BUDGET {
+            break;
+        }
+        tried = tried.saturating_add(hops);
+        progress.stage("schedule (exact)", problem.traffic.messages.len() as u64);
+        let s = schedule_with(problem, prio, ideal.as_deref(), progress)?;
         let late: u64 = s
             .relaxed
             .iter()
@@ -72,8 +95,11 @@ pub fn schedule(problem: &Problem) -> Result<Schedule, ScheduleError> {
             break;
         }
     }
-    best.map(|(s, _)| s)
-        .ok_or_else(|| ScheduleError::Input("nothing to schedule".into()))
+    let mut s = best
+        .map(|(s, _)| s)
+        .ok_or_else(|| ScheduleError::Input("nothing to schedule".into()))?;
+    feedback::blame_relaxed(problem, &mut s);
+    Ok(s)
 }
 
 /// Heap order: release first, then the priority's tie-breakers, then the message id.
@@ -99,6 +125,7 @@ fn schedule_with(
     problem: &Problem,
     prio: Priority,
     ideal: Option<&[u64]>,
+    progress: &Progress,
 ) -> Result<Schedule, ScheduleError> {
     let traffic = problem.traffic;
     let n = traffic.messages.len();
@@ -106,6 +133,7 @@ fn schedule_with(
     let mut holds: Vec<Hold> = Vec::new();
     let mut heap: BinaryHeap<Reverse<(Key, u64)>> = BinaryHeap::new();
     let mut release = vec![0u64; n];
+    let mut placed_count = 0u64;
 
     if program::is_driven(traffic) {
         let mut ex = Executor::new(traffic);
@@ -118,6 +146,13 @@ fn schedule_with(
                 break;
             };
             release[m] = r;
+            placed_count += 1;
+            if placed_count % 4096 == 0 {
+                progress.advance(4096);
+                if progress.is_cancelled() {
+                    return Err(ScheduleError::Interrupted);
+                }
+            }
             let placed = place(problem, &mut occ, m, r);
             for &d in &traffic.messages[m].dst {
                 let node = problem.placement.node_of[d];
@@ -126,7 +161,7 @@ fn schedule_with(
             holds.extend(placed);
         }
         let timing = ex.finish()?;
-        return Ok(feedback::assemble(
+        return Ok(feedback::assemble_unblamed(
             problem,
             Method::Exact,
             holds,
@@ -151,6 +186,13 @@ fn schedule_with(
         let mut end = 0;
         while let Some(Reverse(((_, _, _, m), r))) = heap.pop() {
             release[m] = r;
+            placed_count += 1;
+            if placed_count % 4096 == 0 {
+                progress.advance(4096);
+                if progress.is_cancelled() {
+                    return Err(ScheduleError::Interrupted);
+                }
+            }
             let placed = place(problem, &mut occ, m, r);
             end = placed.iter().map(|h| h.end).max().unwrap_or(r).max(end);
             holds.extend(placed);
@@ -164,7 +206,7 @@ fn schedule_with(
         shift = next_first.map_or(shift, |f| end.saturating_sub(f));
     }
     let finish = static_finish(problem, &holds, &release);
-    Ok(feedback::assemble(
+    Ok(feedback::assemble_unblamed(
         problem,
         Method::Exact,
         holds,
@@ -221,7 +263,16 @@ fn place(problem: &Problem, occ: &mut Occupancy, m: MsgId, release: u64) -> Vec<
         .enumerate()
         .map(|(j, &(lane, s))| (j, lane, s, s + size))
         .collect();
-    if size > 1 {
+    // Word-by-word placement can only gain when the contiguous fragment waited somewhere:
+    // without a wait it arrives as early as any placement can.
+    let waited = steps.iter().zip(&contiguous).any(|(st, &(_, s))| {
+        let ready = match st.parent {
+            Some(p) => contiguous[p].1 + h,
+            None => release,
+        };
+        s > ready
+    });
+    if size > 1 && waited {
         let (frags, arrival) = place_words(occ, steps, release, size, h);
         let gain = contiguous_arrival.saturating_sub(arrival);
         let pays =
@@ -286,6 +337,10 @@ fn place_words(
     h: u64,
 ) -> (Vec<(usize, usize, u64, u64)>, u64) {
     let k = steps.len();
+    let at: Vec<Option<(usize, usize)>> = steps
+        .iter()
+        .map(|st| occ.lanes_index(st.resource))
+        .collect();
     // times[w][j] = (cycle, lane)
     let mut times: Vec<Vec<(u64, usize)>> = Vec::with_capacity(size as usize);
     for w in 0..size as usize {
@@ -298,7 +353,7 @@ fn place_words(
             if w > 0 {
                 t = t.max(times[w - 1][j].0 + 1);
             }
-            let (s, lane) = occ.earliest(st.resource, t, 1);
+            let (s, lane) = occ.earliest_in_lanes(at[j], t, 1);
             row.push((s, lane));
         }
         times.push(row);

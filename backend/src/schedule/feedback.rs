@@ -14,6 +14,20 @@ use super::{Blame, Hold, Method, Problem, Relaxation, Resource, Schedule};
 pub(crate) fn assemble(
     problem: &Problem,
     method: Method,
+    holds: Vec<Hold>,
+    release: Vec<u64>,
+    task_finish: Vec<u64>,
+) -> Schedule {
+    let mut s = assemble_unblamed(problem, method, holds, release, task_finish);
+    blame_relaxed(problem, &mut s);
+    s
+}
+
+/// [`assemble`] without saying where late messages waited: enough to rank candidate schedules
+/// (the count and lateness of relaxed deadlines); [`blame_relaxed`] completes the one kept.
+pub(crate) fn assemble_unblamed(
+    problem: &Problem,
+    method: Method,
     mut holds: Vec<Hold>,
     release: Vec<u64>,
     task_finish: Vec<u64>,
@@ -38,7 +52,6 @@ pub(crate) fn assemble(
             arrival[m] = release[m];
         }
     }
-    let by_resource = index(&holds);
     let mut relaxed = Vec::new();
     let mut deadline = Vec::with_capacity(n);
     for (m, msg) in traffic.messages.iter().enumerate() {
@@ -65,14 +78,13 @@ pub(crate) fn assemble(
             continue;
         }
         deadline.push(arrival[m]);
-        let blamed = blame(problem, &by_resource, &holds, m, release[m]);
         relaxed.push(Relaxation {
             msg: m,
             deadline: msg.deadline,
             upstream,
             new_deadline: arrival[m],
-            knock_on: blamed.is_empty(),
-            blamed,
+            knock_on: false,
+            blamed: Vec::new(),
         });
     }
     let makespan = task_finish
@@ -96,15 +108,64 @@ pub(crate) fn assemble(
     }
 }
 
-fn index(holds: &[Hold]) -> HashMap<Resource, Vec<Hold>> {
-    let mut map: HashMap<Resource, Vec<Hold>> = HashMap::new();
-    for h in holds {
-        map.entry(h.resource).or_default().push(*h);
+/// Fills in, for every relaxed deadline that is not only a knock-on of an upstream shift, the
+/// resources the message waited on and who held them; one that waited nowhere is a knock-on.
+pub(crate) fn blame_relaxed(problem: &Problem, s: &mut Schedule) {
+    if s.relaxed.iter().all(|r| r.knock_on) {
+        return;
     }
-    for v in map.values_mut() {
-        v.sort_by_key(|h| (h.start, h.msg));
+    let by_resource = ByResource::new(&s.holds);
+    for r in s.relaxed.iter_mut().filter(|r| !r.knock_on) {
+        r.blamed = blame(problem, &by_resource, &s.holds, r.msg, s.released[r.msg]);
+        r.knock_on = r.blamed.is_empty();
     }
-    map
+}
+
+/// Holds by resource, then start: built once, read only for the messages that were late.
+struct ByResource {
+    /// Hold numbers sorted by (resource, start, message).
+    order: Vec<usize>,
+    /// Each resource's run in `order`.
+    runs: HashMap<Resource, (usize, usize)>,
+    /// The longest hold: a hold starting this long before a cycle has ended by it.
+    longest: u64,
+}
+
+impl ByResource {
+    fn new(holds: &[Hold]) -> Self {
+        let (order, groups) = super::occupancy::by_resource(holds);
+        let longest = holds.iter().map(|h| h.end - h.start).max().unwrap_or(0);
+        let runs: HashMap<Resource, (usize, usize)> = groups
+            .into_iter()
+            .map(|(r, lo, hi)| (r, (lo, hi)))
+            .collect();
+        ByResource {
+            order,
+            runs,
+            longest,
+        }
+    }
+
+    /// Messages other than `m` holding `r` at some cycle of `[ready, start)`, sorted.
+    fn holders(&self, holds: &[Hold], r: Resource, m: usize, ready: u64, start: u64) -> Vec<usize> {
+        let Some(&(lo, hi)) = self.runs.get(&r) else {
+            return Vec::new();
+        };
+        let o = &self.order[lo..hi];
+        // Only holds starting before `start` can overlap; of those, only the ones starting
+        // within `longest` cycles before `ready` can still be held at `ready`.
+        let upto = o.partition_point(|&i| holds[i].start < start);
+        let from = o.partition_point(|&i| holds[i].start.saturating_add(self.longest) <= ready);
+        let mut hs: Vec<usize> = o[from.min(upto)..upto]
+            .iter()
+            .map(|&i| &holds[i])
+            .filter(|h| h.msg != m && h.end > ready)
+            .map(|h| h.msg)
+            .collect();
+        hs.sort_unstable();
+        hs.dedup();
+        hs
+    }
 }
 
 /// Where message `m` waited: on each step of its route, the cycles between the moment its first
@@ -112,7 +173,7 @@ fn index(holds: &[Hold]) -> HashMap<Resource, Vec<Hold>> {
 /// moment it did, with the other messages holding that resource in those cycles.
 fn blame(
     problem: &Problem,
-    by_resource: &HashMap<Resource, Vec<Hold>>,
+    by_resource: &ByResource,
     holds: &[Hold],
     m: usize,
     release: u64,
@@ -122,13 +183,17 @@ fn blame(
     let lo = holds.partition_point(|h| h.msg < m);
     let hi = holds.partition_point(|h| h.msg <= m);
     let mine = &holds[lo..hi];
+    // This message's first start on each resource, looked up per step by binary search.
+    let mut starts: Vec<(Resource, u64)> = mine.iter().map(|h| (h.resource, h.start)).collect();
+    starts.sort_unstable();
     let first: Vec<Option<u64>> = steps
         .iter()
         .map(|st| {
-            mine.iter()
-                .filter(|h| h.resource == st.resource)
-                .map(|h| h.start)
-                .min()
+            let i = starts.partition_point(|&(r, _)| r < st.resource);
+            starts
+                .get(i)
+                .filter(|&&(r, _)| r == st.resource)
+                .map(|&(_, s)| s)
         })
         .collect();
     let mut out = Vec::new();
@@ -141,21 +206,7 @@ fn blame(
         if start <= ready {
             continue;
         }
-        let holders: Vec<usize> = by_resource
-            .get(&st.resource)
-            .map(|v| {
-                // `v` is sorted by start: only holds starting before `start` can overlap.
-                let upto = v.partition_point(|h| h.start < start);
-                let mut hs: Vec<usize> = v[..upto]
-                    .iter()
-                    .filter(|h| h.msg != m && h.end > ready)
-                    .map(|h| h.msg)
-                    .collect();
-                hs.sort_unstable();
-                hs.dedup();
-                hs
-            })
-            .unwrap_or_default();
+        let holders = by_resource.holders(holds, st.resource, m, ready, start);
         out.push(Blame {
             resource: st.resource,
             waited: start - ready,

@@ -30,7 +30,7 @@ use super::feedback;
 use super::occupancy::Occupancy;
 use super::program;
 use super::{Hold, LpStats, Method, Problem, Resource, Schedule, ScheduleError};
-use crate::traffic::{MsgId, Op, PhaseId, Traffic};
+use crate::traffic::MsgId;
 
 /// `lhs (≤ | = | ≥) rhs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,33 +117,31 @@ pub fn schedule(problem: &Problem, solver: &dyn LpSolver) -> Result<Schedule, Sc
         s.lp = Some(stats);
         return Ok(s);
     }
-    let level = levels(traffic);
-    let top = level.iter().copied().max().unwrap_or(0);
+    // One run of the programs, stepped level by level: each round sends exactly the messages
+    // whose senders waited only for messages already placed (the next level), and their
+    // placed arrivals let the next round go on. No re-run of the whole program per level.
     let node_of = &problem.placement.node_of;
     let mut occ = Occupancy::new(problem.hardware);
     let mut holds: Vec<Hold> = Vec::new();
     let mut arrival_at: BTreeMap<(MsgId, usize), u64> = BTreeMap::new();
-    for l in 0..=top {
-        let msgs: Vec<MsgId> = (0..n).filter(|&m| level[m] == l).collect();
-        if msgs.is_empty() {
-            continue;
+    let mut ex = program::Executor::new(traffic);
+    loop {
+        let mut sent = ex.run();
+        if sent.is_empty() {
+            break;
         }
-        // Scheduled messages arrive when scheduled; the rest ideally (they cannot matter here).
-        let timing = program::run_with(traffic, |m, d, at| {
-            arrival_at
-                .get(&(m, node_of[d]))
-                .copied()
-                .unwrap_or(at + traffic.messages[m].size)
-        })?;
-        let win: Vec<(MsgId, u64, u64)> = msgs
-            .iter()
-            .map(|&m| {
-                let msg = &traffic.messages[m];
-                let r = timing.release[m].max(msg.release);
-                let d = (msg.deadline + (r - msg.release)).max(r + msg.size);
-                (m, r, d)
-            })
-            .collect();
+        sent.sort_unstable();
+        let mut win: Vec<(MsgId, u64, u64)> = Vec::with_capacity(sent.len());
+        for &(m, at) in &sent {
+            let Some(msg) = traffic.messages.get(m) else {
+                return Err(ScheduleError::Input(format!(
+                    "a task sends message {m}, which does not exist"
+                )));
+            };
+            let r = at.max(msg.release);
+            let d = (msg.deadline + (r - msg.release)).max(r + msg.size);
+            win.push((m, r, d));
+        }
         let placed = solve_phase(problem, solver, &win, &mut occ, &mut stats)?;
         for h in &placed {
             if let Resource::Eject(node) = h.resource {
@@ -152,6 +150,17 @@ pub fn schedule(problem: &Problem, solver: &dyn LpSolver) -> Result<Schedule, Sc
             }
         }
         holds.extend(placed);
+        // Placed messages arrive when placed; the rest (local, empty) after their words.
+        for &(m, at) in &sent {
+            let msg = &traffic.messages[m];
+            for &d in &msg.dst {
+                let a = arrival_at
+                    .get(&(m, node_of[d]))
+                    .copied()
+                    .unwrap_or(at + msg.size);
+                ex.deliver(m, d, a);
+            }
+        }
     }
     let timing = program::run_with(traffic, |m, d, at| {
         arrival_at.get(&(m, node_of[d])).copied().unwrap_or(at)
@@ -162,48 +171,6 @@ pub fn schedule(problem: &Problem, solver: &dyn LpSolver) -> Result<Schedule, Sc
     let mut s = feedback::assemble(problem, Method::Lp, holds, released, timing.task_finish);
     s.lp = Some(stats);
     Ok(s)
-}
-
-/// Dependency level of every message: 0 when its sender waited for nothing before sending it,
-/// else one more than the highest level it waited for (directly, or through a `synchronize`).
-fn levels(traffic: &Traffic) -> Vec<usize> {
-    let n = traffic.messages.len();
-    let mut level = vec![0usize; n];
-    let mut barrier: BTreeMap<(PhaseId, usize), usize> = BTreeMap::new();
-    // Fixpoint over the programs: levels only grow, and the dependency graph is acyclic (the
-    // programs ran to completion), so this ends after at most `depth` passes.
-    loop {
-        let mut changed = false;
-        for t in &traffic.tasks {
-            let mut cur = 0usize; // 1 + highest level waited for so far
-            let mut seen: BTreeMap<PhaseId, usize> = BTreeMap::new();
-            for op in &t.ops {
-                match *op {
-                    Op::Recv(m) => cur = cur.max(level[m] + 1),
-                    Op::Send(m) => {
-                        if level[m] < cur {
-                            level[m] = cur;
-                            changed = true;
-                        }
-                    }
-                    Op::Sync(p) => {
-                        let k = seen.entry(p).or_default();
-                        let b = barrier.entry((p, *k)).or_default();
-                        if *b < cur {
-                            *b = cur;
-                            changed = true;
-                        }
-                        cur = cur.max(*b);
-                        *k += 1;
-                    }
-                    Op::Compute(_) => {}
-                }
-            }
-        }
-        if !changed {
-            return level;
-        }
-    }
 }
 
 /// One pass over fixed windows: phases in order, each shifted past the previous one when the

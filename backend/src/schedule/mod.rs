@@ -12,6 +12,7 @@ use ttdl_ir::limits::Limits;
 
 use serde::{Deserialize, Serialize};
 
+use crate::progress::Progress;
 use crate::topology::{Network, NodeId};
 use crate::traffic::{MsgId, Placement, Route, Routing, TaskId, Traffic};
 
@@ -211,6 +212,9 @@ pub enum ScheduleError {
     /// The LP solver failed.
     #[error("the linear program could not be solved: {0}")]
     Lp(String),
+    /// The front end asked to stop (Ctrl-C) before the schedule was done.
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// One step of a message's journey: a resource and the step it follows (None for the first).
@@ -408,8 +412,34 @@ pub fn schedule(
     method: Method,
     hardware: Hardware,
 ) -> Result<Schedule, ScheduleError> {
+    schedule_with_progress(
+        traffic,
+        network,
+        placement,
+        routing,
+        method,
+        hardware,
+        &Progress::none(),
+    )
+}
+
+/// [`schedule`], reporting to `progress` and stopping with [`ScheduleError::Interrupted`] when
+/// it is cancelled.
+pub fn schedule_with_progress(
+    traffic: &Traffic,
+    network: &Network,
+    placement: &Placement,
+    routing: &Routing,
+    method: Method,
+    hardware: Hardware,
+    progress: &Progress,
+) -> Result<Schedule, ScheduleError> {
     let problem = Problem::new(traffic, network, placement, routing, hardware)?;
     let checked = |s: Schedule| -> Result<Schedule, ScheduleError> {
+        progress.stage("verify", 1);
+        if progress.is_cancelled() {
+            return Err(ScheduleError::Interrupted);
+        }
         verify::verify(&problem, &s).map_err(|why| ScheduleError::Invalid {
             method: s.method.name(),
             why: why.to_string(),
@@ -417,10 +447,13 @@ pub fn schedule(
         Ok(s)
     };
     match method {
-        Method::Exact => checked(exact::schedule(&problem)?),
-        Method::Lp => checked(lp::schedule(&problem, &lp::MicroLp)?),
+        Method::Exact => checked(exact::schedule_with_progress(&problem, progress)?),
+        Method::Lp => {
+            progress.stage("schedule (lp)", 1);
+            checked(lp::schedule(&problem, &lp::MicroLp)?)
+        }
         Method::Best => {
-            let e = checked(exact::schedule(&problem)?)?;
+            let e = checked(exact::schedule_with_progress(&problem, progress)?)?;
             let phases = periodic::bounds(&problem);
             // A schedule that meets every bound and deadline cannot be beaten: the LP is not run.
             let optimal = e.relaxed.is_empty()
@@ -431,6 +464,7 @@ pub fn schedule(
                 return Ok(e);
             }
             // An LP that fails to solve is not fatal when the exact answer exists.
+            progress.stage("schedule (lp)", 1);
             match lp::schedule(&problem, &lp::MicroLp).and_then(checked) {
                 Ok(l) => {
                     let (pe, pl) = (
@@ -447,6 +481,7 @@ pub fn schedule(
                         Ok(e)
                     }
                 }
+                Err(ScheduleError::Interrupted) => Err(ScheduleError::Interrupted),
                 Err(_) => Ok(e),
             }
         }

@@ -2,39 +2,98 @@
 //! (a link has one; a node with several processor ports has several), each a set of disjoint
 //! half-open intervals.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
-use super::{Hardware, Resource};
+use super::{Hardware, Hold, Resource};
 
-/// Held spans of one lane: start → (end, message).
-type Lane = BTreeMap<u64, (u64, usize)>;
+/// Held spans of one lane: sorted, disjoint half-open `[start, end)` intervals, touching ones
+/// merged. Messages are placed roughly in release order, so most inserts land at the end and a
+/// lane stays short (back-to-back traffic is one interval).
+type Lane = Vec<(u64, u64)>;
+
+/// Resources are small keys looked up once per step of every placement: a multiplicative hash
+/// (no denial-of-service concern here) instead of SipHash.
+#[derive(Default)]
+struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(x as u64);
+    }
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct Occupancy {
-    lanes: HashMap<Resource, Vec<Lane>>,
+    /// Resource → index of its first lane in `lanes` (its lanes are consecutive).
+    index: HashMap<Resource, u32, BuildHasherDefault<FastHasher>>,
+    lanes: Vec<Lane>,
     hardware: Hardware,
 }
 
 impl Occupancy {
     pub fn new(hardware: Hardware) -> Self {
         Occupancy {
-            lanes: HashMap::new(),
+            index: HashMap::default(),
+            lanes: Vec::new(),
             hardware,
         }
     }
 
-    /// The earliest `s ≥ t` at which some lane of `r` is free for `[s, s+len)`, and that lane.
-    pub fn earliest(&self, r: Resource, t: u64, len: u64) -> (u64, usize) {
-        let Some(lanes) = self.lanes.get(&r) else {
+    fn lanes_of(&self, r: Resource) -> Option<&[Lane]> {
+        let first = *self.index.get(&r)? as usize;
+        let cap = self.hardware.capacity(r) as usize;
+        self.lanes.get(first..first + cap)
+    }
+
+    /// Where `r`'s lanes are, for [`Occupancy::earliest_in_lanes`]: a placement asks about the
+    /// same few resources many times and looks each up once.
+    pub fn lanes_index(&self, r: Resource) -> Option<(usize, usize)> {
+        let first = *self.index.get(&r)? as usize;
+        Some((first, self.hardware.capacity(r) as usize))
+    }
+
+    /// [`Occupancy::earliest`] on lanes found by [`Occupancy::lanes_index`] (valid until the
+    /// next [`Occupancy::take`] of a new resource).
+    pub fn earliest_in_lanes(&self, at: Option<(usize, usize)>, t: u64, len: u64) -> (u64, usize) {
+        let Some(lanes) = at.and_then(|(f, cap)| self.lanes.get(f..f + cap)) else {
             return (t, 0);
         };
-        let cap = self.hardware.capacity(r) as usize;
         let mut best = (u64::MAX, 0);
-        for lane in 0..cap {
-            let s = match lanes.get(lane) {
-                Some(l) => earliest_in(l, t, len),
-                None => t,
-            };
+        for (lane, l) in lanes.iter().enumerate() {
+            let s = earliest_in(l, t, len);
+            if s < best.0 {
+                best = (s, lane);
+            }
+        }
+        best
+    }
+
+    /// The earliest `s ≥ t` at which some lane of `r` is free for `[s, s+len)`, and that lane.
+    pub fn earliest(&self, r: Resource, t: u64, len: u64) -> (u64, usize) {
+        let Some(lanes) = self.lanes_of(r) else {
+            return (t, 0);
+        };
+        let mut best = (u64::MAX, 0);
+        for (lane, l) in lanes.iter().enumerate() {
+            let s = earliest_in(l, t, len);
             if s < best.0 {
                 best = (s, lane);
             }
@@ -44,7 +103,7 @@ impl Occupancy {
 
     /// Is lane `lane` of `r` free for `[s, s+len)`?
     pub fn free(&self, r: Resource, lane: usize, s: u64, len: u64) -> bool {
-        match self.lanes.get(&r).and_then(|l| l.get(lane)) {
+        match self.lanes_of(r).and_then(|l| l.get(lane)) {
             Some(l) => earliest_in(l, s, len) == s,
             None => true,
         }
@@ -55,29 +114,91 @@ impl Occupancy {
         (0..self.hardware.capacity(r) as usize).find(|&lane| self.free(r, lane, s, len))
     }
 
-    pub fn take(&mut self, r: Resource, lane: usize, s: u64, len: u64, msg: usize) {
+    /// Marks `[s, s+len)` of lane `lane` of `r` held (by message `_msg`; the verifier, not this
+    /// structure, reports who holds what).
+    pub fn take(&mut self, r: Resource, lane: usize, s: u64, len: u64, _msg: usize) {
         if len == 0 {
             return;
         }
         let cap = self.hardware.capacity(r) as usize;
-        let lanes = self
-            .lanes
-            .entry(r)
-            .or_insert_with(|| vec![BTreeMap::new(); cap]);
-        if let Some(l) = lanes.get_mut(lane) {
-            l.insert(s, (s + len, msg));
+        let first = match self.index.get(&r) {
+            Some(&f) => f as usize,
+            None => {
+                let f = self.lanes.len();
+                self.lanes.resize(f + cap, Vec::new());
+                self.index.insert(r, f as u32);
+                f
+            }
+        };
+        if lane >= cap {
+            return;
+        }
+        let l = &mut self.lanes[first + lane];
+        let e = s + len;
+        let i = l.partition_point(|iv| iv.0 < s);
+        let joins_prev = i > 0 && l[i - 1].1 == s;
+        let joins_next = i < l.len() && l[i].0 == e;
+        match (joins_prev, joins_next) {
+            (true, true) => {
+                l[i - 1].1 = l[i].1;
+                l.remove(i);
+            }
+            (true, false) => l[i - 1].1 = e,
+            (false, true) => l[i].0 = s,
+            (false, false) => l.insert(i, (s, e)),
         }
     }
 }
 
-/// Earliest start `≥ t` of a gap of `len` cycles in a set of disjoint intervals.
-fn earliest_in(l: &BTreeMap<u64, (u64, usize)>, t: u64, len: u64) -> u64 {
-    let mut s = t;
-    // The interval starting at or before t may still cover t.
-    if let Some((_, &(e, _))) = l.range(..=s).next_back() {
-        s = s.max(e);
+/// Hold numbers grouped by resource, groups in resource order, each sorted by (start, message,
+/// number); and each group's resource and range. A counting sort on resource ranks, then small
+/// sorts: the checks that read holds per resource touch each hold a few times, in order.
+pub(crate) fn by_resource(holds: &[Hold]) -> (Vec<usize>, Vec<(Resource, usize, usize)>) {
+    let mut ids: HashMap<Resource, usize, BuildHasherDefault<FastHasher>> = HashMap::default();
+    let mut distinct: Vec<Resource> = Vec::new();
+    let prov: Vec<usize> = holds
+        .iter()
+        .map(|h| {
+            *ids.entry(h.resource).or_insert_with(|| {
+                distinct.push(h.resource);
+                distinct.len() - 1
+            })
+        })
+        .collect();
+    let mut ranked: Vec<usize> = (0..distinct.len()).collect();
+    ranked.sort_unstable_by_key(|&i| distinct[i]);
+    let mut rank = vec![0usize; distinct.len()];
+    for (r, &i) in ranked.iter().enumerate() {
+        rank[i] = r;
     }
-    for (&a, &(e, _)) in l.range(s..) {
+    let mut first = vec![0usize; distinct.len() + 1];
+    for &p in &prov {
+        first[rank[p] + 1] += 1;
+    }
+    for r in 0..distinct.len() {
+        first[r + 1] += first[r];
+    }
+    let mut order = vec![0usize; holds.len()];
+    let mut fill = first.clone();
+    for (i, &p) in prov.iter().enumerate() {
+        order[fill[rank[p]]] = i;
+        fill[rank[p]] += 1;
+    }
+    let mut groups = Vec::with_capacity(distinct.len());
+    for (r, &i) in ranked.iter().enumerate() {
+        let (lo, hi) = (first[r], first[r + 1]);
+        order[lo..hi].sort_unstable_by_key(|&k| (holds[k].start, holds[k].msg, k));
+        groups.push((distinct[i], lo, hi));
+    }
+    (order, groups)
+}
+
+/// Earliest start `≥ t` of a gap of `len` cycles in a lane.
+fn earliest_in(l: &[(u64, u64)], t: u64, len: u64) -> u64 {
+    let mut s = t;
+    // Intervals ending at or before t are behind us.
+    let from = l.partition_point(|iv| iv.1 <= t);
+    for &(a, e) in &l[from..] {
         if a >= s.saturating_add(len) {
             break;
         }
@@ -103,5 +224,13 @@ mod tests {
         assert_eq!(o.earliest(r, 5, 3), (9, 0));
         assert!(!o.free(r, 0, 4, 1));
         assert!(o.free(r, 0, 5, 2));
+        // Touching spans merge; a span filling a gap joins both neighbours.
+        o.take(r, 0, 5, 2, 2); // [2,9)
+        assert_eq!(o.earliest(r, 0, 3), (9, 0));
+        assert_eq!(o.lanes.len(), 1);
+        assert_eq!(o.lanes[0], vec![(2, 9)]);
+        o.take(r, 0, 0, 1, 3);
+        o.take(r, 0, 1, 1, 4);
+        assert_eq!(o.lanes[0], vec![(0, 9)]);
     }
 }

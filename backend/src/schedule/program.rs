@@ -61,8 +61,10 @@ pub struct Executor<'a> {
     traffic: &'a Traffic,
     pc: Vec<usize>,
     clock: Vec<u64>,
-    /// Per message: arrival time at each reading task.
-    arrived: Vec<Vec<(TaskId, u64)>>,
+    /// Arrival time at each reader, flat: message m's readers (in `dst` order) take slots
+    /// `first[m]..first[m + 1]`; u64::MAX until it arrives. One allocation, not one per message.
+    arrived: Vec<u64>,
+    first: Vec<usize>,
     release: Vec<Option<u64>>,
     deadline: Vec<u64>,
     /// Per task: how many times it synchronized on each phase so far.
@@ -97,6 +99,11 @@ impl<'a> Executor<'a> {
             }
         }
         let n = traffic.tasks.len();
+        let mut first = Vec::with_capacity(traffic.messages.len() + 1);
+        first.push(0usize);
+        for m in &traffic.messages {
+            first.push(first.last().copied().unwrap_or(0) + m.dst.len());
+        }
         let phases = traffic
             .phases
             .len()
@@ -105,7 +112,8 @@ impl<'a> Executor<'a> {
             traffic,
             pc: vec![0; n],
             clock: vec![0; n],
-            arrived: vec![Vec::new(); traffic.messages.len()],
+            arrived: vec![u64::MAX; first.last().copied().unwrap_or(0)],
+            first,
             release: vec![None; traffic.messages.len()],
             deadline: vec![u64::MAX; traffic.messages.len()],
             sync_count: vec![BTreeMap::new(); n],
@@ -137,18 +145,26 @@ impl<'a> Executor<'a> {
 
     /// Records that `msg` reached reading task `task` at cycle `at`.
     pub fn deliver(&mut self, msg: MsgId, task: TaskId, at: u64) {
-        if let Some(a) = self.arrived.get_mut(msg) {
-            a.push((task, at));
+        if let Some(slot) = self.slot(msg, task) {
+            // The first arrival counts, as the reader's run of receives would see it.
+            if self.arrived[slot] == u64::MAX {
+                self.arrived[slot] = at;
+            }
             self.ready.push(task);
         }
     }
 
+    fn slot(&self, msg: MsgId, task: TaskId) -> Option<usize> {
+        let dst = &self.traffic.messages.get(msg)?.dst;
+        dst.iter()
+            .position(|&d| d == task)
+            .map(|j| self.first[msg] + j)
+    }
+
     fn arrival(&self, msg: MsgId, task: TaskId) -> Option<u64> {
-        self.arrived
-            .get(msg)?
-            .iter()
-            .find(|(t, _)| *t == task)
-            .map(|&(_, at)| at)
+        self.slot(msg, task)
+            .map(|s| self.arrived[s])
+            .filter(|&a| a != u64::MAX)
     }
 
     fn advance(&mut self, t: TaskId, sent: &mut Vec<(MsgId, u64)>) {

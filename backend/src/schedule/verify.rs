@@ -1,10 +1,9 @@
 //! The schedule verifier: every schedule, from any scheduler, passes here before it is printed
 //! (SPEC §2, "valid"). A failure is a bug in a scheduler and is reported as such.
 
-use std::collections::HashMap;
 use std::fmt;
 
-use super::{program, Hold, Problem, Resource, Schedule};
+use super::{program, Problem, Resource, Schedule};
 
 /// What is wrong with a schedule.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,8 +43,6 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
             schedule.arrival.len()
         );
     }
-    let mut per_msg: Vec<HashMap<Resource, Vec<Hold>>> = vec![HashMap::new(); n];
-    let mut per_resource: HashMap<Resource, Vec<Hold>> = HashMap::new();
     for h in &schedule.holds {
         if h.msg >= n {
             fail!("a hold names message {}, which does not exist", h.msg);
@@ -59,69 +56,119 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
                 h.end
             );
         }
-        if !problem.steps[h.msg]
-            .iter()
-            .any(|s| s.resource == h.resource)
-        {
-            fail!(
-                "message {} holds {}, which is not on its route",
-                h.msg,
-                h.resource
-            );
+    }
+    let holds = &schedule.holds;
+    if holds.len() >= u32::MAX as usize {
+        fail!("{} holds: too many to check", holds.len());
+    }
+    // Two indices instead of per-message maps: hold numbers sorted by (message, resource,
+    // start) and by (resource, start, message). Each check below reads a contiguous run.
+    let mut msg_first = vec![0usize; n + 1];
+    for h in holds {
+        msg_first[h.msg + 1] += 1;
+    }
+    for m in 0..n {
+        msg_first[m + 1] += msg_first[m];
+    }
+    // A counting sort on the message, then each message's few holds by (resource, start).
+    let mut by_msg: Vec<u32> = vec![0; holds.len()];
+    {
+        let mut fill = msg_first.clone();
+        for (i, h) in holds.iter().enumerate() {
+            by_msg[fill[h.msg]] = i as u32;
+            fill[h.msg] += 1;
         }
-        per_msg[h.msg].entry(h.resource).or_default().push(*h);
-        per_resource.entry(h.resource).or_default().push(*h);
+    }
+    for m in 0..n {
+        by_msg[msg_first[m]..msg_first[m + 1]].sort_unstable_by_key(|&i| {
+            let h = &holds[i as usize];
+            (h.resource, h.start, i)
+        });
+    }
+    // Message m's holds on resource r, by start.
+    let on = |m: usize, r: Resource| -> &[u32] {
+        let run = &by_msg[msg_first[m]..msg_first[m + 1]];
+        let lo = run.partition_point(|&i| holds[i as usize].resource < r);
+        let hi = run.partition_point(|&i| holds[i as usize].resource <= r);
+        &run[lo..hi]
+    };
+    let mut route: Vec<Resource> = Vec::new();
+    for m in 0..n {
+        route.clear();
+        route.extend(problem.steps[m].iter().map(|s| s.resource));
+        route.sort_unstable();
+        for &i in &by_msg[msg_first[m]..msg_first[m + 1]] {
+            let h = &holds[i as usize];
+            if route.binary_search(&h.resource).is_err() {
+                fail!(
+                    "message {} holds {}, which is not on its route",
+                    h.msg,
+                    h.resource
+                );
+            }
+        }
     }
 
     // Capacity: sweep each resource's holds in time order.
-    let mut resources: Vec<&Resource> = per_resource.keys().collect();
-    resources.sort();
-    for r in resources {
-        let hs = &per_resource[r];
-        let cap = hw.capacity(*r) as i64;
-        let mut events: Vec<(u64, i64, usize)> = Vec::with_capacity(hs.len() * 2);
-        for h in hs {
+    let (by_res, groups) = super::occupancy::by_resource(holds);
+    let mut events: Vec<(u64, i64, usize)> = Vec::new();
+    for &(r, lo, hi) in &groups {
+        let hs = &by_res[lo..hi];
+        let cap = hw.capacity(r) as i64;
+        // One lane and holds by start: overlap-free when each starts after all before it end.
+        if cap == 1 {
+            let mut end = 0u64;
+            let clear = hs.iter().all(|&i| {
+                let h = &holds[i];
+                let ok = h.start >= end;
+                end = end.max(h.end);
+                ok
+            });
+            if clear {
+                continue;
+            }
+        }
+        events.clear();
+        for &i in hs {
+            let h = &holds[i];
             events.push((h.start, 1, h.msg));
             events.push((h.end, -1, h.msg));
         }
         // Ends before starts at the same cycle: holds are half-open.
-        events.sort_by_key(|&(t, d, m)| (t, d, m));
+        events.sort_unstable();
         let mut load = 0i64;
-        for (t, d, m) in events {
+        for &(t, d, m) in &events {
             load += d;
             if load > cap {
                 let others: Vec<usize> = hs
                     .iter()
+                    .map(|&i| &holds[i])
                     .filter(|h| h.start <= t && t < h.end)
                     .map(|h| h.msg)
                     .collect();
                 fail!("{r} is held by {load} messages at cycle {t} (capacity {cap}): messages {others:?} (last taken by {m})");
             }
         }
-        // A message never overlaps itself on one resource.
-        let mut own: Vec<&Hold> = hs.iter().collect();
-        own.sort_by_key(|h| (h.msg, h.start));
-        for w in own.windows(2) {
-            if w[0].msg == w[1].msg && w[1].start < w[0].end {
-                fail!(
-                    "message {} holds {r} twice at cycle {}",
-                    w[0].msg,
-                    w[1].start
-                );
-            }
+    }
+    // A message never overlaps itself on one resource.
+    for w in by_msg.windows(2) {
+        let (a, b) = (&holds[w[0] as usize], &holds[w[1] as usize]);
+        if a.msg == b.msg && a.resource == b.resource && b.start < a.end {
+            fail!(
+                "message {} holds {} twice at cycle {}",
+                a.msg,
+                a.resource,
+                b.start
+            );
         }
     }
 
     let driven = program::is_driven(traffic);
+    let mut lists: Vec<&[u32]> = Vec::new();
     for (m, msg) in traffic.messages.iter().enumerate() {
         let steps = &problem.steps[m];
-        let mut lists: Vec<Vec<Hold>> = steps
-            .iter()
-            .map(|s| per_msg[m].get(&s.resource).cloned().unwrap_or_default())
-            .collect();
-        for l in &mut lists {
-            l.sort_by_key(|h| h.start);
-        }
+        lists.clear();
+        lists.extend(steps.iter().map(|s| on(m, s.resource)));
         if msg.size == 0 {
             if lists.iter().any(|l| !l.is_empty()) {
                 fail!("message {m} has no words but holds resources");
@@ -140,7 +187,10 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
                     steps[j].resource
                 );
             }
-            let words: u64 = l.iter().map(|h| h.end - h.start).sum();
+            let words: u64 = l
+                .iter()
+                .map(|&i| holds[i as usize].end - holds[i as usize].start)
+                .sum();
             if words != msg.size {
                 fail!(
                     "message {m} carries {words} of its {} words over {}",
@@ -149,7 +199,8 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
                 );
             }
             if let Some(p) = steps[j].parent {
-                for (f, (h, ph)) in l.iter().zip(&lists[p]).enumerate() {
+                for (f, (&h, &ph)) in l.iter().zip(lists[p]).enumerate() {
+                    let (h, ph) = (&holds[h as usize], &holds[ph as usize]);
                     if h.end - h.start != ph.end - ph.start {
                         fail!(
                             "fragment {f} of message {m} holds {} for {} cycles but {} for {}",
@@ -168,7 +219,7 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
                 }
             }
         }
-        let first = lists[0][0].start;
+        let first = holds[lists[0][0] as usize].start;
         if first < msg.release {
             fail!(
                 "message {m} leaves at {first}, before its release at {}",
@@ -181,10 +232,11 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
                 schedule.sent[m]
             );
         }
-        let arrival = per_msg[m]
+        let arrival = by_msg[msg_first[m]..msg_first[m + 1]]
             .iter()
-            .filter(|(r, _)| matches!(r, Resource::Eject(_)))
-            .flat_map(|(_, l)| l.iter().map(|h| h.end))
+            .map(|&i| &holds[i as usize])
+            .filter(|h| matches!(h.resource, Resource::Eject(_)))
+            .map(|h| h.end)
             .max()
             .unwrap_or(0);
         if arrival != schedule.arrival[m] {
@@ -231,9 +283,10 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
         // the schedule sends it.
         let node_of = &problem.placement.node_of;
         let timing = program::run_with(traffic, |m, d, _| {
-            let at_node = per_msg[m]
-                .get(&Resource::Eject(node_of[d]))
-                .and_then(|l| l.iter().map(|h| h.end).max());
+            let at_node = on(m, Resource::Eject(node_of[d]))
+                .iter()
+                .map(|&i| holds[i as usize].end)
+                .max();
             at_node.unwrap_or(schedule.arrival[m])
         })
         .map_err(|e| Violation(format!("the programs do not run against the schedule: {e}")))?;

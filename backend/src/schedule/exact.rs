@@ -147,7 +147,7 @@ fn schedule_with(
             };
             release[m] = r;
             placed_count += 1;
-            if placed_count % 4096 == 0 {
+            if placed_count.is_multiple_of(4096) {
                 progress.advance(4096);
                 if progress.is_cancelled() {
                     return Err(ScheduleError::Interrupted);
@@ -187,7 +187,7 @@ fn schedule_with(
         while let Some(Reverse(((_, _, _, m), r))) = heap.pop() {
             release[m] = r;
             placed_count += 1;
-            if placed_count % 4096 == 0 {
+            if placed_count.is_multiple_of(4096) {
                 progress.advance(4096);
                 if progress.is_cancelled() {
                     return Err(ScheduleError::Interrupted);

@@ -280,7 +280,9 @@ pub fn run_with_progress(
                         .link_between(node as usize, to)
                         .map_or(NONE, |l| l as u32);
                     keys.push(((to as u32, port_towards(network, to, node as usize)), 0, k));
-                    keys.last_mut().map(|e| e.1 = 1);
+                    if let Some(e) = keys.last_mut() {
+                        e.1 = 1;
+                    }
                     Resource::Link {
                         from: node as usize,
                         to,

@@ -10,6 +10,7 @@ use std::fmt;
 use std::path::Path;
 
 use ttdl_backend::pipeline::{self, ModelRun, Overrides, PipelineError, Placed, Plan};
+use ttdl_backend::progress::Progress;
 use ttdl_backend::sim::drive::program::{SimError, SimReport};
 use ttdl_ir::traffic::Traffic;
 use ttdl_lang::{Diagnostic, Interpreter, Limits};
@@ -66,6 +67,8 @@ pub struct Session {
     interp: Interpreter,
     /// The canned mapping plans use (overrides the script's `target :mapping`).
     mapping: Option<String>,
+    /// Set (by Ctrl-C, say) to stop a running evaluation or plan.
+    interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Session {
@@ -79,6 +82,7 @@ impl Session {
         let mut s = Session {
             interp: Interpreter::new(budget),
             mapping: None,
+            interrupt: None,
         };
         for (name, text) in ttdl_stdlib::SOURCES {
             s.eval_source(name, text).map_err(|d| s.script_error(d))?;
@@ -91,6 +95,7 @@ impl Session {
         Session {
             interp: Interpreter::new(Limits::default()),
             mapping: None,
+            interrupt: None,
         }
     }
 
@@ -99,6 +104,7 @@ impl Session {
         Session {
             interp: Interpreter::new(budget),
             mapping: None,
+            interrupt: None,
         }
     }
 
@@ -115,7 +121,8 @@ impl Session {
     /// A flag that, once set (say by Ctrl-C), stops the running evaluation with an
     /// `interrupted` error; the session and everything defined before stays.
     pub fn set_interrupt(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
-        self.interp.set_interrupt(flag);
+        self.interp.set_interrupt(flag.clone());
+        self.interrupt = Some(flag);
     }
 
     pub fn interpreter(&self) -> &Interpreter {
@@ -188,7 +195,12 @@ impl Session {
             .traffic(self.mapping.as_deref())
             .map_err(|d| self.script_error(d))?;
         let cfg = pipeline::resolve(&traffic, overrides).map_err(SessionError::Plan)?;
-        pipeline::plan(&traffic, &cfg).map_err(SessionError::Plan)
+        // The interrupt flag stops the scheduler, the verifier and the replay too.
+        let progress = match &self.interrupt {
+            Some(flag) => Progress::new(None, flag.clone()),
+            None => Progress::none(),
+        };
+        pipeline::plan_with_progress(&traffic, &cfg, &progress).map_err(SessionError::Plan)
     }
 
     /// The program placed for the hardware models, as `plan` would place it.

@@ -6,6 +6,7 @@
 mod array;
 mod diagnostics;
 mod examples;
+mod fidelity;
 mod invariants;
 mod no_panic;
 mod run_cli;

@@ -537,3 +537,44 @@ fn emitted_sweep_merges_to_the_local_table() {
     assert!(script.contains("#SBATCH --array=0-15"), "{script}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The optical models run on meshes too (Yuan's `Assign_array` case: routes never use a wrap link):
+/// a ring of four tasks on a 2×2 mesh under path reservation and every multi-hop logical topology.
+#[test]
+fn optical_models_run_on_a_2x2_mesh() {
+    let dir = scratch("mesh-2x2");
+    let file = dir.join("ring.ttdl");
+    std::fs::write(
+        &file,
+        "(defmessage m 16)
+(define-comm pass (me next prev)
+  (iterate (sequence (write-stream m next) (read-stream m prev) (compute 5)) 3))
+(defvar *ring* (make-network :topology torus :dims (list 4)))
+(dolist (t0 (network-tasks *ring*))
+  (pass t0 (neighbor *ring* t0 east) (neighbor *ring* t0 west)))
+(target (make-network :topology \"2d-mesh\" :nx 2 :ny 2))
+",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    let mut runs = vec![vec!["simulate", path, "--model", "path-reservation"]];
+    for logical in [
+        "logical=torus",
+        "logical=hypercube",
+        "logical=allxy",
+        "logical=all-to-all",
+    ] {
+        runs.push(vec!["simulate", path, "--model", "multi-hop", logical]);
+    }
+    for args in runs {
+        let (code, out, err) = ttdl(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(out.contains("network      mesh:2x2"), "{args:?}: {out}");
+        assert!(
+            out.contains("program      4 tasks, 12 messages"),
+            "{args:?}: {out}"
+        );
+        assert!(out.contains("completion"), "{args:?}: {out}");
+        assert!(!out.contains("did not finish"), "{args:?}: {out}");
+    }
+}

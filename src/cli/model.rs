@@ -83,7 +83,7 @@ pub fn render(args: &ModelArgs) -> Result<String, CliError> {
         .parse()
         .map_err(|e| CliError::Usage(format!("{e}")))?;
     let torus = Torus::from_spec(&spec).map_err(|e| CliError::Usage(e.to_string()))?;
-    if torus.nx != torus.ny {
+    if torus.nx != torus.ny || !torus.wrap {
         return Err(CliError::Usage(format!(
             "Yuan's model is for square N×N tori (got {spec})"
         )));

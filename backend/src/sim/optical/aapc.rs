@@ -405,9 +405,19 @@ fn torus_phases(t: &Torus, groups: &[Vec<Vec<RingPair>>]) -> Vec<Phase> {
 /// First-fit packing of every ordered pair (by decreasing distance, then source, then
 /// destination) into phases without link, source or destination conflicts.
 pub fn greedy_phases(t: &Torus) -> Vec<Phase> {
-    let mut pairs: Vec<(usize, NodeId, NodeId)> = (0..t.nodes())
+    let all: Vec<(NodeId, NodeId)> = (0..t.nodes())
         .flat_map(|s| (0..t.nodes()).filter(move |&d| d != s).map(move |d| (s, d)))
-        .map(|(s, d)| (t.distance(s, d), s, d))
+        .collect();
+    greedy_pairs(t, &all)
+}
+
+/// First-fit packing of the given pairs (longest first, then by source and destination) into
+/// phases without link, source or destination conflicts; on a mesh this is how every logical
+/// topology is realized, the torus constructions needing the wrap-around links.
+pub fn greedy_pairs(t: &Torus, pairs: &[(NodeId, NodeId)]) -> Vec<Phase> {
+    let mut pairs: Vec<(usize, NodeId, NodeId)> = pairs
+        .iter()
+        .map(|&(s, d)| (t.distance(s, d), s, d))
         .collect();
     pairs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
     let mut phases: Vec<Phase> = Vec::new();

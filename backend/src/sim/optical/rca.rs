@@ -229,6 +229,25 @@ impl Logical {
 
 /// Channels realizing `logical` on the physical torus `t`, checked conflict-free.
 pub fn realize(t: &Torus, logical: Logical) -> Result<Vec<Phase>, OpticalError> {
+    if !t.wrap {
+        if logical == Logical::Hypercube && !t.nodes().is_power_of_two() {
+            return Err(OpticalError::Network(format!(
+                "a logical hypercube needs a power-of-two number of nodes (got {}x{})",
+                t.nx, t.ny
+            )));
+        }
+        if logical == Logical::AllToAll && t.nodes() > 256 {
+            return Err(OpticalError::Network(format!(
+                "a logical all-to-all on a {}x{} mesh is not built: packing {} connections greedily would take too long",
+                t.nx,
+                t.ny,
+                t.nodes() * (t.nodes() - 1)
+            )));
+        }
+        let phases = crate::sim::optical::aapc::greedy_pairs(t, &logical_pairs(t, logical));
+        crate::sim::optical::aapc::check_phases(t, &phases)?;
+        return Ok(phases);
+    }
     let phases = match logical {
         Logical::AllToAll if t.nodes() > 256 && !(t.nx == t.ny && t.nx % 8 == 0 && t.nx <= 16) => {
             return Err(OpticalError::Network(format!(
@@ -260,6 +279,36 @@ pub fn realize(t: &Torus, logical: Logical) -> Result<Vec<Phase>, OpticalError> 
     };
     crate::sim::optical::aapc::check_phases(t, &phases)?;
     Ok(phases)
+}
+
+/// The connections of a logical topology on the nodes of `t` (x first, as the torus numbers
+/// them): every ordered pair of all-to-all; the pairs in a row or a column of allXY; the pairs
+/// whose ids differ in one bit of a hypercube; the four neighbours, with wrap-around, of a
+/// logical torus.
+pub fn logical_pairs(t: &Torus, l: Logical) -> Vec<(NodeId, NodeId)> {
+    let n = t.nodes();
+    let mut v = Vec::new();
+    let ring = |k: usize, a: usize, b: usize| (b + k - a) % k;
+    for s in 0..n {
+        for d in 0..n {
+            let (sx, sy) = t.xy(s);
+            let (dx, dy) = t.xy(d);
+            let keep = s != d
+                && match l {
+                    Logical::AllToAll => true,
+                    Logical::AllXY => sx == dx || sy == dy,
+                    Logical::Hypercube => (s ^ d).is_power_of_two(),
+                    Logical::Torus => {
+                        (sy == dy && (ring(t.nx, sx, dx) == 1 || ring(t.nx, dx, sx) == 1))
+                            || (sx == dx && (ring(t.ny, sy, dy) == 1 || ring(t.ny, dy, sy) == 1))
+                    }
+                };
+            if keep {
+                v.push((s, d));
+            }
+        }
+    }
+    v
 }
 
 /// H on one torus dimension: `Assign_ring`, or the single DIM_0 channel of a 2-node ring.

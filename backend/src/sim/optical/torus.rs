@@ -28,11 +28,23 @@ pub enum Way {
 pub struct Torus {
     pub nx: usize,
     pub ny: usize,
+    /// Whether the rows and columns wrap around (a torus); without, the same switches form a
+    /// mesh (Yuan's `Assign_array` case), and routes never leave it.
+    pub wrap: bool,
 }
 
 impl Torus {
     pub fn new(nx: usize, ny: usize) -> Torus {
-        Torus { nx, ny }
+        Torus { nx, ny, wrap: true }
+    }
+
+    /// The same switches without the wrap-around links.
+    pub fn mesh(nx: usize, ny: usize) -> Torus {
+        Torus {
+            nx,
+            ny,
+            wrap: false,
+        }
     }
 
     /// The torus a `torus:AxB` (or `ring:N`) network spec describes.
@@ -40,8 +52,10 @@ impl Torus {
         match (spec.kind, spec.dims.as_slice()) {
             (Kind::Torus, [x, y]) if *x >= 2 && *y >= 2 => Ok(Torus::new(*x, *y)),
             (Kind::Ring, [x]) if *x >= 2 => Ok(Torus::new(*x, 1)),
+            (Kind::Mesh, [x, y]) if *x * *y >= 2 => Ok(Torus::mesh(*x, *y)),
+            (Kind::Mesh | Kind::Line, [x]) if *x >= 2 => Ok(Torus::mesh(*x, 1)),
             _ => Err(OpticalError::Network(format!(
-                "optical TDM models need a 2-D torus such as `torus:16x16` (got `{spec}`)"
+                "optical TDM models need a 2-D torus or mesh such as `torus:16x16` or `mesh:4x4`, or a ring or line (got `{spec}`)"
             ))),
         }
     }
@@ -57,12 +71,28 @@ impl Torus {
 
     /// Number of real directed links (4·N² for an N×N torus, Yuan §2.1).
     pub fn link_count(&self) -> usize {
+        if !self.wrap {
+            // Two directed links per neighbouring pair along each row and column.
+            return 2 * ((self.nx - 1) * self.ny + self.nx * (self.ny.max(1) - 1));
+        }
         let per_dim = |n: usize| match n {
             0 | 1 => 0,
             2 => 1,
             _ => 2,
         };
         self.nodes() * (per_dim(self.nx) + per_dim(self.ny))
+    }
+
+    /// The way and hops from `a` to `b` along a dimension of `k` nodes: the shorter way round a
+    /// torus (antipodal pairs take `tie`), the only way along a mesh.
+    pub fn way(&self, k: usize, a: usize, b: usize, tie: Way) -> (Way, usize) {
+        if self.wrap {
+            Self::shortest_way(k, a, b, tie)
+        } else if b >= a {
+            (Way::Plus, b - a)
+        } else {
+            (Way::Minus, a - b)
+        }
     }
 
     pub fn node(&self, x: usize, y: usize) -> NodeId {
@@ -126,9 +156,9 @@ impl Torus {
         let (sx, sy) = self.xy(src);
         let (dx, dy) = self.xy(dst);
         let mut links = Vec::new();
-        let (wx, hx) = Self::shortest_way(self.nx, sx, dx, Self::odd_even(sx));
+        let (wx, hx) = self.way(self.nx, sx, dx, Self::odd_even(sx));
         let mid = self.walk(src, 0, wx, hx, &mut links);
-        let (wy, hy) = Self::shortest_way(self.ny, sy, dy, Self::odd_even(sy));
+        let (wy, hy) = self.way(self.ny, sy, dy, Self::odd_even(sy));
         self.walk(mid, 1, wy, hy, &mut links);
         links
     }
@@ -137,10 +167,7 @@ impl Torus {
     pub fn distance(&self, src: NodeId, dst: NodeId) -> usize {
         let (sx, sy) = self.xy(src);
         let (dx, dy) = self.xy(dst);
-        let ring = |k: usize, a: usize, b: usize| {
-            let p = (b + k - a) % k;
-            p.min(k - p)
-        };
+        let ring = |k: usize, a: usize, b: usize| self.way(k, a, b, Way::Plus).1;
         ring(self.nx, sx, dx) + ring(self.ny, sy, dy)
     }
 }

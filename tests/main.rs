@@ -9,4 +9,5 @@ mod examples;
 mod fidelity;
 mod invariants;
 mod no_panic;
+mod periodic;
 mod run_cli;

@@ -15,6 +15,7 @@ use crate::schedule::{self, program, Hardware, Method, Schedule, ScheduleError};
 use crate::sim::models::scheduled::replay::{self, ReplayReport};
 use crate::topology::{Kind, Network, NetworkSpec};
 use crate::traffic::{Placement, Routing, Traffic};
+use ttdl_ir::iterations::{Layout, Shape};
 
 pub use ttdl_ir::config::{TimingModel, UnknownChoice};
 
@@ -109,10 +110,40 @@ pub fn time_unplaced(traffic: &mut Traffic, timing: Option<&str>) -> Result<(), 
             .map_err(|e: UnknownChoice| PipelineError::Config(format!("--timing: {e}")))?,
         None => Defaults::TIMING,
     };
-    if timing == TimingModel::Port && program::is_driven(traffic) {
-        let own: Vec<usize> = (0..traffic.tasks.len()).collect();
-        program::apply_port_timing(traffic, &own, Defaults::PORTS)
-            .map_err(|e| PipelineError::Input(e.to_string()))?;
+    let time = |t: &mut Traffic| -> Result<(), PipelineError> {
+        if timing == TimingModel::Port && program::is_driven(t) {
+            let own: Vec<usize> = (0..t.tasks.len()).collect();
+            program::apply_port_timing(t, &own, Defaults::PORTS)
+                .map_err(|e| PipelineError::Input(e.to_string()))?;
+        }
+        Ok(())
+    };
+    time(traffic)?;
+    // A folded program's critical path is the whole program's: the ideal timing of a repeating
+    // program grows by the same amount every few iterations once its transient is over (a
+    // max-plus system is eventually periodic), checked over three samples, then extrapolated.
+    if let (Some(n), Some(shape)) = (traffic.repeat, Shape::of(traffic)) {
+        const STEP: u64 = 16;
+        let last = 2 * STEP + (n - 2 * STEP) % STEP + STEP;
+        let mut cps = Vec::new();
+        for m in [last - 2 * STEP, last - STEP, last] {
+            let (mut t, _) = shape.with_count(traffic, m.min(n));
+            if timing == TimingModel::Thesis && program::is_driven(&t) {
+                program::apply_ideal_timing(&mut t)
+                    .map_err(|e| PipelineError::Input(e.to_string()))?;
+            }
+            time(&mut t)?;
+            cps.push(t.critical_path);
+        }
+        let d = cps[2] - cps[1];
+        if cps[1] - cps[0] == d && last <= n {
+            traffic.critical_path = cps[2] + (n - last) / STEP * d;
+        } else {
+            return Err(PipelineError::Input(format!(
+                "the folded program's ideal timing has not settled after {last} iterations: \
+                 evaluate it unfolded"
+            )));
+        }
     }
     Ok(())
 }
@@ -208,6 +239,95 @@ pub struct Plan {
     /// With `throughput`: the traffic as routing saw it (deadlines relaxed to the period).
     pub routed_as: Option<Traffic>,
     pub config: PlanConfig,
+    /// Present when the plan is a periodic schedule: a sample of the iterations scheduled, its
+    /// kernel repeated (then `traffic` and `schedule` hold the whole program when it has at most
+    /// [`Periodic::ROWS`] schedule rows, else the sample).
+    pub periodic: Option<Periodic>,
+}
+
+/// A periodic schedule (SPEC §2, §4 `periodic`): how the plan was made from a sample.
+#[derive(Clone, Debug)]
+pub struct Periodic {
+    /// Iterations of the whole program.
+    pub count: u64,
+    pub kernel: schedule::kernel::Kernel,
+    /// The sample's layout (prefix, messages per iteration, iterations, suffix).
+    pub sample: Layout,
+    /// Whether the plan holds the whole program (else the sample).
+    pub whole: bool,
+    /// The longer run the extrapolation was verified and replayed on, and its relaxed deadlines.
+    pub checked: u64,
+    pub checked_relaxed: usize,
+    /// Of the whole program: messages, makespan, and the words of its busiest resource (a
+    /// makespan bound: every word of it needs a cycle of its own).
+    pub messages: usize,
+    pub makespan: u64,
+    pub busiest: (u64, String),
+}
+
+impl Periodic {
+    /// The summary's line: what repeats, how often, and what the extrapolation was checked on.
+    pub fn summary_line(&self) -> String {
+        let k = &self.kernel;
+        let copies = k.copies(self.count).unwrap_or(0);
+        let held = if self.whole {
+            format!("and on the whole program of {} iterations", self.count)
+        } else {
+            "(the rest repeats the checked kernel)".to_string()
+        };
+        format!(
+            "periodic:         kernel of {} iteration(s) every {} cycles, repeated {} more times; scheduled on a sample of {} iterations, verified and replayed on {} {}\n",
+            k.q,
+            k.period,
+            copies,
+            self.sample.count,
+            self.checked,
+            held
+        )
+    }
+
+    /// The sample's summary with the whole program's figures in place of the sample's (the
+    /// schedule of the whole program is not written out: it has more than [`Periodic::ROWS`]
+    /// rows). Lines that describe the sample say so.
+    fn whole_program_lines(&self, sample_summary: &str, sample: &Traffic) -> String {
+        let words: u64 = {
+            let per: u64 = (0..self.sample.per)
+                .map(|slot| sample.messages[self.sample.prefix + slot].size)
+                .sum();
+            let all: u64 = sample.messages.iter().map(|m| m.size).sum();
+            all + per * (self.count - self.sample.count)
+        };
+        let (bound, by) = &self.busiest;
+        sample_summary
+            .lines()
+            .map(|l| {
+                let (key, _) = l.split_once(':').unwrap_or((l, ""));
+                let value = match key {
+                    "messages" => format!("{} ({words} words)", self.messages),
+                    "critical path" => format!("{} cycles over the sample of {} iterations", l[key.len() + 1..].trim().split(' ').next().unwrap_or("?"), self.sample.count),
+                    "period" => format!("{} cycles over {} iterations (lower bound {})", self.kernel.period / self.kernel.q, self.count, l.split("lower bound ").nth(1).unwrap_or("").trim_end_matches(')')),
+                    "makespan" => format!("{} cycles", self.makespan),
+                    "lower bound" => format!("{bound} cycles ({by} over all {} iterations)", self.count),
+                    "schedule" | "placement cost" | "peak link use" | "contention" | "linear programs" => {
+                        format!("{} (the sample of {} iterations)", l[key.len() + 1..].trim(), self.sample.count)
+                    }
+                    "deadlines" if self.checked_relaxed > 0 => format!(
+                        "{} relaxed in the checked run of {} iterations; every kernel repetition relaxes its share",
+                        self.checked_relaxed, self.checked
+                    ),
+                    _ => return format!("{l}\n"),
+                };
+                format!("{:<18}{value}\n", format!("{key}:"))
+            })
+            .collect()
+    }
+
+    /// Schedule rows the whole program may have and still be written out in full (SPEC §4).
+    pub const ROWS: usize = 1_000_000;
+    /// Iterations from which a uniform repeating program is scheduled periodically.
+    pub const MIN_ITERATIONS: u64 = 64;
+    /// Sample sizes tried, in iterations.
+    pub const SAMPLES: [u64; 3] = [16, 32, 64];
 }
 
 /// Places, times, routes, schedules, verifies and replays.
@@ -244,6 +364,31 @@ pub fn plan_placed_with_progress(
     cfg: &PlanConfig,
     progress: &Progress,
 ) -> Result<Plan, PipelineError> {
+    let shape = Shape::of(traffic);
+    if let Some(shape) = &shape {
+        let count = traffic.repeat.unwrap_or(shape.count);
+        if !cfg.throughput && count >= Periodic::MIN_ITERATIONS {
+            if let Some(plan) =
+                plan_periodic(traffic, shape, count, &network, &placement, cfg, progress)?
+            {
+                return Ok(plan);
+            }
+        }
+    }
+    // A folded program that has no periodic schedule is planned whole.
+    let unfolded;
+    let traffic = match (traffic.repeat, &shape) {
+        (None, _) => traffic,
+        (Some(count), Some(shape)) => {
+            unfolded = resized(traffic, shape, count, &network, &placement, cfg)?.0;
+            &unfolded
+        }
+        (Some(_), None) => {
+            return Err(PipelineError::Input(
+                "the program's folded iterations do not repeat alike".into(),
+            ))
+        }
+    };
     let traffic = timed(traffic, &placement, cfg)?;
     let routed_as = if cfg.throughput {
         Some(relax_to_period(&traffic)?)
@@ -284,7 +429,203 @@ pub fn plan_placed_with_progress(
         replay,
         routed_as,
         config: cfg.clone(),
+        periodic: None,
     })
+}
+
+/// A program with `count` iterations, timed and routed as the configuration says.
+fn resized(
+    traffic: &Traffic,
+    shape: &Shape,
+    count: u64,
+    network: &Network,
+    placement: &Placement,
+    cfg: &PlanConfig,
+) -> Result<(Traffic, Layout, Routing), PipelineError> {
+    let (t, layout) = shape.with_count(traffic, count);
+    let mut t = timed(&t, placement, cfg)?;
+    if cfg.timing == TimingModel::Thesis && program::is_driven(&t) {
+        program::apply_ideal_timing(&mut t).map_err(|e| PipelineError::Input(e.to_string()))?;
+    }
+    let routing = route::route(&t, network, placement, cfg.route, cfg.seed)
+        .map_err(|e| PipelineError::Input(e.to_string()))?;
+    Ok((t, layout, routing))
+}
+
+/// The periodic schedule of a uniform repeating program (Minsky §6.2.1): schedule a sample of
+/// its iterations, find the kernel, and extrapolate. The extrapolation is verified and replayed
+/// on a run three kernels longer than the sample (the inserted copies against each other, the
+/// prologue and the epilogue), and on the whole program when it is small enough to write out.
+/// `None` when no sample's schedule repeats (or the routes differ between iterations): the
+/// program is then scheduled whole.
+fn plan_periodic(
+    traffic: &Traffic,
+    shape: &Shape,
+    n: u64,
+    network: &Network,
+    placement: &Placement,
+    cfg: &PlanConfig,
+    progress: &Progress,
+) -> Result<Option<Plan>, PipelineError> {
+    for m0 in Periodic::SAMPLES {
+        if 2 * m0 > n {
+            break;
+        }
+        let mut m = m0;
+        let mut found = None;
+        for _ in 0..2 {
+            let (t, layout, routing) = resized(traffic, shape, m, network, placement, cfg)?;
+            let s = schedule::schedule_with_progress(
+                &t,
+                network,
+                placement,
+                &routing,
+                cfg.schedule,
+                cfg.hardware,
+                progress,
+            )?;
+            let Some(k) = schedule::kernel::detect(&layout, &s, 4) else {
+                break;
+            };
+            if k.copies(n).is_some() {
+                found = Some((t, layout, routing, s, k));
+                break;
+            }
+            m += (n - m) % k.q;
+        }
+        let Some((t, layout, routing, s, kernel)) = found else {
+            continue;
+        };
+        // The check run: three more kernels, verified and replayed.
+        let checked = m + 3 * kernel.q;
+        let (ct, clayout, crouting) = resized(traffic, shape, checked, network, placement, cfg)?;
+        let Some(holds) = kernel.extrapolate(&clayout, &layout, &s) else {
+            continue;
+        };
+        let cproblem = schedule::Problem::new(&ct, network, placement, &crouting, cfg.hardware)?;
+        let cs = schedule::kernel::schedule_from_holds(&cproblem, s.method, holds)?;
+        if schedule::verify::verify(&cproblem, &cs).is_err() {
+            continue;
+        }
+        replay::replay_with_progress(&ct, network, placement, &crouting, &cs, progress).map_err(
+            |e| match e {
+                replay::ReplayError::Interrupted => PipelineError::Interrupted,
+                e => PipelineError::Internal(e.to_string()),
+            },
+        )?;
+        let copies = kernel.copies(n).unwrap_or(0);
+        let whole_layout = Layout { count: n, ..layout };
+        let rows_per_message = s.holds.len() as f64 / layout.total().max(1) as f64;
+        let whole = (rows_per_message * whole_layout.total() as f64) as usize <= Periodic::ROWS;
+        let mut periodic = Periodic {
+            count: n,
+            kernel,
+            sample: layout,
+            whole,
+            checked,
+            checked_relaxed: cs.relaxed.len(),
+            messages: whole_layout.total(),
+            makespan: s.makespan + copies * kernel.period,
+            busiest: busiest(&s, &layout, &kernel, n).max(busiest_task(&t, &kernel, n)),
+        };
+        let (traffic, routing, schedule) = if whole {
+            let (wt, wlayout, wrouting) = resized(traffic, shape, n, network, placement, cfg)?;
+            let holds = kernel
+                .extrapolate(&wlayout, &layout, &s)
+                .ok_or_else(|| PipelineError::Internal("periodic extrapolation failed".into()))?;
+            let wproblem =
+                schedule::Problem::new(&wt, network, placement, &wrouting, cfg.hardware)?;
+            let ws = schedule::kernel::schedule_from_holds(&wproblem, s.method, holds)?;
+            schedule::verify::verify(&wproblem, &ws).map_err(|why| {
+                PipelineError::Internal(format!("the periodic schedule is invalid: {why}"))
+            })?;
+            periodic.makespan = ws.makespan;
+            (wt, wrouting, ws)
+        } else {
+            (t, routing, s)
+        };
+        let replay = replay::replay_with_progress(
+            &traffic, network, placement, &routing, &schedule, progress,
+        )
+        .map_err(|e| match e {
+            replay::ReplayError::Interrupted => PipelineError::Interrupted,
+            e => PipelineError::Internal(e.to_string()),
+        })?;
+        return Ok(Some(Plan {
+            traffic,
+            network: network.clone(),
+            placement: placement.clone(),
+            routing,
+            schedule,
+            replay,
+            routed_as: None,
+            config: cfg.clone(),
+            periodic: Some(periodic),
+        }));
+    }
+    Ok(None)
+}
+
+/// The busiest task of the whole program: its compute over every iteration (each cycle of it
+/// is a cycle of the makespan).
+fn busiest_task(sample: &Traffic, kernel: &schedule::kernel::Kernel, n: u64) -> (u64, String) {
+    let copies = kernel.copies(n).unwrap_or(0);
+    let lo = kernel.pump + 1 - kernel.q;
+    sample
+        .tasks
+        .iter()
+        .map(|task| {
+            let mut all = 0;
+            let mut per = 0;
+            for (op, it) in task.ops.iter().zip(task.op_iterations()) {
+                if let ttdl_ir::Op::Compute(c) = op {
+                    all += c;
+                    if it.is_some_and(|i| (lo..=kernel.pump).contains(&i)) {
+                        per += c;
+                    }
+                }
+            }
+            (
+                all + copies * per,
+                format!("the compute of task {}", task.name),
+            )
+        })
+        .max()
+        .unwrap_or((0, String::new()))
+}
+
+/// The busiest resource of the whole program: the sample's words on it, plus a kernel's words
+/// per inserted copy. Each word needs a cycle of its own there, so this bounds the makespan.
+fn busiest(
+    s: &Schedule,
+    layout: &Layout,
+    kernel: &schedule::kernel::Kernel,
+    n: u64,
+) -> (u64, String) {
+    use std::collections::BTreeMap;
+    let copies = kernel.copies(n).unwrap_or(0);
+    let lo = kernel.pump + 1 - kernel.q;
+    let mut load: BTreeMap<schedule::Resource, (u64, u64)> = BTreeMap::new();
+    for h in &s.holds {
+        let e = load.entry(h.resource).or_default();
+        e.0 += h.end - h.start;
+        if let ttdl_ir::iterations::Place::Iteration { iteration, .. } = layout.place(h.msg) {
+            if (lo..=kernel.pump).contains(&iteration) {
+                e.1 += h.end - h.start;
+            }
+        }
+    }
+    let cap = |r: &schedule::Resource| match r {
+        schedule::Resource::Link { .. } => 1,
+        _ => u64::from(s.hardware.ports.max(1)),
+    };
+    load.iter()
+        .map(|(r, (all, per))| {
+            let words = all + copies * per;
+            (words.div_ceil(cap(r)), format!("every word through {r}"))
+        })
+        .max()
+        .unwrap_or((0, String::new()))
 }
 
 /// The traffic with the configuration's timing: port-aware timing is recomputed on the
@@ -382,8 +723,24 @@ impl Plan {
         let windows = self.routed_as.as_ref().unwrap_or(&self.traffic);
         let report = crate::report::Plan::new(&problem, &self.schedule, windows);
         let mut s = crate::report::text::summary(&report);
+        if let Some(p) = &self.periodic {
+            if !p.whole {
+                s = p.whole_program_lines(&s, &self.traffic);
+            }
+            s.push_str(&p.summary_line());
+        }
         if self.routed_as.is_some() {
             s.push_str("throughput:       routed with every deadline at least release + period (Minsky §5.2); the contention line uses those windows\n");
+        }
+        if let Some(p) = self.periodic.as_ref().filter(|p| !p.whole) {
+            s.push_str(&format!(
+                "replay:           the sample of {} iterations and the checked run of {} delivered as planned; the sample done at cycle {}, mean latency {:.1} cycles\n",
+                p.sample.count,
+                p.checked,
+                self.replay.completion,
+                self.replay.mean_latency()
+            ));
+            return Ok(s);
         }
         s.push_str(&format!(
             "replay:           every message delivered as planned; program done at cycle {}, mean latency {:.1} cycles, at most {} words buffered in a switch\n",

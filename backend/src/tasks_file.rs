@@ -675,6 +675,7 @@ pub fn read(text: &str) -> Result<Traffic, TasksFileError> {
         period,
         logical,
         target,
+        repeat: None,
     })
 }
 
@@ -712,6 +713,7 @@ mod tests {
                 }
             };
         Traffic {
+            repeat: None,
             tasks: vec![
                 Task {
                     id: 0,

@@ -15,6 +15,7 @@
 //! Interface: the signatures of the hooks are the contract with the evaluator.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use ttdl_ir::iterations::Shape;
 use ttdl_ir::limits::Limits;
 
 use ttdl_ir::topology::NetworkSpec;
@@ -130,7 +131,24 @@ struct TaskRec {
     iteration: Option<u64>,
     /// The phase this task is in (its last `synchronize`).
     phase: PhaseId,
+    /// Step ranges of the outermost `iterate`'s iterations evaluated so far (while folding).
+    iteration_steps: Vec<(usize, usize)>,
+    /// The count of a folded `iterate`: the records hold its first [`FOLD_AFTER`] iterations.
+    folded: Option<u64>,
 }
+
+/// Tasks folded their `iterate`s differently (see [`Comm::folded`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FoldMismatch;
+
+/// The code of the diagnostic that asks for the program to be evaluated again unfolded.
+pub const FOLD_FAILED: &str = "fold";
+
+/// Iterations from which an outermost `iterate` may be folded.
+pub const FOLD_MIN: u64 = 64;
+/// Iterations evaluated (and checked equal) before the rest of a foldable `iterate` is recorded
+/// as a count.
+pub const FOLD_AFTER: u64 = 4;
 
 /// A write (48 bytes).
 #[derive(Clone, Debug)]
@@ -568,6 +586,93 @@ impl Comm {
         }
     }
 
+    /// Whether `task` is in its outermost `iterate` (and no other iterated before).
+    pub fn outermost(&self, task: TaskId) -> bool {
+        self.tasks
+            .get(task)
+            .is_some_and(|t| t.depth == 1 && t.folded.is_none())
+    }
+
+    /// Where `task`'s next step will go.
+    pub fn mark(&self, task: TaskId) -> usize {
+        self.tasks.get(task).map_or(0, |t| t.steps.len())
+    }
+
+    /// `task` finished an iteration of its outermost `iterate` that began at step `mark`.
+    pub fn end_iteration(&mut self, task: TaskId, mark: usize) {
+        if let Some(t) = self.tasks.get_mut(task) {
+            let end = t.steps.len();
+            t.iteration_steps.push((mark, end));
+        }
+    }
+
+    /// Whether every iteration of `task`'s outermost `iterate` so far recorded the same steps:
+    /// the same computes, writes to the same readers with the same sizes, labels and phases,
+    /// reads of the same form and size, the same synchronizations.
+    pub fn iterations_repeat(&self, task: TaskId) -> bool {
+        let Some(t) = self.tasks.get(task) else {
+            return false;
+        };
+        let key = |s: &Step| -> (u8, u64, u64, u64, Vec<u32>) {
+            match *s {
+                Step::Compute(c) => (0, self.computes[c as usize].cycles, 0, 0, Vec::new()),
+                Step::Write(w) => {
+                    let w = &self.writes[w as usize];
+                    let dsts = (w.first_dst..w.first_dst + w.ndst)
+                        .map(|d| self.dsts[d as usize].0)
+                        .collect();
+                    (1, w.size, u64::from(w.label), u64::from(w.phase), dsts)
+                }
+                Step::Read(r) => {
+                    let r = &self.reads[r as usize];
+                    (2, r.size, u64::from(r.span), 0, Vec::new())
+                }
+                Step::Sync(i) => (3, self.syncs[i as usize].0 as u64, 0, 0, Vec::new()),
+            }
+        };
+        t.iteration_steps.windows(2).all(|w| {
+            let (a, b) = (&t.steps[w[0].0..w[0].1], &t.steps[w[1].0..w[1].1]);
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| key(x) == key(y))
+        })
+    }
+
+    /// Records that `task`'s outermost `iterate` runs `count` times, its later iterations the
+    /// same as those evaluated (the traffic then carries `repeat`).
+    pub fn fold(&mut self, task: TaskId, count: u64) {
+        if let Some(t) = self.tasks.get_mut(task) {
+            t.folded = Some(count);
+            t.iteration_steps = Vec::new();
+        }
+    }
+
+    /// The count every folded task repeats to, when some folded; `Err` when the folding is
+    /// not one the whole program agrees on (tasks folded to different counts, or a task that
+    /// repeats without folding beside one that folded): evaluate again without folding.
+    pub fn folded(&self) -> Result<Option<u64>, FoldMismatch> {
+        let mut count = None;
+        for t in &self.tasks {
+            if let Some(n) = t.folded {
+                if *count.get_or_insert(n) != n {
+                    return Err(FoldMismatch);
+                }
+            }
+        }
+        if count.is_some()
+            && self.tasks.iter().any(|t| {
+                t.folded.is_none()
+                    && t.steps.iter().any(|s| match *s {
+                        Step::Compute(c) => self.computes[c as usize].iteration != NO_ITERATION,
+                        Step::Write(w) => self.writes[w as usize].iteration().is_some(),
+                        Step::Read(r) => self.reads[r as usize].iteration().is_some(),
+                        Step::Sync(_) => false,
+                    })
+            })
+        {
+            return Err(FoldMismatch);
+        }
+        Ok(count)
+    }
+
     /// `task` starts iteration `index` (0-based) of its innermost `iterate`.
     pub fn iterate_next(&mut self, task: TaskId, index: u64) {
         if let Some(t) = self.tasks.get_mut(task) {
@@ -617,12 +722,55 @@ impl Comm {
 
     /// As [`Comm::finish`], also returning the subtask graph (for `ttdl dag`).
     pub fn finish_with_dag(&self) -> Result<(Traffic, SubtaskGraph), Vec<Diagnostic>> {
+        self.finish_as(false)
+    }
+
+    /// As [`Comm::finish`], a folded `iterate` kept folded: the traffic holds its first
+    /// iterations and `repeat` its count, timed as evaluated.
+    pub fn finish_folded(&self) -> Result<Traffic, Vec<Diagnostic>> {
+        self.finish_as(true).map(|(t, _)| t)
+    }
+
+    fn finish_as(&self, folded: bool) -> Result<(Traffic, SubtaskGraph), Vec<Diagnostic>> {
+        let repeat = self.folded();
         let mut diags = self.unmatched();
         diags.extend(self.size_mismatches());
+        if repeat.is_err() || (!diags.is_empty() && repeat.is_ok_and(|r| r.is_some())) {
+            return Err(vec![Diagnostic::new(
+                FOLD_FAILED,
+                "the iterations of this program's `iterate` forms do not fold into one count",
+            )
+            .with_help("evaluate it again with every iteration unrolled")]);
+        }
         if !diags.is_empty() {
             return Err(diags);
         }
         let mut traffic = self.traffic_untimed();
+        if let Some(count) = repeat.ok().flatten() {
+            match Shape::of(&traffic) {
+                Some(shape) if !folded => {
+                    let per = shape.per_iteration(&traffic) as u64;
+                    if per.saturating_mul(count) > self.limits.max_messages as u64 {
+                        return Err(vec![Diagnostic::new(
+                            "limit",
+                            format!(
+                                "unrolled, the program's `iterate` makes {count} × {per} messages: the limit is {}",
+                                self.limits.max_messages
+                            ),
+                        )
+                        .with_help("`ttdl check` and `ttdl run` keep it folded; simulating it needs fewer iterations")]);
+                    }
+                    traffic = shape.with_count(&traffic, count).0
+                }
+                Some(_) => traffic.repeat = Some(count),
+                None => {
+                    return Err(vec![Diagnostic::new(
+                        FOLD_FAILED,
+                        "the iterations of this program do not fold into one count",
+                    )])
+                }
+            }
+        }
         let dag = SubtaskGraph::build(&traffic).map_err(|e| {
             vec![Diagnostic::new(
                 "internal",
@@ -721,6 +869,7 @@ impl Comm {
             period: None,
             logical: self.logical.clone(),
             target: self.target.clone(),
+            repeat: None,
         }
     }
 

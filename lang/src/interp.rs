@@ -44,6 +44,11 @@ impl Interpreter {
         self.machine.reset_steps();
     }
 
+    /// Whether long repeating `iterate`s are folded (the default; see [`Interpreter::traffic_folded`]).
+    pub fn set_fold(&mut self, on: bool) {
+        self.machine.fold = on;
+    }
+
     pub fn budget(&self) -> Limits {
         self.machine.budget
     }
@@ -94,7 +99,21 @@ impl Interpreter {
     /// the mapping is applied to every task with logical coordinates (from `network-tasks`) and
     /// its result becomes the task's physical coordinates (`Task::mapped`).
     pub fn traffic(&self, mapping: Option<&str>) -> Result<Traffic, Vec<Diagnostic>> {
-        let mut traffic = self.machine.comm.finish()?;
+        self.traffic_as(mapping, false)
+    }
+
+    /// As [`Interpreter::traffic`], a long `iterate` whose iterations repeat kept folded: the
+    /// traffic holds its first iterations and `repeat` says how many there are.
+    pub fn traffic_folded(&self, mapping: Option<&str>) -> Result<Traffic, Vec<Diagnostic>> {
+        self.traffic_as(mapping, true)
+    }
+
+    fn traffic_as(&self, mapping: Option<&str>, folded: bool) -> Result<Traffic, Vec<Diagnostic>> {
+        let mut traffic = if folded {
+            self.machine.comm.finish_folded()?
+        } else {
+            self.machine.comm.finish()?
+        };
         let from_target = self.machine.target.as_ref().and_then(|t| t.mapping.clone());
         let Some(name) = mapping.map(str::to_string).or(from_target) else {
             return Ok(traffic);

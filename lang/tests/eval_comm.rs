@@ -159,10 +159,26 @@ fn synchronize_takes_bare_phase_names() {
 #[test]
 fn runaway_iterate_stops_at_once_pointing_at_the_form() {
     let start = std::time::Instant::now();
-    let (code, text) =
-        fail("(deftask a b)\n(with-task a\n  (iterate (write-stream 8 b) 1000000000000))");
+    // A body that changes state is evaluated every time: the budget stops it at once.
+    let (code, text) = fail(
+        "(defvar k 0)\n(deftask a b)\n(with-task a\n  (iterate (set! k (+ k 1)) (write-stream 8 b) 1000000000000))",
+    );
     assert_eq!(code, "runaway-loop");
-    assert!(text.contains("test.ttdl:3:3"), "{text}");
+    assert!(text.contains("test.ttdl:4:3"), "{text}");
+    assert!(start.elapsed().as_secs() < 5);
+    // One that does not folds: four iterations evaluated, the count recorded; unfolding it is
+    // refused by the message limit, not attempted.
+    let mut i = Interpreter::default();
+    i.eval_source(
+        "t",
+        "(deftask a b)\n(with-task a (iterate (write-stream 8 b) 1000000000000))\n(with-task b (iterate (read-stream 8 a) 1000000000000))",
+    )
+    .unwrap();
+    assert_eq!(
+        i.traffic_folded(None).unwrap().repeat,
+        Some(1_000_000_000_000)
+    );
+    assert_eq!(i.traffic(None).unwrap_err()[0].code, "limit");
     assert!(start.elapsed().as_secs() < 5);
     // A count within the step budget, but too costly per iteration, stops after one iteration.
     let small = Limits {
@@ -173,7 +189,7 @@ fn runaway_iterate_stops_at_once_pointing_at_the_form() {
     let d = i
         .eval_source(
             "t",
-            "(deftask a) (with-task a (iterate (compute 1) (compute 1) 60000))",
+            "(defvar k 0) (deftask a) (with-task a (iterate (set! k 1) (compute 1) (compute 1) 60000))",
         )
         .unwrap_err();
     assert_eq!(d[0].code, "runaway-loop");

@@ -123,19 +123,19 @@ fn runaway_recursion() {
 #[test]
 fn runaway_iterate() {
     check(
-        "(deftask a b)\n(define-comm spam (self peer) (iterate (write-stream 8 peer) 1000000000000))\n(spam a b)",
+        "(deftask a b)\n(defvar n 0)\n(define-comm spam (self peer) (iterate (set! n (+ n 1)) (write-stream 8 peer) 1000000000000))\n(spam a b)",
         expect![[r#"
-            error[runaway-loop]: `iterate` would run 1000000000000 times (about 1000000000000 steps), more than the 99999992 steps left in the budget
-               ╭─[ prog.ttdl:2:31 ]
+            error[runaway-loop]: `iterate` would run 1000000000000 times (about 9000000000000 steps), more than the 99999954 steps left in the budget
+               ╭─[ prog.ttdl:3:31 ]
                │
-             2 │ (define-comm spam (self peer) (iterate (write-stream 8 peer) 1000000000000))
-               │                               ──────────────────────┬──────────────────────  
-               │                                                     ╰──────────────────────── this loop runs 1000000000000 times
-             3 │ (spam a b)
+             3 │ (define-comm spam (self peer) (iterate (set! n (+ n 1)) (write-stream 8 peer) 1000000000000))
+               │                               ───────────────────────────────┬──────────────────────────────  
+               │                                                              ╰──────────────────────────────── this loop runs 1000000000000 times
+             4 │ (spam a b)
                │ ─────┬────  
                │      ╰────── in this call of `spam`
             ───╯
-              = help: lower the count, or raise the step budget with `--max-steps 2000000000000` (or `Limits::steps` when embedding)
+              = help: lower the count, or raise the step budget with `--max-steps 10000000000000` (or `Limits::steps` when embedding)
         "#]],
     );
 }

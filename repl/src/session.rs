@@ -703,7 +703,12 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 fn fresh_session(options: &ReplOptions) -> Result<Session, String> {
     let mut session = if options.stdlib {
-        Session::with_budget(options.budget).map_err(|e| e.to_string())?
+        {
+            let mut s = Session::with_budget(options.budget).map_err(|e| e.to_string())?;
+            // The REPL evaluates bit by bit and cannot evaluate again: every iteration is kept.
+            s.set_fold(false);
+            s
+        }
     } else {
         Session::without_stdlib_with_budget(options.budget)
     };

@@ -3,6 +3,7 @@
 //! diagnostics and exit 1.
 
 use std::path::Path;
+use ttdl_session::FOLD_FAILED;
 
 use clap::Args;
 use ttdl_backend::{pipeline, report, tasks_file};
@@ -29,7 +30,7 @@ pub struct CheckArgs {
 
 pub fn run(args: &CheckArgs) -> CliResult {
     let file = required_file(args.file.as_deref(), "check")?;
-    let input = super::input::read(file, &args.source)?;
+    let input = super::input::read_folded(file, &args.source)?;
     let (printed, mut traffic) = (input.printed, input.traffic);
     print!("{printed}");
     pipeline::time_unplaced(&mut traffic, args.timing.as_deref()).map_err(|e| match e {
@@ -80,18 +81,41 @@ pub(crate) fn required_file<'a>(
 /// what it printed and its matched, timed traffic; diagnostics come back rendered, as an input
 /// error (exit 1).
 pub(crate) fn evaluate(file: &Path, source: &Source) -> Result<(String, Traffic), CliError> {
-    let mut session = if source.no_stdlib {
-        Session::without_stdlib_with_budget(source.limits())
-    } else {
-        Session::with_budget(source.limits())
-            .map_err(|e| CliError::Internal(format!("the standard library does not load:\n{e}")))?
-    };
-    session
-        .load_file(file)
-        .map_err(|e| CliError::Input(e.to_string()))?;
-    let printed = session.take_output();
-    let traffic = session
-        .traffic(source.mapping.as_deref())
-        .map_err(|d| CliError::Input(session.render(&d).trim_end().to_string()))?;
-    Ok((printed, traffic))
+    evaluate_as(file, source, false)
+}
+
+/// [`evaluate`], a long repeating `iterate` kept folded (`Traffic::repeat`): for `check` and
+/// `run`, whose cost then does not grow with the repetition count.
+pub(crate) fn evaluate_folded(file: &Path, source: &Source) -> Result<(String, Traffic), CliError> {
+    evaluate_as(file, source, true)
+}
+
+fn evaluate_as(file: &Path, source: &Source, folded: bool) -> Result<(String, Traffic), CliError> {
+    let mut fold = true;
+    loop {
+        let mut session = if source.no_stdlib {
+            Session::without_stdlib_with_budget(source.limits())
+        } else {
+            Session::with_budget(source.limits()).map_err(|e| {
+                CliError::Internal(format!("the standard library does not load:\n{e}"))
+            })?
+        };
+        session.set_fold(fold);
+        session
+            .load_file(file)
+            .map_err(|e| CliError::Input(e.to_string()))?;
+        let printed = session.take_output();
+        let mapping = source.mapping.as_deref();
+        let traffic = if folded {
+            session.traffic_folded(mapping)
+        } else {
+            session.traffic(mapping)
+        };
+        match traffic {
+            // Iterations that looked alike but do not fold together: evaluate every one.
+            Err(d) if fold && d.iter().any(|d| d.code == FOLD_FAILED) => fold = false,
+            Err(d) => return Err(CliError::Input(session.render(&d).trim_end().to_string())),
+            Ok(t) => return Ok((printed, t)),
+        }
+    }
 }

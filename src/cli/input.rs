@@ -20,6 +20,16 @@ pub struct Program {
 
 /// Reads `file` by its extension: `.tasks`, `.json`, else TTDL source.
 pub fn read(file: &Path, source: &Source) -> Result<Program, CliError> {
+    read_as(file, source, false)
+}
+
+/// [`read`], a long repeating `iterate` of a TTDL program kept folded (`Traffic::repeat`):
+/// what `check` and `run` take, so their cost does not grow with the repetition count.
+pub fn read_folded(file: &Path, source: &Source) -> Result<Program, CliError> {
+    read_as(file, source, true)
+}
+
+fn read_as(file: &Path, source: &Source, folded: bool) -> Result<Program, CliError> {
     let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
     let text = || {
         std::fs::read_to_string(file)
@@ -62,7 +72,11 @@ pub fn read(file: &Path, source: &Source) -> Result<Program, CliError> {
             }
         }
         _ => {
-            let (printed, traffic) = super::check::evaluate(file, source)?;
+            let (printed, traffic) = if folded {
+                super::check::evaluate_folded(file, source)?
+            } else {
+                super::check::evaluate(file, source)?
+            };
             Ok(Program {
                 traffic,
                 printed,

@@ -44,7 +44,7 @@ pub struct RunArgs {
 
 pub fn run(args: &RunArgs) -> CliResult {
     let file = super::check::required_file(args.file.as_deref(), "run")?;
-    let input = super::input::read(file, &args.source)?;
+    let input = super::input::read_folded(file, &args.source)?;
     let (printed, traffic) = (input.printed, input.traffic);
     let cfg = pipeline::resolve(&traffic, &overrides(args).or(input.base)).map_err(cli_error)?;
     let bar = progress_bar();

@@ -6,6 +6,7 @@
 //! two apart here means compiling the evaluator does not compile the schedulers or simulators.
 
 pub mod config;
+pub mod iterations;
 pub mod limits;
 pub mod topology;
 pub mod traffic;

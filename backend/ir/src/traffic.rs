@@ -29,6 +29,11 @@ pub struct Traffic {
     pub logical: Option<NetworkSpec>,
     /// What the script asked the backend to do (`target`); command-line flags override it.
     pub target: Option<Target>,
+    /// A folded program (a long `iterate` recorded once with its count): the outermost
+    /// iterations run this many times; the records hold the first few, the last of them
+    /// standing for every later one (see [`crate::iterations::Shape`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u64>,
 }
 
 /// A program beyond one of the fixed [`Limits`]: too many words, or a time past

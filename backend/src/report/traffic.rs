@@ -14,9 +14,43 @@ pub fn text(t: &Traffic) -> String {
         s.push_str(&format!("{k:<14} {v}\n"));
     };
     line(&mut s, "tasks", t.tasks.len().to_string());
-    let words: u64 = t.messages.iter().map(|m| m.size).sum();
-    let multicast = t.messages.iter().filter(|m| m.is_multicast()).count();
-    let mut msg = format!("{} ({words} words", t.messages.len());
+    // A folded program: counts of the whole program, from the iterations recorded.
+    let (count, words, multicast) = match (t.repeat, ttdl_ir::iterations::Shape::of(t)) {
+        (Some(n), Some(shape)) => {
+            let places = shape.places(t).unwrap_or_default();
+            let weight = |m: &crate::traffic::Message| match places.get(m.id) {
+                Some(ttdl_ir::iterations::Place::Iteration { iteration, .. })
+                    if *iteration + 1 == shape.count =>
+                {
+                    n - shape.count + 1
+                }
+                _ => 1,
+            };
+            let count: u64 = t.messages.iter().map(weight).sum();
+            let words: u64 = t.messages.iter().map(|m| weight(m) * m.size).sum();
+            let multicast: u64 = t
+                .messages
+                .iter()
+                .filter(|m| m.is_multicast())
+                .map(weight)
+                .sum();
+            line(
+                &mut s,
+                "folded",
+                format!(
+                    "the outermost `iterate` runs {n} times: {} iterations evaluated and found alike, the rest recorded as a count",
+                    shape.count
+                ),
+            );
+            (count, words, multicast)
+        }
+        _ => (
+            t.messages.len() as u64,
+            t.messages.iter().map(|m| m.size).sum(),
+            t.messages.iter().filter(|m| m.is_multicast()).count() as u64,
+        ),
+    };
+    let mut msg = format!("{count} ({words} words");
     if multicast > 0 {
         msg += &format!(", {multicast} multicast");
     }

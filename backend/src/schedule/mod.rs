@@ -19,6 +19,7 @@ use crate::traffic::{MsgId, Placement, Route, Routing, TaskId, Traffic};
 pub mod bounds;
 pub mod exact;
 pub mod feedback;
+pub mod kernel;
 pub mod lp;
 mod occupancy;
 pub mod periodic;

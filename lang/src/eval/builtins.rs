@@ -623,6 +623,7 @@ fn error(m: &mut Machine, a: &Args) -> R<Value> {
 }
 /// A fresh symbol no program text can spell, for macros that need private names.
 fn gensym(m: &mut Machine, a: &Args) -> R<Value> {
+    m.effects += 1;
     let prefix = match a.get(0) {
         Value::Str(s) => s.to_string(),
         Value::Symbol(s) => m.name(*s).to_string(),

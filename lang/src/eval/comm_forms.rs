@@ -48,8 +48,11 @@ impl Machine {
                         .with_help("the last argument of `iterate` is the number of repetitions"))
                     }
                 };
-                self.check_loop("iterate", n, span)?;
                 let task = self.ctx.last().copied();
+                // A loop that may fold is checked against the budget once it is known not to.
+                if !(self.fold && n >= crate::comm::FOLD_MIN && task.is_some()) {
+                    self.check_loop("iterate", n, span)?;
+                }
                 if let Some(t) = task {
                     self.comm.iterate_begin(t, n, span);
                 }
@@ -152,12 +155,36 @@ impl Machine {
         span: Span,
     ) -> R<()> {
         let before = self.steps;
+        // A long outermost `iterate` whose body changes nothing but the communication records
+        // the same iterations every time: after `FOLD_AFTER` of them, checked equal, the rest
+        // are recorded as a count (`Comm::fold`) instead of being evaluated.
+        let foldable =
+            self.fold && n >= crate::comm::FOLD_MIN && task.is_some_and(|t| self.comm.outermost(t));
+        let mut pure = true;
         for i in 0..n {
             if let Some(t) = task {
                 self.comm.iterate_next(t, i);
             }
+            let state = (self.effects, self.output.len(), self.comm.task_count());
+            let mark = task.map(|t| self.comm.mark(t));
             self.eval_seq(body, env)?;
-            if i == 0 {
+            if foldable {
+                pure &= state == (self.effects, self.output.len(), self.comm.task_count());
+                if let (Some(t), Some(mark)) = (task, mark) {
+                    self.comm.end_iteration(t, mark);
+                }
+                if i + 1 == crate::comm::FOLD_AFTER {
+                    if let Some(t) = task.filter(|&t| pure && self.comm.iterations_repeat(t)) {
+                        self.comm.fold(t, n);
+                        return Ok(());
+                    }
+                    // Not folded: would the remaining iterations, at the same cost, fit?
+                    let per = (self.steps.saturating_sub(before) / (i + 1)).max(1);
+                    if per.saturating_mul(n - i - 1) > self.steps_left() {
+                        return Err(self.runaway_loop("iterate", n, per, span));
+                    }
+                }
+            } else if i == 0 {
                 self.check_rest("iterate", n, before, span)?;
             }
         }

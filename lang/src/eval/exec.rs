@@ -334,6 +334,7 @@ impl Machine {
             NodeKind::Begin(forms) => return self.eval_seq_flow(forms, env),
             NodeKind::Set { name, value } => {
                 let v = self.eval(value, env)?;
+                self.effects += 1;
                 if env.set(*name, v.clone()) {
                 } else if self.globals.is_bound(*name) {
                     self.globals.set(*name, v.clone());
@@ -434,6 +435,7 @@ impl Machine {
             NodeKind::Lambda(l) => self.make_closure(l, env, ClosureKind::Lambda),
             NodeKind::Define { name, value, local } => {
                 let v = self.eval(value, env)?;
+                self.effects += 1;
                 self.assign_define(*name, v, *local, env);
                 Value::Symbol(*name)
             }
@@ -443,11 +445,13 @@ impl Machine {
                 local,
             } => {
                 let v = self.make_closure(lambda, env, *kind);
+                self.effects += 1;
                 let name = lambda.name.unwrap_or(self.known.quote);
                 self.assign_define(name, v, *local, env);
                 Value::Symbol(name)
             }
             NodeKind::DefMacro(l) => {
+                self.effects += 1;
                 let Value::Closure(c) = self.make_closure(l, env, ClosureKind::Lambda) else {
                     return Ok(Flow::Value(Value::Nil));
                 };

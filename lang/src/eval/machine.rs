@@ -65,6 +65,12 @@ pub struct Machine {
     pub target_net: Option<Rc<NetValue>>,
     /// Macro expansions in progress (guards against a macro that expands to itself forever).
     pub expansions: usize,
+    /// Changes to the evaluator's state other than the communication built (`set!`, `define`,
+    /// `gensym`, …): an `iterate` body that makes none evaluates the same way every time.
+    pub effects: u64,
+    /// Whether a long `iterate` whose iterations repeat is recorded once with its count
+    /// (see `Comm::fold`); off, every iteration is evaluated.
+    pub fold: bool,
 }
 
 impl Machine {
@@ -101,6 +107,8 @@ impl Machine {
             target: None,
             target_net: None,
             expansions: 0,
+            effects: 0,
+            fold: true,
             interrupt: None,
         };
         m.reset_steps();

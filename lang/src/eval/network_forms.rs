@@ -454,6 +454,8 @@ impl Machine {
             expansions: 0,
             next_check: 0,
             interrupt: self.interrupt.clone(),
+            effects: 0,
+            fold: self.fold,
         };
         m.reset_steps();
         m

@@ -8,6 +8,7 @@ pub mod dag;
 
 use std::fmt;
 use std::path::Path;
+pub use ttdl_lang::comm::FOLD_FAILED;
 
 use ttdl_backend::pipeline::{self, ModelRun, Overrides, PipelineError, Placed, Plan};
 use ttdl_backend::progress::Progress;
@@ -161,6 +162,22 @@ impl Session {
         let mut traffic = self.interp.traffic(mapping)?;
         ttdl_backend::schedule::bounds::refine_unplaced_period(&mut traffic);
         Ok(traffic)
+    }
+
+    /// As [`Session::traffic`], a long `iterate` whose iterations repeat kept folded (the
+    /// traffic's `repeat` is its count): what `check` and `run` take, so their cost does not
+    /// grow with the repetition count. An error with code [`FOLD_FAILED`] asks for the source to
+    /// be evaluated again with [`Session::set_fold`] off.
+    pub fn traffic_folded(&self, mapping: Option<&str>) -> Result<Traffic, Vec<Diagnostic>> {
+        let mut traffic = self.interp.traffic_folded(mapping)?;
+        ttdl_backend::schedule::bounds::refine_unplaced_period(&mut traffic);
+        Ok(traffic)
+    }
+
+    /// Whether evaluation folds long repeating `iterate`s (on by default). Off before loading
+    /// anything, every iteration is evaluated.
+    pub fn set_fold(&mut self, on: bool) {
+        self.interp.set_fold(on);
     }
 
     /// Diagnostics rendered like `rustc`, without colour.

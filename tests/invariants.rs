@@ -136,6 +136,61 @@ proptest! {
     }
 }
 
+fn folded(src: &str) -> Traffic {
+    let mut s = Session::new().expect("stdlib");
+    s.eval_source("random.ttdl", src)
+        .map_err(|d| s.render(&d))
+        .expect("the random program evaluates");
+    s.traffic_folded(None)
+        .map_err(|d| s.render(&d))
+        .expect("the random program matches")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(24)
+    ))]
+    /// Periodic schedules of long repeating programs (SPEC §2): the program folded by the
+    /// language and the program unrolled give the same plan; its makespan is at least the bound
+    /// of the whole unrolled program and the replay of the whole program ends when it says; the
+    /// period it repeats at is at least the period bound.
+    #[test]
+    fn periodic_plans_are_sound_and_folding_changes_nothing(
+        torus in any::<bool>(),
+        w in 2usize..4,
+        h in 1usize..3,
+        tasks in 2usize..5,
+        bodies in prop::collection::vec(body(), 5),
+        iterations in 64u64..90,
+        ports in 1u32..3,
+        latency in 0u64..2,
+    ) {
+        let src = source(tasks, &bodies[..tasks], iterations, false);
+        let (whole, short) = (traffic(&src), folded(&src));
+        let kind = if torus { "torus" } else { "mesh" };
+        let o = Overrides {
+            network: Some(format!("{kind}:{w}x{h}")),
+            place: Some("identity".into()),
+            ports: Some(ports),
+            latency: Some(latency),
+            ..Overrides::default()
+        };
+        let cfg = pipeline::resolve(&whole, &o).unwrap();
+        let plan = pipeline::plan(&whole, &cfg).map_err(|e| format!("{e}\n{src}")).unwrap();
+        let again = pipeline::plan(&short, &cfg).map_err(|e| format!("{e}\n{src}")).unwrap();
+        prop_assert_eq!(plan.schedule.makespan, again.schedule.makespan, "{}", src);
+        let s = &plan.schedule;
+        let problem = Problem::new(&plan.traffic, &plan.network, &plan.placement, &plan.routing, s.hardware).unwrap();
+        prop_assert_eq!(plan.replay.completion, s.makespan, "{}", src);
+        let (lb, why) = schedule::lower_bound(&problem);
+        prop_assert!(s.makespan >= lb, "makespan {} under its bound {lb} ({why})\n{src}", s.makespan);
+        if let Some(p) = &plan.periodic {
+            let bound = periodic::analyze(&problem, s).map_or(0, |b| b.lower_bound);
+            prop_assert!(p.kernel.period >= bound * p.kernel.q, "period {} under {bound}\n{src}", p.kernel.period);
+        }
+    }
+}
+
 /// A random program placed on a random small mesh or torus, as the comparisons below use it.
 #[derive(Clone, Debug)]
 struct Case {

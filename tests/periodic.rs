@@ -133,3 +133,52 @@ fn iterations_that_change_state_are_not_folded() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(field(&run, "messages"), "80 (300 words)");
 }
+
+/// SPEC §4 for a periodic plan too long to write out: the JSON lists the sample's rows with the
+/// `periodic` form, its metrics are the whole program's, and it plans back to the same figures;
+/// the switch programs are the kernel plus a loop count.
+#[test]
+fn a_long_periodic_plan_writes_its_kernel_and_loops() {
+    let path = fft(1_000_000);
+    let dir = std::env::temp_dir().join(format!("ttdl-periodic-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (code, json, err) = ttdl(&["run", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let p = &doc["periodic"];
+    assert_eq!(p["period"], 12);
+    assert_eq!(p["iterations"], 1_000_000);
+    assert_eq!(p["whole"], false);
+    assert_eq!(
+        p["kernel_end"].as_u64(),
+        p["kernel_start"].as_u64().map(|s| s + 12)
+    );
+    let rows = doc["schedule"].as_array().expect("rows").len();
+    assert!(rows < 10_000, "{rows} rows");
+    assert_eq!(doc["metrics"]["makespan"], 12_000_060);
+    let plan = dir.with_extension("json");
+    std::fs::write(&plan, &json).unwrap();
+    let (code, again, err) = ttdl(&["run", plan.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        leading_number(field(&again, "makespan")),
+        12_000_060,
+        "{again}"
+    );
+    let (code, _, err) = ttdl(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let switch = std::fs::read_to_string(dir.join("fft1000000.switch")).unwrap();
+    assert!(switch.contains("#Instruction# LOOP Count: "), "{switch}");
+    assert!(switch.lines().count() < 5_000);
+    // Every node's loop runs as many times as the kernel repeats, give or take the few
+    // repetitions its prologue and epilogue hold.
+    for line in switch.lines().filter(|l| l.contains("LOOP Count:")) {
+        let count = leading_number(line.split("Count: ").nth(1).unwrap());
+        assert!((999_970..1_000_000).contains(&count), "{line}");
+    }
+}

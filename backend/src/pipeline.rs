@@ -263,6 +263,9 @@ pub struct Periodic {
     pub messages: usize,
     pub makespan: u64,
     pub busiest: (u64, String),
+    /// The switch programs of the whole program as loops over the kernel, when every node's
+    /// program has that form (checked against the plain programs of two longer runs).
+    pub loops: Option<crate::switch::LoopPrograms>,
 }
 
 impl Periodic {
@@ -275,8 +278,16 @@ impl Periodic {
         } else {
             "(the rest repeats the checked kernel)".to_string()
         };
+        let loops = match &self.loops {
+            Some(l) => format!(
+                "; switch programs loop {} times over a {}-cycle kernel",
+                l.nodes.iter().map(|n| n.count).max().unwrap_or(0),
+                l.period
+            ),
+            None => String::new(),
+        };
         format!(
-            "periodic:         kernel of {} iteration(s) every {} cycles, repeated {} more times; scheduled on a sample of {} iterations, verified and replayed on {} {}\n",
+            "periodic:         kernel of {} iteration(s) every {} cycles, repeated {} more times; scheduled on a sample of {} iterations, verified and replayed on {} {}{loops}\n",
             k.q,
             k.period,
             copies,
@@ -320,6 +331,38 @@ impl Periodic {
                 format!("{:<18}{value}\n", format!("{key}:"))
             })
             .collect()
+    }
+
+    /// SPEC §4 `periodic`: the kernel is iterations `kernel_iterations` of the rows listed
+    /// (message ids `first + i·messages_per_iteration + slot`); in the whole program it occurs
+    /// `repetitions` times, each `period` cycles after the last and `iterations_per_kernel`
+    /// iterations further, and every later row moves by the inserted repetitions. `whole` says
+    /// whether the rows are the whole program's (then already expanded) or the sample's.
+    pub fn json(&self, schedule: &Schedule) -> serde_json::Value {
+        let k = &self.kernel;
+        let first = k.pump + 1 - k.q;
+        let kernel_start = schedule
+            .holds
+            .iter()
+            .filter(|h| {
+                matches!(self.sample.place(h.msg), ttdl_ir::iterations::Place::Iteration { iteration, .. } if (first..=k.pump).contains(&iteration))
+            })
+            .map(|h| h.start)
+            .min()
+            .unwrap_or(0);
+        serde_json::json!({
+            "period": k.period,
+            "kernel_start": kernel_start,
+            "kernel_end": kernel_start + k.period,
+            "repetitions": k.copies(self.count).unwrap_or(0) + 1,
+            "iterations": self.count,
+            "iterations_per_kernel": k.q,
+            "kernel_iterations": [first, k.pump],
+            "messages_per_iteration": self.sample.per,
+            "prefix_messages": self.sample.prefix,
+            "sample_iterations": self.sample.count,
+            "whole": self.whole,
+        })
     }
 
     /// Schedule rows the whole program may have and still be written out in full (SPEC §4).
@@ -507,11 +550,25 @@ fn plan_periodic(
         if schedule::verify::verify(&cproblem, &cs).is_err() {
             continue;
         }
+        // The programs must repeat too, not only the messages: a task that reads slower than
+        // its messages arrive falls further behind every kernel, and has no period of its own.
+        let shift = 3 * kernel.period;
+        let programs_repeat = cs.makespan == s.makespan + shift
+            && s.task_finish
+                .iter()
+                .zip(&cs.task_finish)
+                .all(|(&a, &b)| b == a || b == a + shift);
+        if !programs_repeat {
+            continue;
+        }
         replay::replay_with_progress(&ct, network, placement, &crouting, &cs, progress).map_err(
             |e| match e {
                 replay::ReplayError::Interrupted => PipelineError::Interrupted,
                 e => PipelineError::Internal(e.to_string()),
             },
+        )?;
+        let loops = loop_programs(
+            traffic, shape, n, &layout, &s, &kernel, network, placement, cfg,
         )?;
         let copies = kernel.copies(n).unwrap_or(0);
         let whole_layout = Layout { count: n, ..layout };
@@ -527,6 +584,7 @@ fn plan_periodic(
             messages: whole_layout.total(),
             makespan: s.makespan + copies * kernel.period,
             busiest: busiest(&s, &layout, &kernel, n).max(busiest_task(&t, &kernel, n)),
+            loops,
         };
         let (traffic, routing, schedule) = if whole {
             let (wt, wlayout, wrouting) = resized(traffic, shape, n, network, placement, cfg)?;
@@ -564,6 +622,51 @@ fn plan_periodic(
         }));
     }
     Ok(None)
+}
+
+/// The switch programs of the whole `n`-iteration program as loops: found between the runs of
+/// `m + 3q` and `m + 4q` iterations, checked against the run of `m + 5q`, then given the whole
+/// program's repetition count.
+#[allow(clippy::too_many_arguments)]
+fn loop_programs(
+    traffic: &Traffic,
+    shape: &Shape,
+    n: u64,
+    sample: &Layout,
+    s: &Schedule,
+    kernel: &schedule::kernel::Kernel,
+    network: &Network,
+    placement: &Placement,
+    cfg: &PlanConfig,
+) -> Result<Option<crate::switch::LoopPrograms>, PipelineError> {
+    let n1 = sample.count + 3 * kernel.q;
+    if n < n1 + kernel.q {
+        return Ok(None);
+    }
+    let programs = |count: u64| -> Result<Option<crate::switch::SwitchPrograms>, PipelineError> {
+        let (t, layout, routing) = resized(traffic, shape, count, network, placement, cfg)?;
+        let Some(holds) = kernel.extrapolate(&layout, sample, s) else {
+            return Ok(None);
+        };
+        let problem = schedule::Problem::new(&t, network, placement, &routing, cfg.hardware)?;
+        let sched = schedule::kernel::schedule_from_holds(&problem, s.method, holds)?;
+        Ok(Some(crate::switch::build(&problem, &sched)))
+    };
+    let (Some(a), Some(b), Some(c)) = (
+        programs(n1)?,
+        programs(n1 + kernel.q)?,
+        programs(n1 + 2 * kernel.q)?,
+    ) else {
+        return Ok(None);
+    };
+    let step = sample.per * kernel.q as usize;
+    let Some(loops) = crate::switch::LoopPrograms::find(&a, &b, kernel.period, step) else {
+        return Ok(None);
+    };
+    if loops.lengthened(1).unrolled() != c {
+        return Ok(None);
+    }
+    Ok(Some(loops.lengthened((n - n1) / kernel.q - 1)))
 }
 
 /// The busiest task of the whole program: its compute over every iteration (each cycle of it
@@ -699,8 +802,20 @@ impl Plan {
             "seed": c.seed,
             "throughput": c.throughput,
         });
+        if let Some(p) = &self.periodic {
+            doc["periodic"] = p.json(&self.schedule);
+            if !p.whole {
+                doc["metrics"]["makespan"] = p.makespan.into();
+                doc["metrics"]["lower_bound"] = p.busiest.0.into();
+                doc["metrics"]["lower_bound_by"] = p.busiest.1.clone().into();
+            }
+        }
         doc["program"] = serde_json::to_value(&self.traffic)
             .map_err(|e| PipelineError::Internal(e.to_string()))?;
+        // The sample of a periodic plan stands for the whole program: its last iteration repeats.
+        if let Some(p) = self.periodic.as_ref().filter(|p| !p.whole) {
+            doc["program"]["repeat"] = p.count.into();
+        }
         let mut s = serde_json::to_string_pretty(&doc)
             .map_err(|e| PipelineError::Internal(e.to_string()))?;
         s.push('\n');

@@ -145,3 +145,173 @@ pub fn injections(schedule: &Schedule) -> Vec<Hold> {
         .copied()
         .collect()
 }
+
+/// Switch programs with a loop (Minsky §6.2.1: a periodic schedule's switch runs its kernel
+/// over and over): per node, a prologue, one window of the kernel with a repetition count, and
+/// an epilogue — the NuMesh switch's program for a run of any length in the same few lines.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoopPrograms {
+    /// Cycles between repetitions of the loop body.
+    pub period: u64,
+    /// Message ids advance by this much per repetition.
+    pub msg_step: usize,
+    pub nodes: Vec<LoopProgram>,
+}
+
+/// One node's looped program: `prologue`, then `body` `count` times (each repetition `period`
+/// cycles after the last, its message ids `msg_step` higher), then `epilogue` (absolute cycles).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoopProgram {
+    pub node: NodeId,
+    pub prologue: Vec<Instruction>,
+    pub body: Vec<Instruction>,
+    pub count: u64,
+    pub epilogue: Vec<Instruction>,
+}
+
+impl LoopPrograms {
+    /// Per node, the loop that turns `short` (a run) into `longer` (the same run with one more
+    /// kernel of `period` cycles and `msg_step` messages inserted): `short`'s instructions up to
+    /// where the two part, then the window of `longer` there, then the rest of `short` moved by
+    /// one period. `None` when a node's programs differ otherwise.
+    pub fn find(
+        short: &SwitchPrograms,
+        longer: &SwitchPrograms,
+        period: u64,
+        msg_step: usize,
+    ) -> Option<LoopPrograms> {
+        let mut nodes = Vec::with_capacity(short.nodes.len());
+        for (a, b) in short.nodes.iter().zip(&longer.nodes) {
+            let (ia, ib) = (&a.instructions, &b.instructions);
+            let c = ia.iter().zip(ib).take_while(|(x, y)| x == y).count();
+            if c == ia.len() && c == ib.len() {
+                nodes.push(LoopProgram {
+                    node: a.node,
+                    prologue: ia.clone(),
+                    body: Vec::new(),
+                    count: 0,
+                    epilogue: Vec::new(),
+                });
+                continue;
+            }
+            // A cut `t` before which both runs agree, after which `longer` is `short` one
+            // period later, with the kernel's window `[t, t + period)` in between.
+            let first = ia
+                .get(c)
+                .map_or(u64::MAX, |i| i.start)
+                .min(ib.get(c)?.start);
+            let cut = (0..=4 * period)
+                .filter_map(|back| first.checked_sub(back))
+                .find_map(|t| {
+                    let lo_a = ia.partition_point(|i| i.start < t);
+                    let lo_b = ib.partition_point(|i| i.start < t);
+                    let hi_b = ib.partition_point(|i| i.start < t + period);
+                    let moved: Vec<Instruction> = ia[lo_a..]
+                        .iter()
+                        .map(|i| shifted(i, period, msg_step))
+                        .collect();
+                    (ia[..lo_a] == ib[..lo_b] && ib[hi_b..] == moved[..] && hi_b > lo_b)
+                        .then_some((lo_a, lo_b, hi_b))
+                });
+            let (lo_a, lo_b, hi_b) = cut?;
+            let c = lo_a;
+            let body = ib[lo_b..hi_b].to_vec();
+            nodes.push(LoopProgram {
+                node: a.node,
+                prologue: ia[..c].to_vec(),
+                body,
+                count: 1,
+                epilogue: ia[c..].to_vec(),
+            });
+        }
+        Some(LoopPrograms {
+            period,
+            msg_step,
+            nodes,
+        })
+    }
+
+    /// The same loops for a run `extra` kernels longer: more repetitions, the epilogue later.
+    pub fn lengthened(&self, extra: u64) -> LoopPrograms {
+        let mut out = self.clone();
+        for np in out.nodes.iter_mut().filter(|np| !np.body.is_empty()) {
+            np.count += extra;
+        }
+        out
+    }
+
+    /// Every instruction, the loops unrolled (to check a loop against the plain programs).
+    pub fn unrolled(&self) -> SwitchPrograms {
+        SwitchPrograms {
+            nodes: self
+                .nodes
+                .iter()
+                .map(|np| {
+                    let mut instructions = np.prologue.clone();
+                    for r in 0..np.count {
+                        instructions.extend(np.body.iter().map(|i| self.repetition(i, r)));
+                    }
+                    instructions.extend(np.epilogue.iter().map(|i| self.repetition(i, np.count)));
+                    NodeProgram {
+                        node: np.node,
+                        instructions,
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// Instruction `i` of the loop body (or the epilogue) after `r` repetitions.
+    fn repetition(&self, i: &Instruction, r: u64) -> Instruction {
+        shifted(i, self.period * r, self.msg_step * r as usize)
+    }
+}
+
+impl fmt::Display for LoopPrograms {
+    /// The Fig 5-9 listing with a loop: the body's cycles and message ids are those of its first
+    /// repetition; each repetition runs `Period` cycles later on messages `MsgStep` higher.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let line = |f: &mut fmt::Formatter<'_>, indent: &str, i: &Instruction| {
+            writeln!(
+                f,
+                "#Instruction# {indent}SWITCH Msg:{} Start: {} End: {} In: {} Out: {}",
+                i.msg,
+                i.start,
+                i.end,
+                i.input.name(),
+                i.output.name()
+            )
+        };
+        for np in &self.nodes {
+            writeln!(f, "[Schedule for node: {}]", np.node)?;
+            writeln!(f, "#Instruction# WAIT-FOR-VALID-BIT")?;
+            for i in &np.prologue {
+                line(f, "", i)?;
+            }
+            if np.count > 0 {
+                writeln!(
+                    f,
+                    "#Instruction# LOOP Count: {} Period: {} MsgStep: {}",
+                    np.count, self.period, self.msg_step
+                )?;
+                for i in &np.body {
+                    line(f, "  ", i)?;
+                }
+                writeln!(f, "#Instruction# END-LOOP")?;
+            }
+            for i in &np.epilogue {
+                line(f, "", &self.repetition(i, np.count))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn shifted(i: &Instruction, cycles: u64, msgs: usize) -> Instruction {
+    Instruction {
+        start: i.start + cycles,
+        end: i.end + cycles,
+        msg: i.msg + msgs,
+        ..*i
+    }
+}

@@ -34,7 +34,10 @@ pub fn files(
         ),
         (
             format!("{name}.switch"),
-            switch::build(&problem, &plan.schedule).to_string(),
+            match plan.periodic.as_ref().and_then(|p| p.loops.as_ref()) {
+                Some(loops) => loops.to_string(),
+                None => switch::build(&problem, &plan.schedule).to_string(),
+            },
         ),
         (
             format!("{name}.dag.dot"),

@@ -182,3 +182,23 @@ fn a_long_periodic_plan_writes_its_kernel_and_loops() {
         assert!((999_970..1_000_000).contains(&count), "{line}");
     }
 }
+
+/// `--unfold` evaluates every iteration; the figures `check` shows are the folded program's.
+#[test]
+fn unfolding_changes_no_figure_of_check() {
+    let path = fft(300);
+    let p = path.to_str().unwrap();
+    let (code, folded, err) = ttdl(&["check", p]);
+    assert_eq!(code, 0, "{err}");
+    let (code, unfolded, err) = ttdl(&["check", p, "--unfold"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(folded.contains("folded"), "{folded}");
+    assert!(!unfolded.contains("folded"), "{unfolded}");
+    for key in ["messages", "critical path"] {
+        assert_eq!(field(&folded, key), field(&unfolded, key), "{key}");
+    }
+    assert_eq!(
+        leading_number(field(&folded, "critical path")),
+        12 * 300 + 60
+    );
+}

@@ -123,27 +123,35 @@ pub fn time_unplaced(traffic: &mut Traffic, timing: Option<&str>) -> Result<(), 
     // program grows by the same amount every few iterations once its transient is over (a
     // max-plus system is eventually periodic), checked over three samples, then extrapolated.
     if let (Some(n), Some(shape)) = (traffic.repeat, Shape::of(traffic)) {
-        const STEP: u64 = 16;
-        let last = 2 * STEP + (n - 2 * STEP) % STEP + STEP;
-        let mut cps = Vec::new();
-        for m in [last - 2 * STEP, last - STEP, last] {
-            let (mut t, _) = shape.with_count(traffic, m.min(n));
-            if timing == TimingModel::Thesis && program::is_driven(&t) {
-                program::apply_ideal_timing(&mut t)
-                    .map_err(|e| PipelineError::Input(e.to_string()))?;
+        let mut settled = None;
+        for step in [4u64, 8, 16] {
+            let last = 2 * step + (n - 2 * step) % step + step;
+            if last > n {
+                break;
             }
-            time(&mut t)?;
-            cps.push(t.critical_path);
+            let mut cps = Vec::new();
+            for m in [last - 2 * step, last - step, last] {
+                let (mut t, _) = shape.with_count(traffic, m);
+                if timing == TimingModel::Thesis && program::is_driven(&t) {
+                    program::apply_ideal_timing(&mut t)
+                        .map_err(|e| PipelineError::Input(e.to_string()))?;
+                }
+                time(&mut t)?;
+                cps.push(t.critical_path);
+            }
+            let d = cps[2] - cps[1];
+            if cps[1] - cps[0] == d {
+                settled = Some(cps[2] + (n - last) / step * d);
+                break;
+            }
         }
-        let d = cps[2] - cps[1];
-        if cps[1] - cps[0] == d && last <= n {
-            traffic.critical_path = cps[2] + (n - last) / STEP * d;
-        } else {
-            return Err(PipelineError::Input(format!(
-                "the folded program's ideal timing has not settled after {last} iterations: \
-                 evaluate it unfolded"
-            )));
-        }
+        traffic.critical_path = settled.ok_or_else(|| {
+            PipelineError::Input(
+                "the folded program's ideal timing does not settle into a period within 48 \
+                 iterations: evaluate it unfolded"
+                    .to_string(),
+            )
+        })?;
     }
     Ok(())
 }

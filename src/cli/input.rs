@@ -26,7 +26,7 @@ pub fn read(file: &Path, source: &Source) -> Result<Program, CliError> {
 /// [`read`], a long repeating `iterate` of a TTDL program kept folded (`Traffic::repeat`):
 /// what `check` and `run` take, so their cost does not grow with the repetition count.
 pub fn read_folded(file: &Path, source: &Source) -> Result<Program, CliError> {
-    read_as(file, source, true)
+    read_as(file, source, !source.unfold)
 }
 
 fn read_as(file: &Path, source: &Source, folded: bool) -> Result<Program, CliError> {

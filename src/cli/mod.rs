@@ -71,6 +71,10 @@ pub struct Source {
     /// with an error instead of running forever; raise it for very big programs
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_steps: Option<u64>,
+    /// Evaluate every iteration of a long repeating `iterate` instead of recording it once with
+    /// its count (`check` and `run` fold such loops; the plan is the same either way)
+    #[arg(long)]
+    pub unfold: bool,
 }
 
 impl Source {

@@ -136,6 +136,48 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(40) / 2
+    ))]
+    /// `--place best` keeps the best of its candidates: its plan's makespan is at most that of
+    /// identity and of annealing under the same scheduler, and the plan it keeps is sound.
+    #[test]
+    fn best_placement_is_never_worse_than_its_candidates(
+        torus in any::<bool>(),
+        w in 2usize..4,
+        h in 2usize..4,
+        tasks in 2usize..7,
+        bodies in prop::collection::vec(body(), 7),
+        iterations in 1u64..3,
+        seed in 0u64..4,
+    ) {
+        let src = source(tasks, &bodies[..tasks], iterations, false);
+        let traffic = traffic(&src);
+        let kind = if torus { "torus" } else { "mesh" };
+        let plan_by = |place: &str| {
+            let o = Overrides {
+                network: Some(format!("{kind}:{w}x{h}")),
+                place: Some(place.to_string()),
+                schedule: Some("exact".into()),
+                seed: Some(seed),
+                ..Overrides::default()
+            };
+            let cfg = pipeline::resolve(&traffic, &o).unwrap();
+            pipeline::plan(&traffic, &cfg).map_err(|e| format!("{e}\n{src}")).unwrap()
+        };
+        let best = plan_by("best");
+        let choice = best.placed_by.clone().expect("best records its choice");
+        prop_assert_eq!(best.replay.completion, best.schedule.makespan, "{}", src);
+        for method in ["identity", "anneal"] {
+            let other = plan_by(method);
+            prop_assert!(best.rank() <= other.rank(), "best {:?} vs {method} {:?}: {choice:?}\n{src}", best.rank(), other.rank());
+            let tried = choice.tried.iter().find(|t| t.method.name() == method).expect("tried");
+            prop_assert_eq!(tried.makespan, other.rank().0, "{}", method);
+        }
+    }
+}
+
 fn folded(src: &str) -> Traffic {
     let mut s = Session::new().expect("stdlib");
     s.eval_source("random.ttdl", src)

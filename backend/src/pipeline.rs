@@ -180,7 +180,7 @@ pub fn resolve(traffic: &Traffic, o: &Overrides) -> Result<PlanConfig, PipelineE
             .parse()
             .map_err(|e: UnknownChoice| PipelineError::Config(format!("--place: {e}")))?,
         None if all_mapped => PlaceMethod::Mapping,
-        None => PlaceMethod::Identity,
+        None => PlaceMethod::Best,
     };
     let route = match o.route.clone().or(target.route.clone()) {
         Some(m) => m
@@ -225,12 +225,144 @@ pub fn resolve(traffic: &Traffic, o: &Overrides) -> Result<PlanConfig, PipelineE
     })
 }
 
-/// The network and placement of a configuration.
+/// The network and placement of a configuration. With `best`, each candidate is planned and the
+/// placement of the best plan is kept (see [`plan_with_progress`]).
 pub fn place(traffic: &Traffic, cfg: &PlanConfig) -> Result<(Network, Placement), PipelineError> {
+    place_with_progress(traffic, cfg, &Progress::none())
+}
+
+fn place_with_progress(
+    traffic: &Traffic,
+    cfg: &PlanConfig,
+    progress: &Progress,
+) -> Result<(Network, Placement), PipelineError> {
+    if cfg.place == PlaceMethod::Best {
+        let plan = best_placement(traffic, cfg, progress)?;
+        return Ok((plan.network, plan.placement));
+    }
     let network = Network::build(&cfg.network).map_err(|e| PipelineError::Input(e.to_string()))?;
-    let placement = place::place(traffic, &network, cfg.place, cfg.seed)
-        .map_err(|e| PipelineError::Input(e.to_string()))?;
+    let placement = place_by(traffic, &network, cfg.place, cfg)?;
     Ok((network, placement))
+}
+
+fn place_by(
+    traffic: &Traffic,
+    network: &Network,
+    method: PlaceMethod,
+    cfg: &PlanConfig,
+) -> Result<Placement, PipelineError> {
+    let options = place::PlaceOptions {
+        ports: cfg.hardware.ports,
+        ..place::PlaceOptions::new(method, cfg.seed)
+    };
+    place::place_with(traffic, network, &options, &mut |_| {})
+        .map_err(|e| PipelineError::Input(e.to_string()))
+}
+
+/// `--place best`: plans the program on each of [`place::candidates`] — the canned mapping (when
+/// it fits the network), identity, annealing — and keeps the placement with the smallest makespan
+/// of the whole program, then the fewest relaxed deadlines; a tie goes to the earlier candidate. A
+/// placement equal to an earlier one is not planned again. The candidates are judged by the
+/// exact scheduler (fast, and where `--schedule best` starts); the kept placement is then planned
+/// with the configured scheduler. The plan records what was tried.
+fn best_placement(
+    traffic: &Traffic,
+    cfg: &PlanConfig,
+    progress: &Progress,
+) -> Result<Plan, PipelineError> {
+    let network = Network::build(&cfg.network).map_err(|e| PipelineError::Input(e.to_string()))?;
+    let judge = PlanConfig {
+        schedule: Method::Exact,
+        ..cfg.clone()
+    };
+    let mut best: Option<Plan> = None;
+    let mut tried: Vec<PlaceTry> = Vec::new();
+    let mut placements: Vec<Placement> = Vec::new();
+    for method in place::candidates(traffic) {
+        let placement = match place_by(traffic, &network, method, cfg) {
+            Ok(p) => p,
+            // A mapping made for another network is not a candidate on this one.
+            Err(_) if method == PlaceMethod::Mapping => continue,
+            Err(e) => return Err(e),
+        };
+        if let Some(same) = placements.iter().position(|p| *p == placement) {
+            let makespan = tried[same].makespan;
+            tried.push(PlaceTry {
+                method,
+                makespan,
+                same_as: Some(tried[same].method),
+            });
+            continue;
+        }
+        let plan = plan_placed_with_progress(
+            traffic,
+            network.clone(),
+            placement.clone(),
+            &judge,
+            progress,
+        )?;
+        let key = plan.rank();
+        tried.push(PlaceTry {
+            method,
+            makespan: key.0,
+            same_as: None,
+        });
+        placements.push(placement);
+        if best.as_ref().is_none_or(|b| key < b.rank()) {
+            best = Some(plan);
+        }
+    }
+    let best = best.ok_or_else(|| PipelineError::Input("no placement to try".into()))?;
+    let chosen = tried
+        .iter()
+        .find(|t| t.same_as.is_none() && t.makespan == best.rank().0)
+        .map(|t| t.method)
+        .unwrap_or(PlaceMethod::Identity);
+    let mut plan = if cfg.schedule == Method::Exact {
+        Plan {
+            config: cfg.clone(),
+            ..best
+        }
+    } else {
+        plan_placed_with_progress(traffic, best.network, best.placement, cfg, progress)?
+    };
+    plan.placed_by = Some(PlaceChoice { chosen, tried });
+    Ok(plan)
+}
+
+/// What `--place best` tried and kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlaceChoice {
+    pub chosen: PlaceMethod,
+    pub tried: Vec<PlaceTry>,
+}
+
+/// One candidate of `--place best`: its whole-program makespan, or the earlier candidate whose
+/// placement it equals.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlaceTry {
+    pub method: PlaceMethod,
+    pub makespan: u64,
+    pub same_as: Option<PlaceMethod>,
+}
+
+impl PlaceChoice {
+    /// The summary's line: `anneal (best of identity 58, anneal 42 cycles)`.
+    pub fn summary_line(&self) -> String {
+        let tried: Vec<String> = self
+            .tried
+            .iter()
+            .map(|t| match t.same_as {
+                Some(m) => format!("{} = {}", t.method.name(), m.name()),
+                None => format!("{} {}", t.method.name(), t.makespan),
+            })
+            .collect();
+        format!(
+            "placed by:        {} (makespans, scheduled exact: {}; the smallest kept, a tie to the first)\n",
+            self.chosen.name(),
+            tried.join(", ")
+        )
+    }
 }
 
 /// A plan, ready to print.
@@ -251,6 +383,8 @@ pub struct Plan {
     /// kernel repeated (then `traffic` and `schedule` hold the whole program when it has at most
     /// [`Periodic::ROWS`] schedule rows, else the sample).
     pub periodic: Option<Periodic>,
+    /// With `--place best`: the candidates planned and the one kept.
+    pub placed_by: Option<PlaceChoice>,
 }
 
 /// A periodic schedule (SPEC §2, §4 `periodic`): how the plan was made from a sample.
@@ -393,7 +527,10 @@ pub fn plan_with_progress(
     cfg: &PlanConfig,
     progress: &Progress,
 ) -> Result<Plan, PipelineError> {
-    let (network, placement) = place(traffic, cfg)?;
+    if cfg.place == PlaceMethod::Best {
+        return best_placement(traffic, cfg, progress);
+    }
+    let (network, placement) = place_with_progress(traffic, cfg, progress)?;
     plan_placed_with_progress(traffic, network, placement, cfg, progress)
 }
 
@@ -481,6 +618,7 @@ pub fn plan_placed_with_progress(
         routed_as,
         config: cfg.clone(),
         periodic: None,
+        placed_by: None,
     })
 }
 
@@ -627,6 +765,7 @@ fn plan_periodic(
             routed_as: None,
             config: cfg.clone(),
             periodic: Some(periodic),
+            placed_by: None,
         }));
     }
     Ok(None)
@@ -778,6 +917,14 @@ fn relax_to_period(traffic: &Traffic) -> Result<Traffic, PipelineError> {
 }
 
 impl Plan {
+    /// The whole program's makespan and relaxed deadlines: how `--place best` ranks plans.
+    pub fn rank(&self) -> (u64, usize) {
+        match &self.periodic {
+            Some(p) => (p.makespan, self.schedule.relaxed.len()),
+            None => (self.schedule.makespan, self.schedule.relaxed.len()),
+        }
+    }
+
     /// The schedule problem the plan solved (the view the reports and the verifier take).
     pub fn problem(&self) -> Result<schedule::Problem<'_>, PipelineError> {
         schedule::Problem::new(
@@ -810,6 +957,20 @@ impl Plan {
             "seed": c.seed,
             "throughput": c.throughput,
         });
+        if let Some(choice) = &self.placed_by {
+            doc["config"]["placed_by"] = choice.chosen.name().into();
+            doc["config"]["place_tried"] = choice
+                .tried
+                .iter()
+                .map(|t| {
+                    serde_json::json!({
+                        "place": t.method.name(),
+                        "makespan": t.makespan,
+                        "same_as": t.same_as.map(|m| m.name()),
+                    })
+                })
+                .collect();
+        }
         if let Some(p) = &self.periodic {
             doc["periodic"] = p.json(&self.schedule);
             if !p.whole {
@@ -846,6 +1007,14 @@ impl Plan {
         let windows = self.routed_as.as_ref().unwrap_or(&self.traffic);
         let report = crate::report::Plan::new(&problem, &self.schedule, windows);
         let mut s = crate::report::text::summary(&report);
+        if let Some(c) = &self.placed_by {
+            // Beside the placement's cost, before what the schedule made of it.
+            let at = s
+                .find("placement cost:")
+                .and_then(|i| s[i..].find('\n').map(|j| i + j + 1))
+                .unwrap_or(s.len());
+            s.insert_str(at, &c.summary_line());
+        }
         if let Some(p) = &self.periodic {
             if !p.whole {
                 s = p.whole_program_lines(&s, &self.traffic);

@@ -804,7 +804,7 @@ impl Comm {
                 name: t.name.clone(),
                 coords: t.coords.clone(),
                 mapped: t.mapped.clone(),
-                wired: t.mapped.is_some(),
+                wired: false,
                 iterations: self.iteration_marks(t),
                 ops: t
                     .steps

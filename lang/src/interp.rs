@@ -120,11 +120,12 @@ impl Interpreter {
         };
         let mapped = self.mapped_coords(&name).map_err(|d| vec![d])?;
         // The same as `Comm::set_mapped` before `finish` (timing does not depend on placement),
-        // without copying the communication built so far: a mapped task is wired down.
+        // without copying the communication built so far. A canned mapping is a placement the
+        // placer may use (`--place mapping`, a candidate of `best`), not a constraint: the tasks
+        // are not wired down, so `--place anneal` or another `--network` still apply.
         for (task, coords) in mapped {
             if let Some(t) = traffic.tasks.get_mut(task) {
                 t.mapped = Some(coords);
-                t.wired = true;
             }
         }
         if mapping.is_some() {

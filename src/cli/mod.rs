@@ -95,7 +95,8 @@ pub struct PlanArgs {
     /// `crossbar:16`, `diamond:4x4` (overrides the script's `target`)
     #[arg(long, value_name = "KIND:DIMS")]
     pub network: Option<String>,
-    /// Placement: mapping | anneal | identity | random
+    /// Placement: best | mapping | anneal | identity | random [default: mapping when the script
+    /// names one, else best: mapping, identity and anneal each scheduled, the best kept]
     #[arg(long, value_name = "HOW")]
     pub place: Option<String>,
     /// Routing: dor | random | shortest | reroute

@@ -68,14 +68,18 @@ macro_rules! choices {
 
 choices! {
     /// How tasks are placed on the network's nodes (Minsky §4.2.1).
-    PlaceMethod, "placement method", "one of mapping, identity, random, anneal" {
+    PlaceMethod, "placement method", "one of best, mapping, identity, random, anneal" {
+        /// Each of mapping (when every task has one), identity and anneal, planned; the placement
+        /// whose schedule is best is kept (the default when the script names no mapping).
+        Best = "best",
         /// The canned mapping the script names (`target :mapping`).
         Mapping = "mapping",
         /// Task i on node i.
         Identity = "identity",
         /// A seeded random permutation.
         Random = "random",
-        /// Simulated annealing of the placement cost.
+        /// Simulated annealing of the fine placement cost (word-hops × link and port overload
+        /// inside the release–deadline windows, Minsky §4.2.1).
         Anneal = "anneal",
     }
 }

@@ -2,9 +2,11 @@
 //!
 //! Four methods: `mapping` (the canned mapping's physical coordinates in `Task.mapped`), `identity`
 //! (task i on node i, wrapping), `random` (seeded) and `anneal` (simulated annealing, Minsky Fig
-//! 4-5, with the coarse Manhattan cost or the fine cost that multiplies it by the estimated link
-//! utilization). Wired-down tasks (`Task.wired`) stay where `mapped` says under every method. When
-//! there are more tasks than nodes, each node holds up to ⌈tasks/nodes⌉ of them.
+//! 4-5, with the fine cost by default: word-hops times the estimated link and port overload
+//! inside the release–deadline windows; or the coarse Manhattan cost). Wired-down tasks
+//! (`Task.wired`, from a tasks file) stay where `mapped` says under every method. When there are
+//! more tasks than nodes, each node holds up to ⌈tasks/nodes⌉ of them. The fifth, `best`, needs
+//! a scheduler to judge by: the pipeline plans each of [`candidates`] and keeps the best.
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -27,8 +29,10 @@ pub use ttdl_ir::config::PlaceMethod;
 pub struct PlaceOptions {
     pub method: PlaceMethod,
     pub seed: u64,
-    /// Annealing cost: coarse (Manhattan) or fine (× estimated link utilization).
+    /// Annealing cost: fine (× estimated link and port overload, the default) or coarse.
     pub cost: CostKind,
+    /// Injection and ejection ports per node (the fine cost's port capacity).
+    pub ports: u32,
     /// Annealing schedule; `None` picks one from the problem size and a sample of moves.
     pub schedule: Option<Schedule>,
     /// Stop (and skip restarts) once the cost is at most this.
@@ -43,7 +47,8 @@ impl PlaceOptions {
         PlaceOptions {
             method,
             seed,
-            cost: CostKind::Coarse,
+            cost: CostKind::Fine,
+            ports: 1,
             schedule: None,
             min_acceptable_cost: None,
             initial: None,
@@ -113,8 +118,23 @@ pub fn place_with(
                 slots::Slots::random(traffic.tasks.len(), network.nodes(), &wired, &mut rng);
             Ok(slots.placement())
         }
-        PlaceMethod::Anneal => cost::anneal(traffic, network, options, progress),
+        // Without a scheduler to judge the candidates by, the best guess is the annealer's.
+        PlaceMethod::Anneal | PlaceMethod::Best => {
+            cost::anneal(traffic, network, options, progress)
+        }
     }
+}
+
+/// The placements `best` plans and judges, in order of preference on a tie: the canned mapping
+/// when every task has one, identity, and annealing.
+pub fn candidates(traffic: &Traffic) -> Vec<PlaceMethod> {
+    let mapped = !traffic.tasks.is_empty() && traffic.tasks.iter().all(|t| t.mapped.is_some());
+    let mut v = Vec::new();
+    if mapped {
+        v.push(PlaceMethod::Mapping);
+    }
+    v.extend([PlaceMethod::Identity, PlaceMethod::Anneal]);
+    v
 }
 
 /// The node a task's `mapped` coordinates name.

@@ -96,7 +96,8 @@ pub struct PlanArgs {
     #[arg(long, value_name = "KIND:DIMS")]
     pub network: Option<String>,
     /// Placement: best | mapping | anneal | identity | random [default: mapping when the script
-    /// names one, else best: mapping, identity and anneal each scheduled, the best kept]
+    /// names one, else best: identity and anneal (and a mapping, if any) each scheduled, the
+    /// best kept]
     #[arg(long, value_name = "HOW")]
     pub place: Option<String>,
     /// Routing: dor | random | shortest | reroute

@@ -228,21 +228,17 @@ pub fn resolve(traffic: &Traffic, o: &Overrides) -> Result<PlanConfig, PipelineE
 /// The network and placement of a configuration. With `best`, each candidate is planned and the
 /// placement of the best plan is kept (see [`plan_with_progress`]).
 pub fn place(traffic: &Traffic, cfg: &PlanConfig) -> Result<(Network, Placement), PipelineError> {
-    place_with_progress(traffic, cfg, &Progress::none())
-}
-
-fn place_with_progress(
-    traffic: &Traffic,
-    cfg: &PlanConfig,
-    progress: &Progress,
-) -> Result<(Network, Placement), PipelineError> {
     if cfg.place == PlaceMethod::Best {
-        let plan = best_placement(traffic, cfg, progress)?;
+        let plan = best_placement(traffic, cfg, &Progress::none())?;
         return Ok((plan.network, plan.placement));
     }
-    let network = Network::build(&cfg.network).map_err(|e| PipelineError::Input(e.to_string()))?;
+    let network = network(cfg)?;
     let placement = place_by(traffic, &network, cfg.place, cfg)?;
     Ok((network, placement))
+}
+
+fn network(cfg: &PlanConfig) -> Result<Network, PipelineError> {
+    Network::build(&cfg.network).map_err(|e| PipelineError::Input(e.to_string()))
 }
 
 fn place_by(
@@ -270,14 +266,15 @@ fn best_placement(
     cfg: &PlanConfig,
     progress: &Progress,
 ) -> Result<Plan, PipelineError> {
-    let network = Network::build(&cfg.network).map_err(|e| PipelineError::Input(e.to_string()))?;
+    let network = network(cfg)?;
     let judge = PlanConfig {
         schedule: Method::Exact,
         ..cfg.clone()
     };
-    let mut best: Option<Plan> = None;
+    let mut best: Option<(PlaceMethod, Plan)> = None;
     let mut tried: Vec<PlaceTry> = Vec::new();
-    let mut placements: Vec<Placement> = Vec::new();
+    // The placements planned so far, with the candidate that made each and its makespan.
+    let mut planned: Vec<(Placement, PlaceMethod, u64)> = Vec::new();
     for method in place::candidates(traffic) {
         let placement = match place_by(traffic, &network, method, cfg) {
             Ok(p) => p,
@@ -285,12 +282,11 @@ fn best_placement(
             Err(_) if method == PlaceMethod::Mapping => continue,
             Err(e) => return Err(e),
         };
-        if let Some(same) = placements.iter().position(|p| *p == placement) {
-            let makespan = tried[same].makespan;
+        if let Some((_, first, makespan)) = planned.iter().find(|(p, ..)| *p == placement) {
             tried.push(PlaceTry {
                 method,
-                makespan,
-                same_as: Some(tried[same].method),
+                makespan: *makespan,
+                same_as: Some(*first),
             });
             continue;
         }
@@ -307,17 +303,12 @@ fn best_placement(
             makespan: key.0,
             same_as: None,
         });
-        placements.push(placement);
-        if best.as_ref().is_none_or(|b| key < b.rank()) {
-            best = Some(plan);
+        planned.push((placement, method, key.0));
+        if best.as_ref().is_none_or(|(_, b)| key < b.rank()) {
+            best = Some((method, plan));
         }
     }
-    let best = best.ok_or_else(|| PipelineError::Input("no placement to try".into()))?;
-    let chosen = tried
-        .iter()
-        .find(|t| t.same_as.is_none() && t.makespan == best.rank().0)
-        .map(|t| t.method)
-        .unwrap_or(PlaceMethod::Identity);
+    let (chosen, best) = best.ok_or_else(|| PipelineError::Input("no placement to try".into()))?;
     let mut plan = if cfg.schedule == Method::Exact {
         Plan {
             config: cfg.clone(),
@@ -347,7 +338,8 @@ pub struct PlaceTry {
 }
 
 impl PlaceChoice {
-    /// The summary's line: `anneal (best of identity 58, anneal 42 cycles)`.
+    /// The summary's line, e.g. `placed by:        anneal (makespans, scheduled exact: identity
+    /// 58, anneal 42; …)`.
     pub fn summary_line(&self) -> String {
         let tried: Vec<String> = self
             .tried
@@ -530,7 +522,7 @@ pub fn plan_with_progress(
     if cfg.place == PlaceMethod::Best {
         return best_placement(traffic, cfg, progress);
     }
-    let (network, placement) = place_with_progress(traffic, cfg, progress)?;
+    let (network, placement) = place(traffic, cfg)?;
     plan_placed_with_progress(traffic, network, placement, cfg, progress)
 }
 

@@ -27,8 +27,9 @@ use super::slots::Slots;
 use super::{wired_nodes, PlaceError, PlaceOptions};
 use rand::Rng;
 
+use crate::route::route_links;
 use crate::topology::{Kind, Network, NodeId};
-use crate::traffic::{MsgId, Placement, TaskId, Traffic};
+use crate::traffic::{MsgId, Placement, Route, TaskId, Traffic};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -159,7 +160,7 @@ struct PlaceState<'a> {
     /// Dimension-order routes between node pairs, as links, filled as the fine cost asks for
     /// them (networks of at most `ROUTE_TABLE_NODES` nodes).
     routes: std::cell::RefCell<Vec<Option<Box<[u32]>>>>,
-    /// Hop distances between all node pairs, when the network is small enough (≤ 2,048 nodes):
+    /// Hop distances between all node pairs, when the network is small enough (≤ 4,096 nodes):
     /// the annealer's inner loop is a handful of these lookups.
     hops: Option<Vec<u16>>,
     coarse: f64,
@@ -379,37 +380,31 @@ impl<'a> PlaceState<'a> {
                 continue;
             }
             grid.apply(links + nodes + dst, m, port, sign);
-            let mut routes = self.routes.borrow_mut();
-            let cached = (nodes <= ROUTE_TABLE_NODES).then(|| src * nodes + dst);
-            let route = match cached.and_then(|i| routes.get(i).and_then(Option::as_deref)) {
-                Some(r) => r,
-                None => {
-                    let path = self.net.dor_path(src, dst);
-                    let r: Box<[u32]> = path
-                        .windows(2)
-                        .filter_map(|w| self.net.link_between(w[0], w[1]))
-                        .map(|l| l as u32)
-                        .collect();
-                    match cached {
-                        Some(i) => {
-                            if routes.is_empty() {
-                                routes.resize(nodes * nodes, None);
-                            }
-                            routes[i].insert(r)
-                        }
-                        None => {
-                            for &l in r.iter() {
-                                grid.apply(l as usize, m, 1.0, sign);
-                            }
-                            continue;
-                        }
-                    }
-                }
-            };
-            for &l in route.iter() {
-                grid.apply(l as usize, m, 1.0, sign);
-            }
+            self.for_route(src, dst, |l| grid.apply(l, m, 1.0, sign));
         }
+    }
+
+    /// Calls `f` on each link of the dimension-order route from `src` to `dst`, kept in `routes`
+    /// on networks of at most `ROUTE_TABLE_NODES` nodes.
+    fn for_route(&self, src: NodeId, dst: NodeId, mut f: impl FnMut(usize)) {
+        let nodes = self.net.nodes();
+        let links = || -> Box<[u32]> {
+            let path = Route::Path(self.net.dor_path(src, dst));
+            route_links(self.net, &path)
+                .into_iter()
+                .map(|l| l as u32)
+                .collect()
+        };
+        if nodes > ROUTE_TABLE_NODES {
+            links().iter().for_each(|&l| f(l as usize));
+            return;
+        }
+        let mut routes = self.routes.borrow_mut();
+        if routes.is_empty() {
+            routes.resize(nodes * nodes, None);
+        }
+        let route = routes[src * nodes + dst].get_or_insert_with(links);
+        route.iter().for_each(|&l| f(l as usize));
     }
 
     fn local(&self, t: Option<TaskId>) -> f64 {

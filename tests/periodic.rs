@@ -202,3 +202,32 @@ fn unfolding_changes_no_figure_of_check() {
         12 * 300 + 60
     );
 }
+
+/// A Traffic document may say how often its iterations repeat: fewer than it records is an
+/// error, not a panic; a count too small to sample is timed whole.
+#[test]
+fn a_documents_repeat_count_is_checked_and_small_counts_are_timed_whole() {
+    let path = fft(10);
+    let (code, plan, err) = ttdl(&["run", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let mut program =
+        serde_json::from_str::<serde_json::Value>(&plan).expect("json")["program"].clone();
+    let write = |program: &serde_json::Value, name: &str| {
+        let p = path.with_file_name(name);
+        std::fs::write(&p, program.to_string()).expect("write");
+        p
+    };
+    program["repeat"] = 3.into();
+    let p = write(&program, "repeat3.json");
+    let (code, _, err) = ttdl(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("`repeat` is 3, but the program records 10 iterations"),
+        "{err}"
+    );
+    program["repeat"] = 11.into();
+    let p = write(&program, "repeat11.json");
+    let (code, out, err) = ttdl(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(leading_number(field(&out, "critical path")), 12 * 11 + 60);
+}

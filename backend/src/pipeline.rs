@@ -123,42 +123,51 @@ pub fn time_unplaced(traffic: &mut Traffic, timing: Option<&str>) -> Result<(), 
     // program grows by the same amount every few iterations once its transient is over (a
     // max-plus system is eventually periodic), checked over three samples, then extrapolated.
     if let (Some(n), Some(shape)) = (traffic.repeat, Shape::of(traffic)) {
+        let critical_path = |m: u64| -> Result<u64, PipelineError> {
+            let (mut t, _) = shape.with_count(traffic, m);
+            if timing == TimingModel::Thesis && program::is_driven(&t) {
+                program::apply_ideal_timing(&mut t)
+                    .map_err(|e| PipelineError::Input(e.to_string()))?;
+            }
+            time(&mut t)?;
+            Ok(t.critical_path)
+        };
         let mut settled = None;
         for step in [4u64, 8, 16] {
-            let last = 2 * step + (n - 2 * step) % step + step;
-            if last > n {
+            // Three samples `step` apart, the last within the program and ≡ n (mod step).
+            if n < 3 * step {
                 break;
             }
-            let mut cps = Vec::new();
-            for m in [last - 2 * step, last - step, last] {
-                let (mut t, _) = shape.with_count(traffic, m);
-                if timing == TimingModel::Thesis && program::is_driven(&t) {
-                    program::apply_ideal_timing(&mut t)
-                        .map_err(|e| PipelineError::Input(e.to_string()))?;
-                }
-                time(&mut t)?;
-                cps.push(t.critical_path);
-            }
+            let last = 2 * step + (n - 2 * step) % step + step;
+            let cps = [
+                critical_path(last - 2 * step)?,
+                critical_path(last - step)?,
+                critical_path(last)?,
+            ];
             let d = cps[2] - cps[1];
             if cps[1] - cps[0] == d {
                 settled = Some(cps[2] + (n - last) / step * d);
                 break;
             }
         }
-        traffic.critical_path = settled.ok_or_else(|| {
-            PipelineError::Input(
-                "the folded program's ideal timing does not settle into a period within 48 \
-                 iterations: evaluate it unfolded"
-                    .to_string(),
-            )
-        })?;
+        traffic.critical_path =
+            match settled {
+                Some(cp) => cp,
+                // Too few iterations to sample: time them all.
+                None if n <= 48 => critical_path(n)?,
+                None => return Err(PipelineError::Input(
+                    "the folded program's ideal timing does not settle into a period within 48 \
+                     iterations: evaluate it unfolded"
+                        .to_string(),
+                )),
+            };
     }
     Ok(())
 }
 
 /// Resolves the configuration: flags, else the script's `target`, else the defaults (the
 /// target's network, else the program's logical network, else the smallest square mesh that
-/// holds its tasks; the canned mapping when every task has one, else identity).
+/// holds its tasks; the canned mapping when every task has one, else `best`).
 pub fn resolve(traffic: &Traffic, o: &Overrides) -> Result<PlanConfig, PipelineError> {
     let target = traffic.target.clone().unwrap_or_default();
     let network = match &o.network {

@@ -57,7 +57,7 @@ fn read_as(file: &Path, source: &Source, folded: bool) -> Result<Program, CliErr
         "json" => {
             let text = text()?;
             let name = file.display();
-            match pipeline::read_plan_document(&text) {
+            let read = match pipeline::read_plan_document(&text) {
                 Ok(Some((traffic, base))) => Ok(Program {
                     traffic,
                     printed: String::new(),
@@ -69,7 +69,10 @@ fn read_as(file: &Path, source: &Source, folded: bool) -> Result<Program, CliErr
                     ))
                 }),
                 Err(e) => Err(CliError::Input(format!("`{name}`: {e}"))),
-            }
+            }?;
+            ttdl_ir::iterations::check_repeat(&read.traffic)
+                .map_err(|e| CliError::Input(format!("`{name}`: {e}")))?;
+            Ok(read)
         }
         _ => {
             let (printed, traffic) = if folded {

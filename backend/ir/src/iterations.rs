@@ -46,6 +46,24 @@ pub enum Place {
     Suffix,
 }
 
+/// Whether a folded program (`Traffic::repeat`) is one a document may hold: its iterations
+/// repeat alike and it records no more of them than its count says it runs.
+pub fn check_repeat(traffic: &Traffic) -> Result<(), String> {
+    let Some(n) = traffic.repeat else {
+        return Ok(());
+    };
+    match Shape::of(traffic) {
+        None => Err(format!(
+            "`repeat` is {n}, but the program's iterations do not repeat alike"
+        )),
+        Some(shape) if shape.count > n => Err(format!(
+            "`repeat` is {n}, but the program records {} iterations",
+            shape.count
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
 impl Shape {
     /// The shape of `traffic`, when it repeats uniformly; `None` when it does not repeat, or its
     /// iterations differ (other messages, other computes, other counts per task, a message read

@@ -140,6 +140,49 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(
         std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(40) / 2
     ))]
+    /// A per-transfer set-up (`--setup`): every message goes whole, its wire length is its size
+    /// plus the set-up, the bound counts it, the replay ends when the plan says, and the JSON
+    /// gives back the program as written.
+    #[test]
+    fn set_up_cycles_are_paid_once_per_message_and_bounded(
+        tasks in 2usize..6,
+        bodies in prop::collection::vec(body(), 6),
+        iterations in 1u64..3,
+        setup in 1u64..4,
+        ports in 1u32..3,
+    ) {
+        let src = source(tasks, &bodies[..tasks], iterations, false);
+        let traffic = traffic(&src);
+        let o = Overrides {
+            network: Some("mesh:3x2".into()),
+            place: Some("identity".into()),
+            ports: Some(ports),
+            setup: Some(setup),
+            ..Overrides::default()
+        };
+        let cfg = pipeline::resolve(&traffic, &o).unwrap();
+        let plan = pipeline::plan(&traffic, &cfg).map_err(|e| format!("{e}\n{src}")).unwrap();
+        let s = &plan.schedule;
+        for (m, w) in plan.traffic.messages.iter().zip(&traffic.messages) {
+            prop_assert_eq!(m.size, if w.size == 0 { 0 } else { w.size + setup });
+            let on_first = s.holds.iter().filter(|h| h.msg == m.id && matches!(h.resource, schedule::Resource::Inject(_))).count();
+            prop_assert!(on_first <= 1, "message {} in {} transfers\n{}", m.id, on_first, src);
+        }
+        let problem = Problem::new(&plan.traffic, &plan.network, &plan.placement, &plan.routing, s.hardware).unwrap();
+        let (lb, why) = schedule::lower_bound(&problem);
+        prop_assert!(s.makespan >= lb, "makespan {} under its bound {lb} ({why})\n{src}", s.makespan);
+        prop_assert_eq!(plan.replay.completion, s.makespan);
+        let doc: serde_json::Value = serde_json::from_str(&plan.to_json().unwrap()).unwrap();
+        for (m, w) in doc["program"]["messages"].as_array().unwrap().iter().zip(&traffic.messages) {
+            prop_assert_eq!(m["size"].as_u64(), Some(w.size));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(40) / 2
+    ))]
     /// `--place best` keeps the best of its candidates: its plan's makespan is at most that of
     /// identity and of annealing under the same scheduler, and the plan it keeps is sound.
     #[test]

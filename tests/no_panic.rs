@@ -158,6 +158,7 @@ fn backend_stages(traffic: &Traffic, spec: &NetworkSpec, c: Choices) {
     let hardware = Hardware {
         ports: 1,
         hop_latency: c.seed % 2,
+        setup: 0,
     };
     match schedule::schedule(
         traffic, &network, &placement, &routing, c.schedule, hardware,

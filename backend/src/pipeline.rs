@@ -42,6 +42,8 @@ pub struct Overrides {
     pub seed: Option<u64>,
     pub ports: Option<u32>,
     pub latency: Option<u64>,
+    /// Set-up cycles every message's transfer pays before its words (`--setup`).
+    pub setup: Option<u64>,
     pub timing: Option<String>,
     /// Route for throughput (Minsky §5.2): routing sees every deadline at least release + period.
     pub throughput: bool,
@@ -212,15 +214,27 @@ pub fn resolve(traffic: &Traffic, o: &Overrides) -> Result<PlanConfig, PipelineE
     let hardware = Hardware {
         ports: o.ports.unwrap_or(Defaults::PORTS).max(1),
         hop_latency: o.latency.unwrap_or(Defaults::LATENCY),
+        setup: o.setup.unwrap_or(0),
     };
-    if hardware.ports > Limits::PORTS || hardware.hop_latency > Limits::HOP_LATENCY {
+    if hardware.ports > Limits::PORTS
+        || hardware.hop_latency > Limits::HOP_LATENCY
+        || hardware.setup > Limits::HOP_LATENCY
+    {
         return Err(PipelineError::Input(format!(
-            "{} ports per node and {} cycles per switch: at most {} ports and {} cycles are supported",
+            "{} ports per node, {} cycles per switch and {} set-up cycles: at most {} ports and {} cycles are supported",
             hardware.ports,
             hardware.hop_latency,
+            hardware.setup,
             Limits::PORTS,
             Limits::HOP_LATENCY
         )));
+    }
+    if hardware.setup > 0 && schedule == Method::Lp {
+        return Err(PipelineError::Config(
+            "--setup with --schedule lp: the LP scheduler splits messages into fragments, each \
+             of which would pay the set-up again; use --schedule exact or best"
+                .into(),
+        ));
     }
     Ok(PlanConfig {
         network,
@@ -882,16 +896,43 @@ fn busiest(
 /// The traffic with the configuration's timing: port-aware timing is recomputed on the
 /// placement (tasks of one node share its ports); thesis timing is the language's own. A
 /// tasks file without programs keeps its windows.
+///
+/// With a set-up cost (`--setup S`), every message is `S` cycles longer on the wire: its
+/// transfer holds each resource of its route for `S` set-up cycles and then its words (Minsky
+/// §5.1.2: "nine network cycles" for 8-word messages). The sizes scheduled, verified and replayed
+/// are these wire lengths, and the ideal timing is recomputed with them, so every bound counts
+/// the set-up too.
 pub fn timed(
     traffic: &Traffic,
     placement: &Placement,
     cfg: &PlanConfig,
 ) -> Result<Traffic, PipelineError> {
     let mut t = traffic.clone();
+    let setup = cfg.hardware.setup;
+    if setup > 0 {
+        for m in &mut t.messages {
+            if m.size > 0 {
+                m.size += setup;
+            }
+        }
+    }
     if cfg.timing == TimingModel::Port && program::is_driven(traffic) {
         program::apply_port_timing(&mut t, &placement.node_of, cfg.hardware.ports)?;
+    } else if setup > 0 && program::is_driven(traffic) {
+        program::apply_ideal_timing(&mut t).map_err(|e| PipelineError::Input(e.to_string()))?;
     }
     Ok(t)
+}
+
+/// The program as written: the plan's traffic without the set-up cycles [`timed`] added.
+fn as_written(traffic: &Traffic, setup: u64) -> Traffic {
+    let mut t = traffic.clone();
+    for m in &mut t.messages {
+        if m.size > 0 {
+            m.size -= setup;
+        }
+    }
+    t
 }
 
 /// The thesis's relaxation step for pipelined programs (Minsky §5.2: "a relaxation step which
@@ -955,6 +996,7 @@ impl Plan {
             "timing": c.timing.name(),
             "ports": c.hardware.ports,
             "latency": c.hardware.hop_latency,
+            "setup": c.hardware.setup,
             "seed": c.seed,
             "throughput": c.throughput,
         });
@@ -980,7 +1022,7 @@ impl Plan {
                 doc["metrics"]["lower_bound_by"] = p.busiest.1.clone().into();
             }
         }
-        doc["program"] = serde_json::to_value(&self.traffic)
+        doc["program"] = serde_json::to_value(as_written(&self.traffic, c.hardware.setup))
             .map_err(|e| PipelineError::Internal(e.to_string()))?;
         // The sample of a periodic plan stands for the whole program: its last iteration repeats.
         if let Some(p) = self.periodic.as_ref().filter(|p| !p.whole) {
@@ -1155,6 +1197,7 @@ impl Placed {
             ("timing", cfg.timing.name().to_string()),
             ("ports", cfg.hardware.ports.to_string()),
             ("latency", cfg.hardware.hop_latency.to_string()),
+            ("setup", cfg.hardware.setup.to_string()),
         ] {
             if !given(key) {
                 out.push_str(&format!(" {key}={value}"));
@@ -1212,6 +1255,7 @@ pub fn read_plan_document(text: &str) -> Result<Option<(Traffic, Overrides)>, Pi
     let base = Overrides {
         ports: num("ports").map(|p| p as u32),
         latency: num("latency"),
+        setup: num("setup"),
         timing: text_of("timing"),
         throughput: config.get("throughput").and_then(|v| v.as_bool()) == Some(true),
         ..Overrides::default()
@@ -1230,6 +1274,7 @@ impl Overrides {
             seed: self.seed.or(base.seed),
             ports: self.ports.or(base.ports),
             latency: self.latency.or(base.latency),
+            setup: self.setup.or(base.setup),
             timing: self.timing.or(base.timing),
             throughput: self.throughput || base.throughput,
         }

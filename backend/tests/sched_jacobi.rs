@@ -49,8 +49,8 @@ fn jacobi_4x4_within_thesis_36_cycles() {
     // longest route (inject, two links, eject: 3 cycles), and the program's four exchanges are
     // sequential: 4 × (8 + 3) = 44 is then the best possible.
     let hw = Hardware {
-        ports: 1,
         hop_latency: 1,
+        ..Hardware::default()
     };
     for method in [Method::Exact, Method::Lp] {
         let s = schedule::schedule(&traffic, &net, &placement, &routing, method, hw).unwrap();
@@ -66,8 +66,8 @@ fn jacobi_switch_programs_fig_5_9() {
     let net = net("mesh:4x4");
     let routing = route_all(&traffic, &net, &placement);
     let hw = Hardware {
-        ports: 1,
         hop_latency: 1,
+        ..Hardware::default()
     };
     let s = schedule::schedule(&traffic, &net, &placement, &routing, Method::Exact, hw).unwrap();
     let problem = Problem::new(&traffic, &net, &placement, &routing, hw).unwrap();

@@ -73,7 +73,7 @@ proptest! {
             node_of: (0..tasks).map(|t| (t * 7 + seed) % net.nodes()).collect(),
         };
         let routing = route_all(&traffic, &net, &placement);
-        let hw = Hardware { ports, hop_latency: latency };
+        let hw = Hardware { ports, hop_latency: latency, ..Hardware::default() };
         for method in [Method::Exact, Method::Lp] {
             let s = schedule::schedule(&traffic, &net, &placement, &routing, method, hw);
             let s = match s {

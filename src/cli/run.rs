@@ -25,6 +25,12 @@ pub struct RunArgs {
     /// [default: 0]
     #[arg(long, value_name = "CYCLES", value_parser = clap::value_parser!(u64).range(0..=65_536))]
     pub latency: Option<u64>,
+    /// Set-up cycles every message's transfer pays before its words, 0 to 65536 (Minsky §5.1.2:
+    /// the NuMesh's Jacobi exchange takes 8 + 1 cycles per direction, `--setup 1`). Each message
+    /// then goes as one transfer, so the LP scheduler, which splits messages, is not used
+    /// [default: 0]
+    #[arg(long, value_name = "CYCLES", value_parser = clap::value_parser!(u64).range(0..=65_536))]
+    pub setup: Option<u64>,
     /// Route for throughput (Minsky §5.2): before routing, move every message's deadline to at
     /// least its release plus the period lower bound — the slack a periodically invoked task graph
     /// has — so rerouting can spread messages over the whole period
@@ -93,6 +99,7 @@ fn overrides(args: &RunArgs) -> pipeline::Overrides {
     pipeline::Overrides {
         ports: args.ports,
         latency: args.latency,
+        setup: args.setup,
         throughput: args.throughput,
         ..args.plan.overrides()
     }

@@ -74,11 +74,15 @@ pub fn summary(p: &Plan) -> String {
     );
     let _ = writeln!(
         o,
-        "schedule:         {} scheduler, {} holds, switch latency {} cycle(s), {} port(s) per node",
+        "schedule:         {} scheduler, {} holds, switch latency {} cycle(s), {} port(s) per node{}",
         s.method.name(),
         p.fragments,
         s.hardware.hop_latency,
-        s.hardware.ports
+        s.hardware.ports,
+        match s.hardware.setup {
+            0 => String::new(),
+            c => format!(", {c} set-up cycle(s) per message (counted in its size)"),
+        }
     );
     if let Some(lp) = &s.lp {
         let _ = writeln!(

@@ -272,7 +272,8 @@ fn place(problem: &Problem, occ: &mut Occupancy, m: MsgId, release: u64) -> Vec<
         };
         s > ready
     });
-    if size > 1 && waited {
+    // With a set-up cost each fragment would pay it again: messages stay whole.
+    if size > 1 && waited && problem.hardware.setup == 0 {
         let (frags, arrival) = place_words(occ, steps, release, size, h);
         let gain = contiguous_arrival.saturating_sub(arrival);
         let pays =

@@ -62,6 +62,12 @@ pub struct Hardware {
     /// Cycles a word needs to cross one switch before it may enter the next resource. 0 is the
     /// thesis's circuit model: a message holds every link of its route in the same cycles.
     pub hop_latency: u64,
+    /// Set-up cycles every transfer pays before its words (Minsky §5.1.2: the NuMesh's Jacobi
+    /// exchange takes 8 + 1 cycles per direction). The plan's traffic already counts them in each
+    /// message's size (see `pipeline::timed`); here they make each message one transfer: a
+    /// message split into fragments would pay them again, which no scheduler models.
+    #[serde(default)]
+    pub setup: u64,
 }
 
 impl Default for Hardware {
@@ -69,6 +75,7 @@ impl Default for Hardware {
         Hardware {
             ports: 1,
             hop_latency: 0,
+            setup: 0,
         }
     }
 }
@@ -363,12 +370,16 @@ impl<'a> Problem<'a> {
         traffic
             .check_limits()
             .map_err(|e| ScheduleError::Input(e.to_string()))?;
-        if hardware.ports > Limits::PORTS || hardware.hop_latency > Limits::HOP_LATENCY {
+        if hardware.ports > Limits::PORTS
+            || hardware.hop_latency > Limits::HOP_LATENCY
+            || hardware.setup > Limits::HOP_LATENCY
+        {
             return Err(ScheduleError::Input(format!(
-                "{} ports per node and {} cycles per switch: at most {2} ports and \
-                 {3} cycles are supported",
+                "{} ports per node, {} cycles per switch and {} set-up cycles: at most {3} ports \
+                 and {4} cycles are supported",
                 hardware.ports,
                 hardware.hop_latency,
+                hardware.setup,
                 Limits::PORTS,
                 Limits::HOP_LATENCY
             )));
@@ -449,6 +460,16 @@ pub fn schedule_with_progress(
     };
     match method {
         Method::Exact => checked(exact::schedule_with_progress(&problem, progress)?),
+        // The LP splits messages over intervals; a per-transfer set-up would be paid again for
+        // every fragment, which its formulation does not count.
+        Method::Lp if hardware.setup > 0 => Err(ScheduleError::Input(
+            "the LP scheduler splits messages into fragments, each of which would pay the set-up \
+             again: with --setup, use --schedule exact or best"
+                .into(),
+        )),
+        Method::Best if hardware.setup > 0 => {
+            checked(exact::schedule_with_progress(&problem, progress)?)
+        }
         Method::Lp => {
             progress.stage("schedule (lp)", 1);
             checked(lp::schedule(&problem, &lp::MicroLp)?)
@@ -551,18 +572,15 @@ mod tests {
         let routing = Routing {
             routes: vec![crate::traffic::Route::Path(vec![0, 1])],
         };
-        let hw = Hardware {
-            ports: 1,
-            hop_latency: 0,
-        };
+        let hw = Hardware::default();
         for hw in [
             Hardware {
                 ports: u32::MAX,
-                hop_latency: 0,
+                ..hw
             },
             Hardware {
-                ports: 1,
                 hop_latency: u64::MAX,
+                ..hw
             },
         ] {
             let e = schedule(&small, &network, &placement, &routing, Method::Exact, hw);

@@ -179,6 +179,9 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
         if frags == 0 {
             fail!("message {m} is never sent");
         }
+        if hw.setup > 0 && frags > 1 {
+            fail!("message {m} is sent in {frags} transfers, but with a set-up cost each message is one transfer");
+        }
         for (j, l) in lists.iter().enumerate() {
             if l.len() != frags {
                 fail!(

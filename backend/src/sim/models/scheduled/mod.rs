@@ -41,6 +41,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         "cycles per switch",
     ),
     int_depends(
+        "setup",
+        "as ttdl run",
+        0,
+        Limits::HOP_LATENCY,
+        "set-up cycles each message's transfer pays (Minsky §5.1.2)",
+    ),
+    int_depends(
         "ports",
         "as ttdl run",
         1,
@@ -66,6 +73,7 @@ pub fn build(
         .choice_or("schedule", Defaults::SCHEDULE.name())?
         .to_string();
     let latency = opts.int_or("latency", Defaults::LATENCY)?;
+    let setup = opts.int_or("setup", 0)?;
     let ports = opts.int_or("ports", Defaults::PORTS as u64)? as u32;
     let timing = opts
         .choice_or("timing", Defaults::TIMING.name())?
@@ -82,6 +90,7 @@ pub fn build(
         seed: Some(ctx.seed),
         ports: Some(ports),
         latency: Some(latency),
+        setup: Some(setup),
         timing: Some(timing),
         ..Overrides::default()
     };
@@ -90,6 +99,9 @@ pub fn build(
     let plan = pipeline::plan_placed(traffic, ctx.network.clone(), placement.clone(), &cfg)
         .map_err(|e| ModelError(format!("scheduled: {e}")))?;
     let mut name = format!("scheduled {}", plan.schedule.method.name());
+    if setup > 0 {
+        name.push_str(&format!(" setup={setup}"));
+    }
     if cfg.route != Defaults::ROUTE {
         name.push_str(&format!(" route={}", cfg.route.name()));
     }

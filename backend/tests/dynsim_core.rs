@@ -223,7 +223,7 @@ fn bad_models_and_options_are_errors() {
     expect![[r#"
         [
             Some(
-                "model `wormhole` has no option `vcs`; its options are: vc=(2 on tori, else 1) buf=2 delay=0 overhead=0 arb=oldest|fifo|biased|rr routing=dor|west-first|odd-even",
+                "model `wormhole` has no option `vcs`; its options are: vc=(2 on tori, else 1) buf=2 delay=0 overhead=0 arb=oldest|fifo|biased|rr pr=separate|shared routing=dor|west-first|odd-even",
             ),
             Some(
                 "option `vc=0`: must be between 1 and 64",
@@ -252,4 +252,42 @@ fn bad_models_and_options_are_errors() {
     };
     assert!(registry::build("wormhole vc=1", &ctx).is_err());
     assert!(registry::build("wormhole routing=odd-even", &ctx).is_err());
+}
+
+#[test]
+fn a_shared_processor_router_channel_serializes_sending_and_receiving() {
+    // Two neighbours exchange 100 words at once (Chittor's AA-1NN): with a channel each way
+    // the exchange takes one message time, with one shared channel (`pr=shared`) two, the
+    // node's sends and receives taking turns flit by flit.
+    let traffic = Traffic {
+        tasks: vec![
+            task(0, vec![Op::Send(0), Op::Recv(1)]),
+            task(1, vec![Op::Send(1), Op::Recv(0)]),
+        ],
+        messages: vec![msg(0, 0, &[1], 100), msg(1, 1, &[0], 100)],
+        ..Traffic::default()
+    };
+    let lone = run("wormhole", "line:2", &traffic, None).completion;
+    assert_eq!(lone, 101, "t_wh = a + C2·D + (L − 1) = 1 + 1 + 99");
+    let shared = run("wormhole pr=shared", "line:2", &traffic, None);
+    assert!(
+        (2 * 100..=2 * 100 + 2).contains(&shared.completion),
+        "{}",
+        shared.completion
+    );
+    assert!(
+        shared.messages.iter().all(|m| m.latency >= 199),
+        "{:?}",
+        shared.messages
+    );
+    // One way only: nothing to share with, so no cost.
+    let one_way = Traffic {
+        tasks: vec![task(0, vec![Op::Send(0)]), task(1, vec![Op::Recv(0)])],
+        messages: vec![msg(0, 0, &[1], 100)],
+        ..Traffic::default()
+    };
+    assert_eq!(
+        run("wormhole pr=shared", "line:2", &one_way, None).completion,
+        101
+    );
 }

@@ -13,6 +13,12 @@
 //! lower wins, a loser's value drops by one, a winner's resets) or `rr` (Chittor's
 //! message-source clock hand: the source after the last one served).
 //!
+//! The processor–router channel is two channels, one flit per cycle each way, unless `pr=shared`:
+//! then sending and receiving share one flit per cycle per node, taking turns flit by flit when
+//! both wait, as on the Symult 2010, whose time-multiplexed pr-channel Chittor §4.2.3 (Table 4.1)
+//! finds serializes a node's traffic: an exchange with one neighbour costs about 2 message
+//! times, with four about 8.
+//!
 //! Conventions (cycles; a flit is one word and crosses a link in one cycle): flow control uses
 //! credits counted at the start of a cycle, so with `buf=1` a worm advances every other cycle
 //! (Chittor §5.2's footnote) and with `buf ≥ 2` every cycle. A channel is owned by one packet from
@@ -61,6 +67,12 @@ pub const OPTIONS: &[OptionSpec] = &[
         "arbitration among requests for an output (Chittor §5.6.5)",
     ),
     choice(
+        "pr",
+        "separate",
+        &["separate", "shared"],
+        "processor–router channel: one flit per cycle each way, or one shared by sending and receiving (Chittor §4.2.3)",
+    ),
+    choice(
         "routing",
         "dor",
         &["dor", "west-first", "odd-even"],
@@ -94,6 +106,8 @@ pub struct WormholeConfig {
     pub overhead: u64,
     pub arb: Arbitration,
     pub routing: Routing,
+    /// Sending and receiving share one flit per cycle per node (`pr=shared`).
+    pub shared_pr: bool,
 }
 
 impl Default for WormholeConfig {
@@ -105,6 +119,7 @@ impl Default for WormholeConfig {
             overhead: 0,
             arb: Arbitration::Oldest,
             routing: Routing::DimensionOrder,
+            shared_pr: false,
         }
     }
 }
@@ -131,6 +146,7 @@ pub fn build(
             "odd-even" => Routing::OddEven,
             _ => Routing::DimensionOrder,
         },
+        shared_pr: opts.choice("pr")? == "shared",
     };
     Ok(Box::new(Wormhole::new(ctx.network, cfg)?))
 }
@@ -199,6 +215,12 @@ pub struct Wormhole {
     moves: Vec<(u32, u32)>,
     used_in: Vec<u64>,
     used_out: Vec<u64>,
+    /// Per node, the cycle its shared processor–router channel last carried a flit (`pr=shared`).
+    used_pr: Vec<u64>,
+    /// Per node, (cycle, kinds wanting the shared channel that cycle: 1 send, 2 receive) and the
+    /// kind that last had it: when both want it, they alternate flit by flit.
+    pr_want: Vec<(u64, u8)>,
+    pr_last: Vec<u8>,
     /// Outputs granted in this cycle's VC allocation (for biased priority).
     va_out: Vec<u64>,
     stamp: u64,
@@ -252,6 +274,9 @@ impl Wormhole {
             moves: Vec::new(),
             used_in: vec![0; nodes * nin],
             used_out: vec![0; nodes * (ports + 1)],
+            used_pr: vec![0; nodes],
+            pr_want: vec![(0, 0); nodes],
+            pr_last: vec![0; nodes],
             va_out: vec![0; nodes * (ports + 1)],
             stamp: 0,
             router_cycles: 0,
@@ -554,12 +579,39 @@ impl Wormhole {
         self.stamp += 1;
         let stamp = self.stamp;
         self.moves.clear();
+        if self.cfg.shared_pr {
+            for r in 0..self.reqs.len() {
+                let (_, _, id, port) = self.reqs[r];
+                let (kind, cur) = (self.pr_kind(id, port), self.node_of_vc(id));
+                if kind != 0 {
+                    let w = &mut self.pr_want[cur];
+                    if w.0 != stamp {
+                        *w = (stamp, 0);
+                    }
+                    w.1 |= kind;
+                }
+            }
+        }
         for r in 0..self.reqs.len() {
             let (_, _, id, port) = self.reqs[r];
             let cur = self.node_of_vc(id);
             let inp = cur * self.nin + self.port_of_vc(id);
             let outp = cur * (self.ports + 1) + port as usize;
-            if self.used_in[inp] == stamp || self.used_out[outp] == stamp {
+            // A flit from the injection port or into the ejection port crosses the node's
+            // processor–router channel; shared, it carries one of them per cycle, and when both
+            // wait, the one that did not have it last.
+            let kind = if self.cfg.shared_pr {
+                self.pr_kind(id, port)
+            } else {
+                0
+            };
+            let pr = kind != 0;
+            let yields = pr && self.pr_want[cur] == (stamp, 3) && self.pr_last[cur] == kind;
+            if self.used_in[inp] == stamp
+                || self.used_out[outp] == stamp
+                || (pr && self.used_pr[cur] == stamp)
+                || yields
+            {
                 if self.cfg.arb == Arbitration::Biased && self.used_in[inp] != stamp {
                     self.bias[inp] = self.bias[inp].saturating_sub(1);
                 }
@@ -567,6 +619,10 @@ impl Wormhole {
             }
             self.used_in[inp] = stamp;
             self.used_out[outp] = stamp;
+            if pr {
+                self.used_pr[cur] = stamp;
+                self.pr_last[cur] = kind;
+            }
             self.moves.push((id, self.vcs[id as usize].out));
             match self.cfg.arb {
                 Arbitration::Biased => {
@@ -578,6 +634,20 @@ impl Wormhole {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// Which way a move from channel `id` to output `port` crosses its node's processor–router
+    /// channel: 1 sending (from the injection port), 2 receiving (into the ejection port), 0 not
+    /// at all. A packet to its own node does both; it counts as sending.
+    #[inline]
+    fn pr_kind(&self, id: u32, port: u32) -> u8 {
+        if self.port_of_vc(id) == self.ports {
+            1
+        } else if port as usize == self.ports {
+            2
+        } else {
+            0
         }
     }
 
@@ -643,6 +713,9 @@ impl NetworkModel for Wormhole {
             Arbitration::Fifo => s.push_str(" arb=fifo"),
             Arbitration::Biased => s.push_str(" arb=biased"),
             Arbitration::RoundRobin => s.push_str(" arb=rr"),
+        }
+        if c.shared_pr {
+            s.push_str(" pr=shared");
         }
         match c.routing {
             Routing::DimensionOrder => {}

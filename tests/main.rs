@@ -4,6 +4,7 @@
 //! `cargo test -p ttdl --test all <module>::`.
 
 mod array;
+mod benchmarks;
 mod diagnostics;
 mod examples;
 mod fidelity;

@@ -8,6 +8,7 @@ mod benchmarks;
 mod diagnostics;
 mod examples;
 mod fidelity;
+mod import;
 mod invariants;
 mod no_panic;
 mod periodic;

@@ -36,6 +36,8 @@ enum Command {
     Array(cli::array::ArrayArgs),
     /// The interactive loop
     Repl(cli::repl::ReplArgs),
+    /// Another tool's task graphs as a TTDL program (`ttdl import tgff FILE`)
+    Import(cli::import::ImportArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         Command::Array(a) => cli::array::run(a),
         Command::Model(a) => cli::model::run(a),
         Command::Repl(a) => cli::repl::run(a),
+        Command::Import(a) => cli::import::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -4,9 +4,11 @@
 //! `cargo test -p ttdl --test all <module>::`.
 
 mod array;
+mod benchmarks;
 mod diagnostics;
 mod examples;
 mod fidelity;
+mod import;
 mod invariants;
 mod no_panic;
 mod periodic;

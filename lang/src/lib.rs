@@ -9,6 +9,7 @@ pub mod interp;
 pub mod sexpr;
 pub mod span;
 pub mod syntax;
+pub mod tgff;
 pub mod timing;
 
 pub use diagnostic::{Diagnostic, Label, SourceMap};

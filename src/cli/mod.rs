@@ -9,6 +9,7 @@ pub mod array;
 pub mod check;
 pub mod compare;
 pub mod dag;
+pub mod import;
 pub mod input;
 pub mod model;
 pub mod repl;

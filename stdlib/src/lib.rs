@@ -1,6 +1,7 @@
 //! TTDL's standard library, written in TTDL and loaded before every script (SPEC §1.5): helpers,
 //! canned mappings (Minsky §4.2.1) and communication patterns (Jacobi, pipelined FFT, Viterbi from
-//! the thesis's chapter 5, and the classic permutations and collectives).
+//! the thesis's chapter 5, and the classic permutations and collectives) and the benchmark core
+//! graphs of the NoC mapping literature (VOPD, MPEG-4 decoder, MWD, PIP).
 
 /// The library's source files in load order: (name, text).
 pub const SOURCES: &[(&str, &str)] = &[
@@ -8,6 +9,10 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("stdlib/mappings.ttdl", include_str!("ttdl/mappings.ttdl")),
     ("stdlib/patterns.ttdl", include_str!("ttdl/patterns.ttdl")),
     ("stdlib/arrays.ttdl", include_str!("ttdl/arrays.ttdl")),
+    (
+        "stdlib/benchmarks.ttdl",
+        include_str!("ttdl/benchmarks.ttdl"),
+    ),
 ];
 
 /// Every name the library defines at top level, sorted (for completion and documentation).
@@ -64,6 +69,11 @@ mod tests {
             "scatter-from",
             "gather-to",
             "broadcast-from",
+            "core-graph",
+            "vopd",
+            "mpeg4-decoder",
+            "mwd",
+            "pip",
         ] {
             assert!(names.iter().any(|x| x == n), "{n} missing from {names:?}");
         }

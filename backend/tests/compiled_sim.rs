@@ -61,21 +61,21 @@ fn run_on(network: &str, spec: &str, traffic: &Traffic) -> (String, u64, Vec<u64
     (report.model, report.completion, lat)
 }
 
-/// Each phase is one configuration (d = 1, a circuit): message 0 arrives at 8; the network then
-/// reconfigures for phase 1 (3 cycles) and message 1 arrives 8 cycles later, at 19. With a phase
-/// capacity of 2 both connections share one phase and nothing is reconfigured.
+/// Each phase is one configuration (d = 1, a circuit): the network loads phase 0 (3 cycles) and
+/// message 0 arrives at 11; it then reconfigures for phase 1 (3 cycles) and message 1 arrives 8
+/// cycles later, at 22. With a phase capacity of 2 both connections share one phase, loaded once.
 #[test]
 fn compiled_runs_a_program() {
     let t = pipeline();
     assert_eq!(
         run("compiled", &t),
-        ("compiled best d=1 phases=2".into(), 19, vec![8, 11])
+        ("compiled best d=1 phases=2".into(), 22, vec![11, 11])
     );
     assert_eq!(run("compiled reconfig=0", &t).1, 16);
     let (name, completion, _) = run("compiled capacity=2", &t);
     assert_eq!(
         (name.as_str(), completion),
-        ("compiled best d=1 phases=1 capacity=2", 16)
+        ("compiled best d=1 phases=1 capacity=2", 19)
     );
 }
 

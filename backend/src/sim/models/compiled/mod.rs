@@ -43,8 +43,9 @@ pub struct CompiledParams {
     /// Phase capacity: the largest multiplexing degree a phase may use (Yuan Ch.6 uses 10 for
     /// the HPF programs); `None` gives every program phase the degree it needs.
     pub capacity: Option<usize>,
-    /// Cycles the network is dark while it loads the next phase's configurations. The thesis
-    /// gives no figure; 3 is inferred from Table 6.2 (GS: d = 2 × 64 packets = 128, printed 131).
+    /// Cycles the network is dark while it loads a phase's configurations, the first phase's
+    /// included. The thesis gives no figure; 3 is inferred from Table 6.2 (GS: d = 2 × 64
+    /// packets = 128 slots after one load, printed 131).
     pub reconfig: u64,
 }
 
@@ -102,11 +103,13 @@ pub const OPTIONS: &[OptionSpec] = &[
             "best",
             "combined",
             "greedy",
+            "greedy-random",
             "coloring",
             "aapc",
             "coloring-dynamic",
+            "coloring-static",
         ],
-        "how connections are split into configurations (Yuan §5.4); best keeps the fewest",
+        "how connections are split into configurations (Yuan §5.4): greedy in source order or in a seeded random order (--seed), coloring re-sorting once per round, after every pick (coloring-dynamic) or never (coloring-static), ordered AAPC, combined (the better of coloring and AAPC); best keeps the fewest",
     ),
     text(
         "capacity",
@@ -137,11 +140,16 @@ pub fn build(
     ctx: &ModelContext<'_>,
     opts: &mut ModelOptions,
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
+    let algorithm = match opts
+        .choice("algorithm")?
+        .parse()
+        .map_err(|e: CompiledError| ModelError(e.0))?
+    {
+        Algorithm::GreedyRandom { .. } => Algorithm::GreedyRandom { seed: ctx.seed },
+        a => a,
+    };
     let mut params = CompiledParams {
-        algorithm: opts
-            .choice("algorithm")?
-            .parse()
-            .map_err(|e: CompiledError| ModelError(e.0))?,
+        algorithm,
         reconfig: opts.int("reconfig")?,
         ..CompiledParams::default()
     };
@@ -557,6 +565,9 @@ pub struct CompiledModel {
     /// Message of the packet being injected (set by `inject_for`).
     injecting: Option<MsgId>,
     active: usize,
+    /// Whether the active phase's configurations are loaded: none is before the first packet,
+    /// so the first phase pays its reconfiguration like every later one.
+    loaded: bool,
     /// Cycle at which the active phase's frame starts (after its reconfiguration).
     start: u64,
     /// Same-node packets: (delivery cycle, id).
@@ -596,6 +607,7 @@ impl CompiledModel {
             covers,
             injecting: None,
             active: 0,
+            loaded: false,
             start: 0,
             local: Vec::new(),
             reconfigurations: 0,
@@ -734,11 +746,17 @@ impl NetworkModel for CompiledModel {
             return; // reconfiguring
         }
         let active_waiting = self.phases.get(self.active).is_some_and(|p| p.waiting > 0);
-        if !active_waiting {
-            let Some(next) = self.next_waiting() else {
-                return;
+        if !active_waiting || !self.loaded {
+            let next = if active_waiting {
+                self.active
+            } else {
+                let Some(next) = self.next_waiting() else {
+                    return;
+                };
+                next
             };
             self.active = next;
+            self.loaded = true;
             self.start = now + self.params.reconfig;
             self.reconfigurations += 1;
             if self.params.reconfig > 0 {
@@ -783,8 +801,11 @@ impl NetworkModel for CompiledModel {
             .iter()
             .map(|&(at, _)| at.saturating_sub(1).max(now))
             .min();
+        let waiting = self.phases.get(self.active).is_some_and(|p| p.waiting > 0);
         let net = if now < self.start {
             Some(self.start)
+        } else if !self.loaded && waiting {
+            Some(now)
         } else if let Some(t) = self.next_slot(now) {
             Some(t)
         } else if self.next_waiting().is_some() {

@@ -109,7 +109,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             "coloring-dynamic",
             "coloring-static",
         ],
-        "how connections are split into configurations (Yuan §5.4): greedy in source order or in a seeded random order (--seed), coloring re-sorting once per round, after every pick (coloring-dynamic) or never (coloring-static), ordered AAPC, combined (the better of coloring and AAPC); best keeps the fewest",
+        "how connections are split into configurations (Yuan §5.4): greedy in source order or in a seeded random order (--seed), coloring re-sorting once per round, after every pick (coloring-dynamic) or never (coloring-static), ordered AAPC, combined (the better of the static coloring and AAPC); best keeps the fewest",
     ),
     text(
         "capacity",

@@ -194,3 +194,58 @@ pub fn random<R: Rng>(p: usize, k: usize, rng: &mut R) -> Vec<(NodeId, NodeId)> 
     }
     pairs
 }
+
+/// One block-cyclic distribution of a 3-D array over 64 processors: per dimension `(p, s)`,
+/// `p` processors and blocks of `s` elements (Yuan's `p:block(s)`).
+pub type Distribution = [(usize, usize); 3];
+
+/// A random distribution of an `n`-cube (`n` a power of two) over `procs` processors (a power
+/// of two): the processor counts split `log2 procs` at random over the three dimensions, each
+/// block size a power of two drawn uniformly from 1 to `n / p`, so no processor is empty (Yuan
+/// Table 5.5: "the block size is not too large so that some processors do not contain any part
+/// of the array"; the thesis does not say how sizes are drawn).
+pub fn random_distribution<R: Rng>(n: usize, procs: usize, rng: &mut R) -> Distribution {
+    let bits = procs.trailing_zeros();
+    let mut exp = [0u32; 3];
+    for _ in 0..bits {
+        exp[rng.random_range(0..3)] += 1;
+    }
+    exp.map(|e| {
+        let p = 1usize << e;
+        let top = (n / p).max(1).trailing_zeros();
+        (p, 1usize << rng.random_range(0..=top))
+    })
+}
+
+/// The connections of redistributing an `n`-cube from `from` to `to` (Yuan Table 5.5): processor
+/// u sends to v ≠ u when some element lives on u before and on v after. Processors are numbered
+/// with the first dimension fastest, and processor i is node i. Sorted by source, then
+/// destination.
+pub fn redistribution(n: usize, from: &Distribution, to: &Distribution) -> Vec<(NodeId, NodeId)> {
+    // Per dimension, the (old, new) owner coordinate pairs; the array is their product.
+    let per_dim: Vec<Vec<(usize, usize)>> = (0..3)
+        .map(|d| {
+            let ((p, s), (q, t)) = (from[d], to[d]);
+            let mut pairs: Vec<(usize, usize)> =
+                (0..n).map(|x| ((x / s) % p, (x / t) % q)).collect();
+            pairs.sort_unstable();
+            pairs.dedup();
+            pairs
+        })
+        .collect();
+    let id = |c: [usize; 3], dist: &Distribution| c[0] + dist[0].0 * (c[1] + dist[1].0 * c[2]);
+    let mut out = Vec::new();
+    for &(a0, b0) in &per_dim[0] {
+        for &(a1, b1) in &per_dim[1] {
+            for &(a2, b2) in &per_dim[2] {
+                let (u, v) = (id([a0, a1, a2], from), id([b0, b1, b2], to));
+                if u != v {
+                    out.push((u, v));
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}

@@ -34,7 +34,8 @@ pub enum Algorithm {
     Coloring,
     /// Fig 5.14: greedy over the connections listed AAPC phase by AAPC phase.
     OrderedAapc,
-    /// The compiler's choice: the better of coloring and ordered AAPC.
+    /// The compiler's choice: the better of coloring and ordered AAPC. The coloring is the
+    /// static one, the reading that reproduces the thesis's coloring columns.
     Combined,
     /// Coloring with priorities kept current inside each round ([`coloring_dynamic`]): Fig 5.13
     /// re-sorting after every pick.
@@ -453,7 +454,7 @@ pub fn schedule(
             }
         },
         Algorithm::Combined => fewest(
-            [Some(coloring(conns)), aapc.map(|a| ordered_aapc(conns, a))]
+            [Some(coloring_static(conns)), aapc.map(|a| ordered_aapc(conns, a))]
                 .into_iter()
                 .flatten(),
         ),

@@ -125,13 +125,19 @@ pub fn time_unplaced(traffic: &mut Traffic, timing: Option<&str>) -> Result<(), 
     // program grows by the same amount every few iterations once its transient is over (a
     // max-plus system is eventually periodic), checked over three samples, then extrapolated.
     if let (Some(n), Some(shape)) = (traffic.repeat, Shape::of(traffic)) {
-        let critical_path = |m: u64| -> Result<u64, PipelineError> {
+        // Samples are shared between the steps tried (4, 8, 12 then 8, 16, 24 …): each is timed once.
+        let mut timed_samples: std::collections::BTreeMap<u64, u64> = Default::default();
+        let mut critical_path = |m: u64| -> Result<u64, PipelineError> {
+            if let Some(&cp) = timed_samples.get(&m) {
+                return Ok(cp);
+            }
             let (mut t, _) = shape.with_count(traffic, m);
             if timing == TimingModel::Thesis && program::is_driven(&t) {
                 program::apply_ideal_timing(&mut t)
                     .map_err(|e| PipelineError::Input(e.to_string()))?;
             }
             time(&mut t)?;
+            timed_samples.insert(m, t.critical_path);
             Ok(t.critical_path)
         };
         let mut settled = None;

@@ -7,8 +7,6 @@
 //! iterations — and repeated; this module makes the sample, and the longer programs that check
 //! the repetition, without the language evaluating the program again.
 
-use std::collections::BTreeMap;
-
 use crate::traffic::{Message, MsgId, Op, Task, TaskId, Traffic};
 
 /// How a uniform repeating program divides: every task that repeats runs `count` iterations of
@@ -153,7 +151,8 @@ impl Shape {
     pub fn places(&self, traffic: &Traffic) -> Option<Vec<Place>> {
         let n = traffic.messages.len();
         let mut send: Vec<Option<(TaskId, Place, usize)>> = vec![None; n];
-        let mut recv: Vec<Vec<(TaskId, Place)>> = vec![Vec::new(); n];
+        // Where each message is read; every reader must read it in the same place.
+        let mut recv: Vec<Option<Place>> = vec![None; n];
         for (task, ts) in traffic.tasks.iter().zip(&self.tasks) {
             let mut ordinal = 0usize;
             let mut next_body = 0;
@@ -168,7 +167,10 @@ impl Shape {
                         *send.get_mut(m)? = Some((task.id, place, ordinal));
                         ordinal += 1;
                     }
-                    Op::Recv(m) => recv.get_mut(m)?.push((task.id, place)),
+                    Op::Recv(m) => match recv.get_mut(m)? {
+                        Some(p) if *p != place => return None,
+                        slot => *slot = Some(place),
+                    },
                     _ => {}
                 }
             }
@@ -177,27 +179,52 @@ impl Shape {
         let mut places = vec![Place::Prefix; n];
         for m in 0..n {
             let (_, place, _) = send[m]?;
-            for &(_, p) in &recv[m] {
-                if p != place {
-                    return None;
-                }
+            if recv[m].is_some_and(|p| p != place) {
+                return None;
             }
             places[m] = place;
         }
-        let mut keys: BTreeMap<(TaskId, usize), usize> = BTreeMap::new();
+        // Slot of (task, ordinal): the iteration-0 sends numbered in (task, ordinal) order.
+        // Each task's ordinals in an iteration are 0, 1, …, so a task's slots are a run.
+        let tasks = traffic.tasks.len();
+        let mut sends_of: Vec<usize> = vec![0; tasks + 1];
         for s in send.iter().flatten() {
             if let (t, Place::Iteration { iteration: 0, .. }, o) = *s {
-                keys.insert((t, o), 0);
+                let c = sends_of.get_mut(t)?;
+                *c = (*c).max(o + 1);
             }
         }
-        for (i, v) in keys.values_mut().enumerate() {
-            *v = i;
+        let mut base = vec![0usize; tasks + 1];
+        for t in 0..tasks {
+            base[t + 1] = base[t] + sends_of[t];
+        }
+        let total = base[tasks];
+        let mut seen = vec![false; total];
+        for s in send.iter().flatten() {
+            if let (t, Place::Iteration { iteration: 0, .. }, o) = *s {
+                seen[base[t] + o] = true;
+            }
+        }
+        // Ordinals with gaps (not 0, 1, …) would leave holes: number the slots densely.
+        let mut dense = vec![usize::MAX; total];
+        let mut next = 0;
+        for (i, &on) in seen.iter().enumerate() {
+            if on {
+                dense[i] = next;
+                next += 1;
+            }
         }
         for m in 0..n {
             if let (Some((t, Place::Iteration { iteration, .. }, o)), Place::Iteration { .. }) =
                 (send[m], places[m])
             {
-                let slot = *keys.get(&(t, o))?;
+                if t >= tasks || o >= sends_of[t] {
+                    return None;
+                }
+                let slot = dense[base[t] + o];
+                if slot == usize::MAX {
+                    return None;
+                }
                 places[m] = Place::Iteration { iteration, slot };
             }
         }

@@ -274,27 +274,33 @@ pub fn periods(
             .get(phase)
             .map_or(phase.to_string(), |p| p.name.clone());
         let mut b = Bound::default();
-        // Resources per iteration.
-        let mut compute: BTreeMap<TaskId, u64> = BTreeMap::new();
-        let mut inject: BTreeMap<TaskId, u64> = BTreeMap::new();
-        let mut eject: BTreeMap<TaskId, u64> = BTreeMap::new();
+        // Resources per iteration, per task (by id, so in task order): compute cycles, and
+        // the words through its injection and ejection ports (`None`: no message at all).
+        let tasks = traffic.tasks.len();
+        let mut compute: Vec<Option<u64>> = vec![None; tasks];
+        let mut inject: Vec<Option<u64>> = vec![None; tasks];
+        let mut eject: Vec<Option<u64>> = vec![None; tasks];
+        let add = |v: &mut Option<u64>, x: u64| *v = Some(v.unwrap_or(0) + x);
         for t in &traffic.tasks {
+            let Some(id) = (t.id < tasks).then_some(t.id) else {
+                continue;
+            };
             for (i, op) in t.ops.iter().enumerate() {
                 if phase_of[t.id][i] != phase {
                     continue;
                 }
                 match *op {
-                    Op::Compute(c) => *compute.entry(t.id).or_default() += c,
+                    Op::Compute(c) => add(&mut compute[id], c),
                     // A message id out of range (an inconsistent Traffic document) adds
                     // nothing; the scheduler reports it.
                     Op::Send(m) => {
                         if let Some(msg) = traffic.messages.get(m).filter(|x| !s.local(x)) {
-                            *inject.entry(t.id).or_default() += msg.size
+                            add(&mut inject[id], msg.size)
                         }
                     }
                     Op::Recv(m) => {
                         if let Some(msg) = traffic.messages.get(m).filter(|x| !s.local(x)) {
-                            *eject.entry(t.id).or_default() += msg.size
+                            add(&mut eject[id], msg.size)
                         }
                     }
                     _ => {}
@@ -304,8 +310,9 @@ pub fn periods(
         let name = |t: TaskId| traffic.tasks.get(t).map_or("?", |x| x.name.as_str());
         // The period is measured on message completions: a task that sends and receives
         // nothing in the phase runs beside the pattern, and its compute shows in the makespan.
-        for (&t, &c) in &compute {
-            if !inject.contains_key(&t) && !eject.contains_key(&t) {
+        for (t, c) in compute.iter().enumerate() {
+            let Some(c) = *c else { continue };
+            if inject[t].is_none() && eject[t].is_none() {
                 continue;
             }
             b.raise(c / n, || {
@@ -316,8 +323,9 @@ pub fn periods(
                 )
             });
         }
-        for (what, map) in [("injection", &inject), ("ejection", &eject)] {
-            for (&t, &w) in map {
+        for (what, words) in [("injection", &inject), ("ejection", &eject)] {
+            for (t, w) in words.iter().enumerate() {
+                let Some(w) = *w else { continue };
                 let v = w.div_ceil(n * cap);
                 b.raise(v, || {
                     format!("{what} port of task {} ({v} words per iteration)", name(t))
@@ -394,46 +402,60 @@ impl<'a> Folded<'a> {
         let traffic = s.traffic;
         let mut bodies = BTreeMap::new();
         // Per message: where it is sent and read, as (task, offset, iteration).
-        let mut sent: HashMap<MsgId, (TaskId, usize, u64)> = HashMap::new();
+        const UNSENT: (TaskId, usize, u64) = (usize::MAX, 0, 0);
+        let mut sent: Vec<(TaskId, usize, u64)> = vec![UNSENT; traffic.messages.len()];
         let mut read: Vec<(MsgId, (TaskId, usize, u64))> = Vec::new();
+        // Two ops are alike when they do the same thing with the same size to the same peers.
+        let alike = |a: Op, b: Op| -> bool {
+            match (a, b) {
+                (Op::Compute(x), Op::Compute(y)) => x == y,
+                (Op::Sync(x), Op::Sync(y)) => x == y,
+                (Op::Send(x), Op::Send(y)) => {
+                    let (x, y) = (&traffic.messages[x], &traffic.messages[y]);
+                    x.size == y.size && x.dst == y.dst
+                }
+                (Op::Recv(x), Op::Recv(y)) => {
+                    let (x, y) = (&traffic.messages[x], &traffic.messages[y]);
+                    x.size == y.size && x.src == y.src
+                }
+                _ => false,
+            }
+        };
+        let mut iters: Vec<(u64, usize)> = Vec::new();
         for t in &traffic.tasks {
             let its = t.op_iterations();
-            let mut iters: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
-            for (i, it) in its.iter().enumerate() {
-                if let Some(k) = it {
-                    if phase_of[t.id][i] == phase {
-                        iters.entry(*k).or_default().push(i);
-                    }
-                }
-            }
-            if iters.len() < 2 {
+            // The phase's ops by iteration (stable: each iteration's ops in program order).
+            iters.clear();
+            iters.extend(
+                its.iter()
+                    .enumerate()
+                    .filter(|&(i, _)| phase_of[t.id][i] == phase)
+                    .filter_map(|(i, it)| it.map(|k| (k, i))),
+            );
+            iters.sort_by_key(|&(k, _)| k);
+            let groups: Vec<&[(u64, usize)]> = iters.chunk_by(|a, b| a.0 == b.0).collect();
+            if groups.len() < 2 {
                 continue;
             }
-            let shape = |i: usize| -> (u8, u64, Vec<TaskId>) {
-                match t.ops[i] {
-                    Op::Compute(c) => (0, c, vec![]),
-                    Op::Send(m) => (1, traffic.messages[m].size, traffic.messages[m].dst.clone()),
-                    Op::Recv(m) => (2, traffic.messages[m].size, vec![traffic.messages[m].src]),
-                    Op::Sync(p) => (3, p as u64, vec![]),
-                }
-            };
-            let first: Vec<_> = iters.values().next()?.iter().map(|&i| shape(i)).collect();
-            for (&k, ops) in &iters {
-                if ops.len() != first.len() || ops.iter().zip(&first).any(|(&i, f)| shape(i) != *f)
+            let first = groups[0];
+            for ops in &groups {
+                if ops.len() != first.len()
+                    || ops
+                        .iter()
+                        .zip(first.iter())
+                        .any(|(&(_, i), &(_, f))| !alike(t.ops[i], t.ops[f]))
                 {
                     return None;
                 }
-                for (off, &i) in ops.iter().enumerate() {
+                for (off, &(k, i)) in ops.iter().enumerate() {
                     match t.ops[i] {
-                        Op::Send(m) => {
-                            sent.insert(m, (t.id, off, k));
-                        }
+                        Op::Send(m) => sent[m] = (t.id, off, k),
                         Op::Recv(m) => read.push((m, (t.id, off, k))),
                         _ => {}
                     }
                 }
             }
-            let body: Vec<Op> = iters.values().next()?.iter().map(|&i| t.ops[i]).collect();
+            let body: Vec<Op> = first.iter().map(|&(_, i)| t.ops[i]).collect();
             // As for the resource bound: a task without messages runs beside the pattern.
             if body
                 .iter()
@@ -442,21 +464,25 @@ impl<'a> Folded<'a> {
                 bodies.insert(t.id, body);
             }
         }
-        let mut messages = BTreeMap::new();
+        // Message edges, merged per (sender op, reader op): hashed while merging, then kept
+        // ordered so everything downstream runs in the same order every time.
+        let mut merged: HashMap<(OpNode, OpNode), (u64, u64)> = HashMap::new();
         for (m, (rt, roff, rk)) in read {
-            let Some(&(st, soff, sk)) = sent.get(&m) else {
+            let (st, soff, sk) = sent[m];
+            if st == UNSENT.0 {
                 continue;
-            };
+            }
             if rk < sk {
                 return None;
             }
             let w = traffic.messages[m].size + s.latency(m);
-            let e = messages
+            let e = merged
                 .entry(((st, soff), (rt, roff)))
                 .or_insert((w, rk - sk));
             e.0 = e.0.min(w);
             e.1 = e.1.max(rk - sk);
         }
+        let messages: BTreeMap<(OpNode, OpNode), (u64, u64)> = merged.into_iter().collect();
         if bodies.is_empty() {
             return None;
         }

@@ -488,7 +488,19 @@ impl Lanes {
     fn take(&mut self, from: u64, len: u64) -> u64 {
         let (start, i) = self.earliest(from, len);
         if len > 0 {
-            self.0[i].insert(start, start + len);
+            // Touching intervals merge, so a port kept busy is one entry, not one per message.
+            let lane = &mut self.0[i];
+            let mut end = start + len;
+            if let Some(&next_end) = lane.get(&end) {
+                lane.remove(&end);
+                end = next_end;
+            }
+            match lane.range_mut(..start).next_back() {
+                Some((_, prev_end)) if *prev_end == start => *prev_end = end,
+                _ => {
+                    lane.insert(start, end);
+                }
+            }
         }
         start
     }
@@ -497,6 +509,13 @@ impl Lanes {
         let mut best: Option<(u64, usize)> = None;
         for (i, lane) in self.0.iter().enumerate() {
             let mut start = from;
+            // Most requests come after everything booked so far.
+            if lane.last_key_value().is_none_or(|(_, &end)| end <= from) {
+                if best.is_none_or(|(s, _)| start < s) {
+                    best = Some((start, i));
+                }
+                continue;
+            }
             if let Some((_, &end)) = lane.range(..=start).next_back() {
                 start = start.max(end);
             }

@@ -46,9 +46,11 @@
 //!   ([`lone_latency`]); with the defaults and L ≤ 10: 30 + L + 10 + 2h for h ≤ 6.
 //! - Preload (proactive set-up): the program's (source, destination) pairs are routed and split
 //!   into link-conflict-free configurations by the compiled model's connection scheduler
-//!   (`compiled::sched`: a port or a link is used by one circuit per configuration) — the best of
-//!   its schedulers when the working set fits into the preload slots, else greedy in first-use
-//!   order, preloaded `preload` slots at a time, as on the crossbar.
+//!   (`compiled::sched`: a port or a link is used by one circuit per configuration) — the
+//!   crossbar's optimal colouring when its configurations happen to be link-conflict free (as for
+//!   nearest-neighbour circuits), else the best of the compiled schedulers when the working set
+//!   fits into the preload slots, else greedy in first-use order, preloaded `preload` slots at a
+//!   time, as on the crossbar.
 //! - Eviction: the same time-out and counter predictors; an evicted circuit frees its ports and
 //!   all its links in its slot.
 //!
@@ -438,8 +440,9 @@ pub fn crossbar_configurations(
 
 /// Configurations for preloading on `net`: [`crossbar_configurations`] on a crossbar; elsewhere
 /// the pairs are routed and split into link-conflict-free configurations by the compiled model's
-/// scheduler (`compiled::sched`, Yuan §5.4). When greedy in first-use order fits into `slots` it
-/// is taken; otherwise, for a working set small enough to colour quickly, the fewest
+/// scheduler (`compiled::sched`, Yuan §5.4). The crossbar's optimal configurations are taken
+/// when they fit into `slots` and none of them has two circuits on one link; else greedy in
+/// first-use order when it fits; otherwise, for a working set small enough to colour quickly, the fewest
 /// configurations of all the compiled schedulers if those fit; otherwise greedy in first-use
 /// order, so that the preload groups follow the order the program needs them.
 pub fn network_configurations(
@@ -457,6 +460,22 @@ pub fn network_configurations(
         .filter(|&(u, v)| u != v && seen.insert((u, v)))
         .collect();
     let conns = patterns::connections(net, &uniq).map_err(PmsError)?;
+    // The crossbar's optimal configurations serve as they are when no two of their circuits
+    // share a link (nearest-neighbour circuits of one link each, for instance).
+    let optimal = bipartite_edge_coloring(&uniq);
+    if optimal.len() <= slots {
+        let index: BTreeMap<(NodeId, NodeId), usize> =
+            uniq.iter().enumerate().map(|(i, &p)| (p, i)).collect();
+        let link_free = optimal.iter().all(|cfg| {
+            let mut used = std::collections::BTreeSet::new();
+            cfg.iter()
+                .flat_map(|p| &conns[index[p]].links)
+                .all(|&l| used.insert(l))
+        });
+        if link_free {
+            return Ok(optimal);
+        }
+    }
     let order: Vec<usize> = (0..conns.len()).collect();
     let mut best = sched::greedy(&conns, &order);
     if best.degree() > slots && conns.len() <= 2048 {

@@ -364,3 +364,72 @@ proptest! {
         prop_assert_eq!(a, b);
     }
 }
+
+/// Fig 5's hybrid at small scale (32-port crossbar, K = 3, 64-byte messages, one message in
+/// flight per processor, time-out 10 cycles; the deterministic part is each processor's E and W
+/// neighbours, two configurations, the first k preloaded statically): 1-preload/2-dynamic beats
+/// all-dynamic at 50 % determinism, and 2-preload/1-dynamic beats 1-preload/2-dynamic by more
+/// than 10 % at 85 % and 100 % (the parameters `examples/pms_sweep.rs` finds on 128 ports).
+#[test]
+fn fig5_hybrid_orderings_at_small_scale() {
+    use rand::{Rng, SeedableRng};
+    use ttdl_backend::sim::drive::command_file::grid_neighbours;
+    const N: usize = 32;
+    let specific: Vec<Vec<usize>> = (0..N)
+        .map(|i| grid_neighbours(N, 8, i, true)[..2].to_vec())
+        .collect();
+    let known: Vec<(usize, usize)> = specific
+        .iter()
+        .enumerate()
+        .flat_map(|(i, nb)| nb.iter().map(move |&d| (i, d)))
+        .collect();
+    let cfgs = crossbar_configurations(&known, 8);
+    assert_eq!(cfgs.len(), 2);
+    let eff = |percent: u32, k: usize| {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let files: Vec<Vec<(usize, u64)>> = specific
+            .iter()
+            .enumerate()
+            .map(|(i, nb)| {
+                (0..16)
+                    .filter_map(|j| {
+                        let d = if rng.random_range(0..100) < percent {
+                            nb[j % 2]
+                        } else {
+                            rng.random_range(0..N)
+                        };
+                        (d != i).then_some((d, 8))
+                    })
+                    .collect()
+            })
+            .collect();
+        let params = PmsParams {
+            slots: 3,
+            preload: k,
+            predictor: Predictor::Timeout(10),
+            ..PmsParams::default()
+        };
+        let mut m = PmsModel::with_preload(N, params, cfgs[..k].to_vec()).unwrap();
+        let s = drive(&mut m, &files, 1, 1 << 30);
+        assert_eq!(s.stuck, 0);
+        let mut port = vec![0u64; 2 * N];
+        for (src, f) in files.iter().enumerate() {
+            for &(d, w) in f {
+                port[src] += w;
+                port[N + d] += w;
+            }
+        }
+        *port.iter().max().unwrap() as f64 / s.completion as f64
+    };
+    let at50 = [eff(50, 0), eff(50, 1)];
+    assert!(
+        at50[1] > at50[0],
+        "50 %: k=1 {} vs k=0 {}",
+        at50[1],
+        at50[0]
+    );
+    for percent in [85, 100] {
+        let (k1, k2) = (eff(percent, 1), eff(percent, 2));
+        assert!(k2 > 1.1 * k1, "{percent} %: k=2 {k2} vs k=1 {k1}");
+    }
+}

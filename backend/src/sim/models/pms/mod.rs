@@ -85,7 +85,9 @@ pub enum Predictor {
     /// time-out predictor" of the experiments; the paper does not give the time-out).
     Timeout(u64),
     /// Keep it until this many uses of *other* connections of the same input since its last use
-    /// (the counter predictor of §3.2, described there but not evaluated).
+    /// (the counter predictor of §3.2, described there but not evaluated). An idle connection
+    /// whose input sends nothing else never ages, so it can hold its output (and, off the
+    /// crossbar, its links) for ever against another input's request.
     Counter(u32),
 }
 

@@ -357,7 +357,7 @@ fn compare_writes_csv_and_svg() {
         "compare",
         "examples/jacobi-2d.ttdl",
         "--models",
-        "scheduled,wormhole,pms",
+        "scheduled,wormhole,pms,compiled algorithm=aapc",
         "--out",
         dir.to_str().unwrap(),
     ]);
@@ -368,7 +368,14 @@ fn compare_writes_csv_and_svg() {
         Some("model,completion,mean_latency,max_latency,status")
     );
     assert!(csv.contains("\"scheduled exact\",84,"), "{csv}");
-    assert!(csv.contains("\"pms\",,,,cannot run"), "{csv}");
+    assert!(
+        csv.contains("\"pms K=4 dynamic predictor=timeout=80\",562,"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains("\"compiled algorithm=aapc\",,,,cannot run"),
+        "{csv}"
+    );
     let svg = std::fs::read_to_string(dir.join("compare.svg")).unwrap();
     assert!(
         svg.starts_with("<svg") && svg.contains("scheduled exact"),

@@ -118,20 +118,14 @@ fn bad_options_are_errors() {
     }
 }
 
-/// PMS is a crossbar: on any other network it refuses and names the network to use.
+/// PMS off the crossbar: on a mesh each connection is a circuit over its route, so a preloaded
+/// one-hop message takes the crossbar's 18 cycles plus one link's wire (2 cycles).
 #[test]
-fn pms_refuses_other_networks() {
+fn pms_runs_on_a_mesh() {
     let t = pipeline();
-    let net = Network::build(&"mesh:2x2".parse().unwrap()).unwrap();
-    let placement = Placement {
-        node_of: vec![0, 1, 2],
-    };
-    let ctx = ModelContext {
-        network: &net,
-        traffic: Some(&t),
-        placement: Some(&placement),
-        seed: 1,
-    };
-    let e = registry::build("pms", &ctx).err().unwrap().to_string();
-    assert!(e.contains("crossbar:4") && e.contains("mesh:2x2"), "{e}");
+    let (name, dynamic, _) = run_on("mesh:2x2", "pms", &t);
+    assert_eq!(name, "pms K=4 dynamic predictor=timeout=80");
+    let (_, preload, lat) = run_on("mesh:2x2", "pms preload=4", &t);
+    assert!(preload < dynamic, "{preload} vs {dynamic}");
+    assert_eq!(lat[0], 20);
 }

@@ -259,10 +259,11 @@ impl Session {
     /// let mut s = Session::new().unwrap();
     /// s.eval_source("demo.ttdl", "(all-to-all-on (list (task 'a) (task 'b) (task 'c) (task 'd)))").unwrap();
     /// let o = Overrides { network: Some("mesh:2x2".into()), ..Overrides::default() };
-    /// let rows = s.compare(&o, &["scheduled", "store-forward", "pms"]).unwrap();
+    /// let rows = s.compare(&o, &["scheduled", "store-forward", "pms", "compiled algorithm=aapc"]).unwrap();
     /// let done: Vec<u64> = rows.iter().filter_map(|r| r.result.as_ref().ok()).map(|r| r.completion).collect();
     /// assert!(done[0] <= done[1]);
-    /// assert!(rows[2].result.is_err()); // pms is a crossbar: it refuses a mesh and says so
+    /// assert!(rows[2].result.is_ok()); // pms runs its circuits over the mesh's links
+    /// assert!(rows[3].result.is_err()); // ordered AAPC needs a torus: it refuses a mesh and says so
     /// ```
     pub fn compare(
         &self,

@@ -8,6 +8,8 @@
 //! choices here are: 128 processors as an 8×16 torus (row-major), `rounds` visits to the four
 //! neighbours, all-to-all by increasing offset (i → i+1, i+2, …), 16 random-neighbour messages
 //! after it in Two Phase, and the Hybrid's "specific processors" are the four torus neighbours.
+//! [`commands_on_grid`] makes the same patterns for a mesh network, whose edge nodes have only
+//! the neighbours inside it.
 
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -60,10 +62,50 @@ pub fn mesh_neighbours(n: usize, cols: usize, i: NodeId) -> [NodeId; 4] {
     ]
 }
 
+/// The neighbours of `i` on a `cols`-wide arrangement of `n` nodes: the four torus neighbours
+/// (E, W, N, S) when `wrap`, else those of them inside the mesh, in the same order.
+pub fn grid_neighbours(n: usize, cols: usize, i: NodeId, wrap: bool) -> Vec<NodeId> {
+    if wrap {
+        return mesh_neighbours(n, cols, i).to_vec();
+    }
+    let cols = cols.clamp(1, n.max(1));
+    let rows = n.div_ceil(cols).max(1);
+    let (x, y) = (i % cols, i / cols);
+    let mut nb = Vec::with_capacity(4);
+    if x + 1 < cols && i + 1 < n {
+        nb.push(i + 1);
+    }
+    if x > 0 {
+        nb.push(i - 1);
+    }
+    if y + 1 < rows && i + cols < n {
+        nb.push(i + cols);
+    }
+    if y > 0 {
+        nb.push(i - cols);
+    }
+    nb
+}
+
 /// The command file of a pattern on `n` processors, messages of `size` words.
 pub fn commands(pattern: Pattern, n: usize, size: u64, rounds: usize, seed: u64) -> CommandFile {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let cols = if n >= 16 { 16 } else { n.max(1) };
+    commands_on_grid(pattern, n, cols, true, size, rounds, seed)
+}
+
+/// [`commands`] on a `cols`-wide grid, its neighbours those of a torus (`wrap`, as [`commands`]
+/// uses) or of a mesh, where edge nodes have only two or three (the patterns for a network of
+/// that shape: a processor's neighbours are then one link away).
+pub fn commands_on_grid(
+    pattern: Pattern,
+    n: usize,
+    cols: usize,
+    wrap: bool,
+    size: u64,
+    rounds: usize,
+    seed: u64,
+) -> CommandFile {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut files: CommandFile = vec![Vec::new(); n];
     match pattern {
         Pattern::Scatter => {
@@ -74,7 +116,7 @@ pub fn commands(pattern: Pattern, n: usize, size: u64, rounds: usize, seed: u64)
         Pattern::OrderedMesh | Pattern::RandomMesh => {
             for (i, file) in files.iter_mut().enumerate() {
                 for _ in 0..rounds {
-                    let mut nb = mesh_neighbours(n, cols, i);
+                    let mut nb = grid_neighbours(n, cols, i, wrap);
                     if pattern == Pattern::RandomMesh {
                         nb.shuffle(&mut rng);
                     }
@@ -86,8 +128,11 @@ pub fn commands(pattern: Pattern, n: usize, size: u64, rounds: usize, seed: u64)
             for (i, file) in files.iter_mut().enumerate() {
                 file.extend((1..n).map(|k| ((i + k) % n, size)));
                 for _ in 0..16 {
-                    let nb = mesh_neighbours(n, cols, i);
-                    let d = nb[rng.random_range(0..4)];
+                    let nb = grid_neighbours(n, cols, i, wrap);
+                    if nb.is_empty() {
+                        continue;
+                    }
+                    let d = nb[rng.random_range(0..nb.len())];
                     if d != i {
                         file.push((d, size));
                     }
@@ -96,10 +141,10 @@ pub fn commands(pattern: Pattern, n: usize, size: u64, rounds: usize, seed: u64)
         }
         Pattern::Hybrid { percent } => {
             for (i, file) in files.iter_mut().enumerate() {
-                let nb = mesh_neighbours(n, cols, i);
+                let nb = grid_neighbours(n, cols, i, wrap);
                 for k in 0..4 * rounds {
-                    let d = if rng.random_range(0..100) < percent {
-                        nb[k % 4]
+                    let d = if rng.random_range(0..100) < percent && !nb.is_empty() {
+                        nb[k % nb.len()]
                     } else {
                         rng.random_range(0..n)
                     };

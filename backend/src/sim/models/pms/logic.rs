@@ -127,3 +127,56 @@ pub fn sl_pass(
     }
     toggled
 }
+
+/// The SL pass for a network of passive switches (the mesh variant of the model): a circuit
+/// holds, in slot s, its input and output (the NICs' injection and ejection ports, as on the
+/// crossbar) and every link of its route. The cells are visited in the same rotated row-major
+/// order as [`sl_pass`]; the busy signals A and D become one busy bit per resource, read from the
+/// slot table and `links` (`links[l]` = the circuit holding link l in this slot). A release frees
+/// all of its resources for later cells; an establish takes them only if every one is free. With
+/// empty routes this is [`sl_pass`]; a pair without a route (`None`) is never established. Returns the toggled cells as (u, v, established?).
+pub fn sl_pass_routed(
+    bs: &mut SlotTable,
+    links: &mut [Option<(usize, usize)>],
+    route: &dyn Fn(usize, usize) -> Option<Vec<usize>>,
+    cells: &[(usize, usize)],
+    a0: usize,
+    b0: usize,
+) -> Vec<(usize, usize, bool)> {
+    let n = bs.out_of.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut order: Vec<(usize, usize)> = cells
+        .iter()
+        .copied()
+        .filter(|&(u, v)| u < n && v < n)
+        .collect();
+    order.sort_by_key(|&(u, v)| ((u + n - a0 % n) % n, (v + n - b0 % n) % n));
+    order.dedup();
+    let mut toggled = Vec::new();
+    for (u, v) in order {
+        let path = route(u, v);
+        if bs.has(u, v) {
+            let path = path.unwrap_or_default();
+            bs.clear(u, v);
+            for &l in &path {
+                if links.get(l).copied().flatten() == Some((u, v)) {
+                    links[l] = None;
+                }
+            }
+            toggled.push((u, v, false));
+        } else if let Some(path) = path.filter(|p| {
+            bs.out_of[u].is_none()
+                && bs.in_of[v].is_none()
+                && p.iter().all(|&l| links.get(l).is_some_and(|o| o.is_none()))
+        }) {
+            bs.set(u, v);
+            for &l in &path {
+                links[l] = Some((u, v));
+            }
+            toggled.push((u, v, true));
+        }
+    }
+    toggled
+}

@@ -2,8 +2,7 @@
 //! register is loaded, slot by slot, from K slot tables; a central scheduler fills the tables from
 //! the NICs' request vectors (reactive, "dynamic TDM"), a compiler may preload whole
 //! configurations (proactive, "preload TDM"), and a predictor decides when an idle connection is
-//! evicted (§3.2). Every node of the network is one crossbar port: the paper's fabric is a single
-//! N×N crossbar (§5); the network's links are not used.
+//! evicted (§3.2). On `crossbar:N` every node is one port of the paper's single N×N crossbar (§5).
 //!
 //! Units: one cycle is 10 ns, one word 8 bytes (the paper's flit, 10 ns at 6.4 Gb/s), so the
 //! defaults are the paper's: a 100 ns slot carries 80 bytes = 10 words, the scheduler takes 80 ns
@@ -15,6 +14,47 @@
 //! connection is granted sends up to a slot's worth of words from its virtual output queue. The
 //! scheduler runs every scheduler latency on one slot (the SL counter, round robin) and applies
 //! Tables 1 and 2 with a priority rotated from a seeded generator.
+//!
+//! **On any other network (meshes and tori of any size and dimension, rings, lines, hypercubes…)**
+//! the fabric is the network's own switches, each a passive switch with the paper's K slot tables
+//! (§4 allows "any direct topology"; the paper builds only the crossbar, so what follows are this
+//! model's choices where it is silent):
+//! - A connection u → v is a TDM *circuit* along its route (dimension order on grids, shorter way
+//!   round each ring; breadth-first shortest path elsewhere — `compiled::patterns::route`, the
+//!   route the compiled model's configurations assume). It holds one slot s on its injection port,
+//!   on every link of the route and on its ejection port: the crossbar connection made multi-hop.
+//!   No two circuits hold the same port or link in the same slot ([`PmsModel::check`]).
+//! - One central scheduler serves the whole network, with the crossbar's latencies: the request
+//!   cable, one SL clock per slot, the grant cable. The SL pass visits the requests in the same
+//!   rotated order as the crossbar's array, with one busy bit per port and per link in slot s
+//!   instead of the A/D ripples ([`logic::sl_pass_routed`]): a circuit is established only if its
+//!   ports and every link of its route are free in slot s. The grant then configures the switches
+//!   along the path, `hop-setup` cycles per link (default 1), so a circuit of h links is usable
+//!   `sched + grant + h·hop-setup` cycles after its SL clock.
+//! - Data: the switches are passive (no S/P conversion, their own delay neglected as in §5), so
+//!   each link adds only its wire: `hop-wire` cycles per link (default 2, the 20 ns of a 10 ft
+//!   cable) on top of the crossbar's pipe (P/S, the cables to and from the first and last switch,
+//!   S/P). All switches change slot together at the slot clock; the slot's data front is taken to
+//!   travel with its configuration along the path (each switch's slot is delayed by its wires, the
+//!   guard band absorbing the skew), so a slot is a time window at the source, as in Yuan's
+//!   optical TDM models.
+//! - A lone message of L words on a circuit of h links, injected at 0 into an idle network, with
+//!   slot length S = guard + W (W = `slot-words`): the scheduler sees the request at R = `request`,
+//!   sets it up at the next SL clock t_s = ⌈R/σ⌉σ (σ = `sched`), the circuit is usable from
+//!   t_s + σ + G + h·hop-setup (G = `grant`), the first slot boundary after that is T0, and it
+//!   arrives at T0 + (⌈L/W⌉−1)·S + guard + (L − (⌈L/W⌉−1)·W) + pipe + h·hop-wire
+//!   ([`lone_latency`]); with the defaults and L ≤ 10: 30 + L + 10 + 2h for h ≤ 6.
+//! - Preload (proactive set-up): the program's (source, destination) pairs are routed and split
+//!   into link-conflict-free configurations by the compiled model's connection scheduler
+//!   (`compiled::sched`: a port or a link is used by one circuit per configuration) — the
+//!   crossbar's optimal colouring when its configurations happen to be link-conflict free (as for
+//!   nearest-neighbour circuits), else the best of the compiled schedulers when the working set
+//!   fits into the preload slots, else greedy in first-use order, preloaded `preload` slots at a
+//!   time, as on the crossbar.
+//! - Eviction: the same time-out and counter predictors; an evicted circuit frees its ports and
+//!   all its links in its slot.
+//!
+//! On a crossbar the routes are empty and the model is exactly the crossbar above.
 
 pub mod logic;
 
@@ -23,11 +63,12 @@ use std::collections::{BTreeMap, VecDeque};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::sim::models::compiled::patterns;
 use crate::sim::models::compiled::sched::{self, Connection};
 use crate::sim::options::{choice, int, int_depends, ModelError, ModelOptions, OptionSpec};
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
-use crate::topology::NodeId;
+use crate::topology::{Kind, LinkId, Network, NodeId};
 use logic::SlotTable;
 
 /// An invalid parameter, with a message for the user.
@@ -44,7 +85,9 @@ pub enum Predictor {
     /// time-out predictor" of the experiments; the paper does not give the time-out).
     Timeout(u64),
     /// Keep it until this many uses of *other* connections of the same input since its last use
-    /// (the counter predictor of §3.2, described there but not evaluated).
+    /// (the counter predictor of §3.2, described there but not evaluated). An idle connection
+    /// whose input sends nothing else never ages, so it can hold its output (and, off the
+    /// crossbar, its links) for ever against another input's request.
     Counter(u32),
 }
 
@@ -71,6 +114,11 @@ pub struct PmsParams {
     pub predictor: Predictor,
     /// Seed of the priority rotation.
     pub seed: u64,
+    /// Off the crossbar: data cycles each switch-to-switch link adds (its wire).
+    pub hop_wire: u64,
+    /// Off the crossbar: set-up cycles each link of a circuit adds (the grant configuring the
+    /// switches along the path).
+    pub hop_setup: u64,
 }
 
 impl Default for PmsParams {
@@ -87,6 +135,8 @@ impl Default for PmsParams {
             // Two frames of K = 4 slots (800 ns); the paper leaves the time-out open.
             predictor: Predictor::Timeout(80),
             seed: 1,
+            hop_wire: 2,
+            hop_setup: 1,
         }
     }
 }
@@ -111,6 +161,8 @@ impl PmsParams {
             "pipe" => self.pipe_latency = num()?,
             "preload" => self.preload = num()? as usize,
             "seed" => self.seed = num()?,
+            "hop-wire" => self.hop_wire = num()?,
+            "hop-setup" => self.hop_setup = num()?,
             "timeout" => self.predictor = Predictor::Timeout(num()?),
             "threshold" => {
                 self.predictor = Predictor::Counter(u32::try_from(num()?).map_err(|_| {
@@ -131,7 +183,7 @@ impl PmsParams {
             }
             other => {
                 return Err(PmsError(format!(
-                    "unknown option `{other}`: expected slots, slot-words, guard, sched, request, grant, pipe, preload, predictor, timeout, threshold or seed"
+                    "unknown option `{other}`: expected slots, slot-words, guard, sched, request, grant, pipe, hop-wire, hop-setup, preload, predictor, timeout, threshold or seed"
                 )))
             }
         }
@@ -164,6 +216,20 @@ impl PmsParams {
         }
         Ok(())
     }
+}
+
+/// Arrival of a lone message of `words` words, injected at cycle 0 into an idle, reactive model,
+/// on a circuit of `hops` links (0 on the crossbar): the formula of the module doc.
+pub fn lone_latency(p: &PmsParams, words: u64, hops: u64) -> u64 {
+    let w = p.slot_words.max(1);
+    let sched = p.sched_latency.max(1);
+    let slot = p.guard + w;
+    let t_s = p.request_latency.div_ceil(sched) * sched;
+    let ready = t_s + sched + p.grant_latency + hops * p.hop_setup;
+    let t0 = ready.div_ceil(slot) * slot;
+    let words = words.max(1);
+    let full = words.div_ceil(w) - 1;
+    t0 + full * slot + p.guard + (words - full * w) + p.pipe_latency + hops * p.hop_wire
 }
 
 /// Options for the model registry (defaults as [`PmsParams::default`]).
@@ -212,6 +278,20 @@ pub const OPTIONS: &[OptionSpec] = &[
     ),
     int("pipe", "10", 0, 1 << 32, "cycles through the data pipeline"),
     int(
+        "hop-wire",
+        "2",
+        0,
+        1 << 32,
+        "off the crossbar: data cycles per switch-to-switch link of a circuit",
+    ),
+    int(
+        "hop-setup",
+        "1",
+        0,
+        1 << 32,
+        "off the crossbar: set-up cycles per link of a circuit (the grant reaching its switches)",
+    ),
+    int(
         "preload",
         "0",
         0,
@@ -247,24 +327,16 @@ pub const OPTIONS: &[OptionSpec] = &[
     ),
 ];
 
-/// Builds the model for `simulate`/`compare`: one crossbar port per network node. With
-/// `preload=P > 0` and a program, the program's (source, destination) pairs are split into
-/// crossbar configurations and preloaded P slot tables at a time (proactive set-up); without a
-/// program there is nothing to preload and the slots are scheduled reactively.
+/// Builds the model for `simulate`/`compare`: on `crossbar:N` one crossbar port per node, on any
+/// other network TDM circuits over its links (module doc). With `preload=P > 0` and a program,
+/// the program's (source, destination) pairs are split into configurations (partial permutations
+/// on the crossbar, link-conflict-free circuits elsewhere) and preloaded P slot tables at a time
+/// (proactive set-up); without a program there is nothing to preload and the slots are scheduled
+/// reactively.
 pub fn build(
     ctx: &ModelContext<'_>,
     opts: &mut ModelOptions,
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
-    // Ding et al.'s fabric is one N×N crossbar (§5); on a mesh or torus its figures would
-    // describe a different, contention-free machine, so the model says so instead of running.
-    if ctx.network.spec.kind != crate::topology::Kind::Crossbar {
-        return Err(ModelError(format!(
-            "pms models a single TDM crossbar (Ding et al. §5), not `{}`; compare it on \
-             `--network crossbar:{}`",
-            ctx.network.spec,
-            ctx.network.nodes()
-        )));
-    }
     let slots = opts.int("slots")? as usize;
     let preload = opts.int("preload")? as usize;
     if preload > slots {
@@ -290,8 +362,9 @@ pub fn build(
         preload,
         predictor,
         seed: opts.int_or("seed", ctx.seed)?,
+        hop_wire: opts.int("hop-wire")?,
+        hop_setup: opts.int("hop-setup")?,
     };
-    let ports = ctx.network.nodes();
     let configs = match (ctx.traffic, ctx.placement, preload) {
         (Some(t), Some(p), 1..) => {
             let mut pairs = Vec::new();
@@ -306,21 +379,23 @@ pub fn build(
                         .map(|&dst| (src, dst)),
                 );
             }
-            crossbar_configurations(&pairs, preload)
+            network_configurations(ctx.network, &pairs, preload)
+                .map_err(|e| ModelError(e.to_string()))?
         }
         _ => Vec::new(),
     };
     let model = if configs.is_empty() {
         // Nothing to preload: every slot is scheduled on demand.
-        PmsModel::new(
-            ports,
+        PmsModel::on_network(
+            ctx.network,
             PmsParams {
                 preload: 0,
                 ..params
             },
+            Vec::new(),
         )
     } else {
-        PmsModel::with_preload(ports, params, configs)
+        PmsModel::on_network(ctx.network, params, configs)
     };
     Ok(Box::new(model.map_err(|e| ModelError(e.to_string()))?))
 }
@@ -363,6 +438,64 @@ pub fn crossbar_configurations(
             c
         })
         .collect()
+}
+
+/// Configurations for preloading on `net`: [`crossbar_configurations`] on a crossbar; elsewhere
+/// the pairs are routed and split into link-conflict-free configurations by the compiled model's
+/// scheduler (`compiled::sched`, Yuan §5.4). The crossbar's optimal configurations are taken
+/// when they fit into `slots` and none of them has two circuits on one link; else greedy in
+/// first-use order when it fits; otherwise, for a working set small enough to colour quickly, the fewest
+/// configurations of all the compiled schedulers if those fit; otherwise greedy in first-use
+/// order, so that the preload groups follow the order the program needs them.
+pub fn network_configurations(
+    net: &Network,
+    pairs: &[(NodeId, NodeId)],
+    slots: usize,
+) -> Result<Vec<Vec<(NodeId, NodeId)>>, PmsError> {
+    if net.spec.kind == Kind::Crossbar {
+        return Ok(crossbar_configurations(pairs, slots));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let uniq: Vec<(NodeId, NodeId)> = pairs
+        .iter()
+        .copied()
+        .filter(|&(u, v)| u != v && seen.insert((u, v)))
+        .collect();
+    let conns = patterns::connections(net, &uniq).map_err(PmsError)?;
+    // The crossbar's optimal configurations serve as they are when no two of their circuits
+    // share a link (nearest-neighbour circuits of one link each, for instance).
+    let optimal = bipartite_edge_coloring(&uniq);
+    if optimal.len() <= slots {
+        let index: BTreeMap<(NodeId, NodeId), usize> =
+            uniq.iter().enumerate().map(|(i, &p)| (p, i)).collect();
+        let link_free = optimal.iter().all(|cfg| {
+            let mut used = std::collections::BTreeSet::new();
+            cfg.iter()
+                .flat_map(|p| &conns[index[p]].links)
+                .all(|&l| used.insert(l))
+        });
+        if link_free {
+            return Ok(optimal);
+        }
+    }
+    let order: Vec<usize> = (0..conns.len()).collect();
+    let mut best = sched::greedy(&conns, &order);
+    if best.degree() > slots && conns.len() <= 2048 {
+        if let Ok(c) = sched::schedule(&conns, sched::Algorithm::Best, None) {
+            if c.degree() <= slots {
+                best = c;
+            }
+        }
+    }
+    Ok(best
+        .configs
+        .into_iter()
+        .map(|cfg| {
+            let mut c: Vec<(NodeId, NodeId)> = cfg.into_iter().map(|i| uniq[i]).collect();
+            c.sort_unstable();
+            c
+        })
+        .collect())
 }
 
 /// Optimal crossbar configurations: a proper edge colouring of the bipartite (input, output)
@@ -455,11 +588,62 @@ impl Voq {
     }
 }
 
-/// The PMS crossbar (`NetworkModel`).
+/// The switches between the NICs when the network is not a single crossbar: every switch holds
+/// the K slot tables, kept here as the circuit owning each directed link in each slot.
+#[derive(Clone, Debug)]
+struct Fabric {
+    net: Network,
+    /// Route of every pair seen so far (injected or preloaded).
+    routes: BTreeMap<(NodeId, NodeId), Vec<LinkId>>,
+    /// `owner[s][l]`: the circuit holding link l in slot s.
+    owner: Vec<Vec<Option<(NodeId, NodeId)>>>,
+}
+
+impl Fabric {
+    /// Routes (u, v) if not yet routed; false if it cannot be.
+    fn ensure_route(&mut self, u: NodeId, v: NodeId) -> bool {
+        if self.routes.contains_key(&(u, v)) {
+            return true;
+        }
+        match patterns::route(&self.net, u, v) {
+            Ok(r) => {
+                self.routes.insert((u, v), r);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    fn hops(&self, u: NodeId, v: NodeId) -> u64 {
+        self.routes.get(&(u, v)).map_or(0, |r| r.len() as u64)
+    }
+
+    fn release(&mut self, s: usize, u: NodeId, v: NodeId) {
+        if let Some(r) = self.routes.get(&(u, v)) {
+            for &l in r {
+                if self.owner[s][l] == Some((u, v)) {
+                    self.owner[s][l] = None;
+                }
+            }
+        }
+    }
+
+    fn take(&mut self, s: usize, u: NodeId, v: NodeId) {
+        if let Some(r) = self.routes.get(&(u, v)) {
+            for &l in r {
+                self.owner[s][l] = Some((u, v));
+            }
+        }
+    }
+}
+
+/// The PMS switch (`NetworkModel`): the crossbar, or circuits over a network's switches.
 #[derive(Clone, Debug)]
 pub struct PmsModel {
     params: PmsParams,
     n: usize,
+    /// `None` on the crossbar.
+    fabric: Option<Fabric>,
     tables: Vec<SlotTable>,
     conns: BTreeMap<(NodeId, NodeId), Established>,
     voqs: BTreeMap<(NodeId, NodeId), Voq>,
@@ -479,6 +663,8 @@ pub struct PmsModel {
     pub busy_slots: u64,
     /// Slots the fabric ran (non-empty tables).
     pub slots_run: u64,
+    /// Packets between nodes the network does not connect (never delivered).
+    pub unroutable: u64,
 }
 
 impl PmsModel {
@@ -491,6 +677,56 @@ impl PmsModel {
     /// at a time (the compiler's working set, §3.1 and extension 5).
     pub fn with_preload(
         ports: usize,
+        params: PmsParams,
+        configs: Vec<Vec<(NodeId, NodeId)>>,
+    ) -> Result<PmsModel, PmsError> {
+        PmsModel::build(ports, None, params, configs)
+    }
+
+    /// The model on `net`: the crossbar of [`PmsModel::with_preload`] when `net` is a crossbar,
+    /// otherwise TDM circuits over its links (module doc); `configs` must then be free of port
+    /// and link conflicts (as [`network_configurations`] makes them).
+    pub fn on_network(
+        net: &Network,
+        params: PmsParams,
+        configs: Vec<Vec<(NodeId, NodeId)>>,
+    ) -> Result<PmsModel, PmsError> {
+        if net.spec.kind == Kind::Crossbar {
+            return PmsModel::with_preload(net.nodes(), params, configs);
+        }
+        let mut fabric = Fabric {
+            net: net.clone(),
+            routes: BTreeMap::new(),
+            owner: vec![vec![None; net.links.len()]; params.slots],
+        };
+        for (k, cfg) in configs.iter().enumerate() {
+            let mut used = vec![false; net.links.len()];
+            for &(u, v) in cfg {
+                if u >= net.nodes() || v >= net.nodes() {
+                    continue; // reported by the port check below
+                }
+                if !fabric.ensure_route(u, v) {
+                    return Err(PmsError(format!(
+                        "preloaded connection {u} → {v} has no route in {}",
+                        net.spec
+                    )));
+                }
+                for &l in &fabric.routes[&(u, v)] {
+                    if std::mem::replace(&mut used[l], true) {
+                        return Err(PmsError(format!(
+                            "preloaded configuration {k}: {u} → {v} shares link {} → {} with another connection",
+                            net.links[l].from, net.links[l].to
+                        )));
+                    }
+                }
+            }
+        }
+        PmsModel::build(net.nodes(), Some(fabric), params, configs)
+    }
+
+    fn build(
+        ports: usize,
+        fabric: Option<Fabric>,
         params: PmsParams,
         configs: Vec<Vec<(NodeId, NodeId)>>,
     ) -> Result<PmsModel, PmsError> {
@@ -534,6 +770,8 @@ impl PmsModel {
             rng: ChaCha8Rng::seed_from_u64(params.seed),
             tables: vec![SlotTable::new(ports); params.slots],
             n: ports,
+            fabric,
+            unroutable: 0,
             params,
             conns: BTreeMap::new(),
             voqs: BTreeMap::new(),
@@ -569,6 +807,9 @@ impl PmsModel {
             for (u, v) in old {
                 self.tables[s].clear(u, v);
                 self.conns.remove(&(u, v));
+                if let Some(f) = &mut self.fabric {
+                    f.release(s, u, v);
+                }
             }
         }
         for (s, cfg) in group.into_iter().enumerate() {
@@ -577,6 +818,9 @@ impl PmsModel {
                     continue; // already realized in a dynamic slot
                 }
                 self.tables[s].set(u, v);
+                if let Some(f) = &mut self.fabric {
+                    f.take(s, u, v);
+                }
                 self.conns.insert(
                     (u, v),
                     Established {
@@ -663,10 +907,27 @@ impl PmsModel {
             .retain(|_, q| !q.packets.is_empty() || q.dropped.is_none_or(|d| d > t));
         let a0 = self.rng.random_range(0..self.n);
         let b0 = self.rng.random_range(0..self.n);
-        for (u, v, established) in logic::sl_pass(&mut self.tables[s], &cells, a0, b0) {
+        let toggled = match &mut self.fabric {
+            None => logic::sl_pass(&mut self.tables[s], &cells, a0, b0),
+            Some(f) => {
+                let routes = &f.routes;
+                logic::sl_pass_routed(
+                    &mut self.tables[s],
+                    &mut f.owner[s],
+                    &|u, v| routes.get(&(u, v)).cloned(),
+                    &cells,
+                    a0,
+                    b0,
+                )
+            }
+        };
+        for (u, v, established) in toggled {
             if established {
                 self.setups += 1;
-                let from = t + self.params.sched_latency + self.params.grant_latency;
+                let from = t
+                    + self.params.sched_latency
+                    + self.params.grant_latency
+                    + self.params.hop_setup * self.hops(u, v);
                 self.conns.insert(
                     (u, v),
                     Established {
@@ -709,6 +970,7 @@ impl PmsModel {
             if e.usable_from > t {
                 continue;
             }
+            let pipe = self.params.pipe_latency + self.params.hop_wire * self.hops(u, v);
             let Some(q) = self.voqs.get_mut(&(u, v)) else {
                 continue;
             };
@@ -729,8 +991,7 @@ impl PmsModel {
                     let id = head.0;
                     q.packets.pop_front();
                     // Last word leaves in cycle first + sent − 1, arrives through the pipe.
-                    self.outbox
-                        .push((first + sent + self.params.pipe_latency, id));
+                    self.outbox.push((first + sent + pipe, id));
                 }
             }
             if q.packets.is_empty() {
@@ -757,7 +1018,8 @@ impl PmsModel {
     }
 
     /// Checks the invariants the hardware guarantees: every slot table is a partial permutation
-    /// and every established connection sits in exactly the table it was given.
+    /// and every established connection sits in exactly the table it was given; off the crossbar
+    /// also that no two circuits hold one link in one slot.
     pub fn check(&self) -> Result<(), PmsError> {
         for (s, t) in self.tables.iter().enumerate() {
             for (u, v) in t.out_of.iter().enumerate() {
@@ -789,7 +1051,51 @@ impl PmsModel {
                 )));
             }
         }
+        self.check_links()
+    }
+
+    /// Links of the circuit u → v (0 on the crossbar).
+    fn hops(&self, u: NodeId, v: NodeId) -> u64 {
+        self.fabric.as_ref().map_or(0, |f| f.hops(u, v))
+    }
+
+    /// Off the crossbar: every established circuit holds every link of its route in its slot,
+    /// and no link is held by two circuits in one slot (recounted from the connections, not read
+    /// from the owner table).
+    fn check_links(&self) -> Result<(), PmsError> {
+        let Some(f) = &self.fabric else {
+            return Ok(());
+        };
+        let mut held: Vec<Vec<Option<(NodeId, NodeId)>>> =
+            vec![vec![None; f.net.links.len()]; self.params.slots];
+        for (&(u, v), e) in &self.conns {
+            let route = f
+                .routes
+                .get(&(u, v))
+                .ok_or_else(|| PmsError(format!("{u} → {v} is established without a route")))?;
+            for &l in route {
+                if let Some((a, b)) = held[e.slot][l].replace((u, v)) {
+                    return Err(PmsError(format!(
+                        "slot {}: link {} → {} is held by {a} → {b} and {u} → {v}",
+                        e.slot, f.net.links[l].from, f.net.links[l].to
+                    )));
+                }
+            }
+        }
+        if held != f.owner {
+            return Err(PmsError(
+                "the link owner tables disagree with the established circuits".into(),
+            ));
+        }
         Ok(())
+    }
+
+    /// Links of the network, per slot, with the circuit holding each (test hook; empty on the
+    /// crossbar).
+    pub fn link_owners(&self) -> Vec<Vec<Option<(NodeId, NodeId)>>> {
+        self.fabric
+            .as_ref()
+            .map_or_else(Vec::new, |f| f.owner.clone())
     }
 
     /// Slot tables currently holding at least one connection (the effective degree).
@@ -838,6 +1144,12 @@ impl NetworkModel for PmsModel {
             // Stays in the node (or names no port): delivered through the NIC alone.
             self.outbox.push((now + packet.size, packet.id));
             return;
+        }
+        if let Some(f) = &mut self.fabric {
+            if !f.ensure_route(packet.src, packet.dst) {
+                self.unroutable += 1;
+                return;
+            }
         }
         let rl = self.params.request_latency;
         let q = self.voqs.entry((packet.src, packet.dst)).or_default();

@@ -85,9 +85,12 @@ pub enum Predictor {
     /// time-out predictor" of the experiments; the paper does not give the time-out).
     Timeout(u64),
     /// Keep it until this many uses of *other* connections of the same input since its last use
-    /// (the counter predictor of §3.2, described there but not evaluated). An idle connection
-    /// whose input sends nothing else never ages, so it can hold its output (and, off the
-    /// crossbar, its links) for ever against another input's request.
+    /// (the counter predictor of §3.2, described there but not evaluated). Read literally, an
+    /// idle connection whose input sends nothing else never ages and can hold its output (and,
+    /// off the crossbar, its links) for ever against another input's request; so every
+    /// scheduler pass that leaves a request waiting also ages every idle connection by one.
+    /// With no request waiting nothing ages, so, as the paper wants, no connection is evicted
+    /// during a pure computation phase.
     Counter(u32),
 }
 
@@ -921,6 +924,11 @@ impl PmsModel {
                 )
             }
         };
+        let wanted: Vec<(NodeId, NodeId)> = cells
+            .iter()
+            .copied()
+            .filter(|k| !self.conns.contains_key(k))
+            .collect();
         for (u, v, established) in toggled {
             if established {
                 self.setups += 1;
@@ -940,6 +948,20 @@ impl PmsModel {
                 );
             } else {
                 self.conns.remove(&(u, v));
+            }
+        }
+        // A request still waiting ages every idle connection (see `Predictor::Counter`).
+        if matches!(self.params.predictor, Predictor::Counter(_))
+            && wanted.iter().any(|k| !self.conns.contains_key(k))
+        {
+            let voqs = &self.voqs;
+            for (k, e) in self.conns.iter_mut() {
+                let busy = voqs
+                    .get(k)
+                    .is_some_and(|q| !q.packets.is_empty() && q.requested(t));
+                if !e.preloaded && !busy {
+                    e.counter = e.counter.saturating_add(1);
+                }
             }
         }
     }

@@ -1131,7 +1131,17 @@ impl Placed {
         spec: &str,
         max_cycles: Option<u64>,
     ) -> Result<crate::sim::drive::program::SimReport, crate::sim::drive::program::SimError> {
-        use crate::sim::drive::program::{simulate, SimOptions};
+        self.simulate_with_progress(spec, max_cycles, &Progress::none())
+    }
+
+    /// [`Placed::simulate`], counting delivered messages on `progress`.
+    pub fn simulate_with_progress(
+        &self,
+        spec: &str,
+        max_cycles: Option<u64>,
+        progress: &Progress,
+    ) -> Result<crate::sim::drive::program::SimReport, crate::sim::drive::program::SimError> {
+        use crate::sim::drive::program::{simulate_with_progress, SimOptions};
         use crate::sim::registry::{self, ModelContext};
         let ctx = ModelContext {
             network: &self.network,
@@ -1144,12 +1154,13 @@ impl Placed {
         if let Some(m) = max_cycles {
             opts.max_cycles = m;
         }
-        simulate(
+        simulate_with_progress(
             &self.traffic,
             &self.placement,
             &self.network,
             model.as_mut(),
             &opts,
+            progress,
         )
     }
 

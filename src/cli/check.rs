@@ -33,10 +33,12 @@ pub fn run(args: &CheckArgs) -> CliResult {
     let input = super::input::read_folded(file, &args.source)?;
     let (printed, mut traffic) = (input.printed, input.traffic);
     print!("{printed}");
+    let spinner = super::Spinner::new("timing the program");
     pipeline::time_unplaced(&mut traffic, args.timing.as_deref()).map_err(|e| match e {
         pipeline::PipelineError::Config(s) => CliError::Usage(s),
         other => CliError::Input(other.to_string()),
     })?;
+    drop(spinner);
     let out = match args.output.format {
         Format::Text => report::traffic::text(&traffic),
         Format::Json => {
@@ -91,6 +93,7 @@ pub(crate) fn evaluate_folded(file: &Path, source: &Source) -> Result<(String, T
 }
 
 fn evaluate_as(file: &Path, source: &Source, folded: bool) -> Result<(String, Traffic), CliError> {
+    let _spinner = super::Spinner::new(&format!("evaluating {}", file.display()));
     let mut fold = true;
     loop {
         let mut session = if source.no_stdlib {

@@ -52,6 +52,34 @@ impl CliError {
 
 pub type CliResult = Result<(), CliError>;
 
+/// A spinner on standard error naming the work under way, only when standard error is a
+/// terminal (never in a pipe or a test's captured output); cleared when dropped.
+pub struct Spinner(Option<indicatif::ProgressBar>);
+
+impl Spinner {
+    pub fn new(what: &str) -> Spinner {
+        use std::io::IsTerminal;
+        if !std::io::stderr().is_terminal() {
+            return Spinner(None);
+        }
+        let bar = indicatif::ProgressBar::new_spinner();
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}") {
+            bar.set_style(style);
+        }
+        bar.set_message(what.to_string());
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        Spinner(Some(bar))
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        if let Some(b) = &self.0 {
+            b.finish_and_clear();
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     #[default]

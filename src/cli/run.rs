@@ -131,7 +131,7 @@ impl Sink for Bar {
     }
 }
 
-fn progress_bar() -> (Progress, Option<indicatif::ProgressBar>) {
+pub(super) fn progress_bar() -> (Progress, Option<indicatif::ProgressBar>) {
     use std::io::IsTerminal;
     let cancel = Arc::new(AtomicBool::new(false));
     if !std::io::stderr().is_terminal() {

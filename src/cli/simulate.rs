@@ -68,6 +68,7 @@ pub fn load_program(
     let input = super::input::read(path, source)?;
     // What the script printed goes to standard error, keeping standard output for the report.
     eprint!("{}", input.printed);
+    let _spinner = super::Spinner::new("placing the program");
     pipeline::placed(&input.traffic, &plan.overrides().or(input.base))
         .map_err(super::run::cli_error)
 }
@@ -93,9 +94,12 @@ pub fn run(args: &SimulateArgs) -> CliResult {
     // error (exit 2); a program too large or a run that cannot finish is the input's (exit 1).
     prog.check_model(&spec)
         .map_err(|e| CliError::Usage(e.to_string()))?;
-    let report = prog
-        .simulate(&spec, args.max_cycles)
-        .map_err(|e| CliError::Input(e.to_string()))?;
+    let bar = super::run::progress_bar();
+    let report = prog.simulate_with_progress(&spec, args.max_cycles, &bar.0);
+    if let Some(b) = &bar.1 {
+        b.finish_and_clear();
+    }
+    let report = report.map_err(|e| CliError::Input(e.to_string()))?;
     let out = match args.output.format {
         Format::Text if args.detail => {
             report::simulation::summary(&prog, &report) + &report::simulation::detail(&report)

@@ -237,6 +237,27 @@ pub fn simulate(
     model: &mut dyn NetworkModel,
     opts: &SimOptions,
 ) -> Result<SimReport, SimError> {
+    simulate_with_progress(
+        traffic,
+        placement,
+        network,
+        model,
+        opts,
+        &crate::progress::Progress::none(),
+    )
+}
+
+/// [`simulate`], counting delivered copies of messages on `progress` (one stage, "simulate").
+pub fn simulate_with_progress(
+    traffic: &Traffic,
+    placement: &Placement,
+    network: &Network,
+    model: &mut dyn NetworkModel,
+    opts: &SimOptions,
+    progress: &crate::progress::Progress,
+) -> Result<SimReport, SimError> {
+    let copies: usize = traffic.messages.iter().map(|m| m.dst.len()).sum();
+    progress.stage("simulate", copies as u64);
     let ntasks = traffic.tasks.len();
     let node_of = |t: TaskId| -> Result<NodeId, ModelError> {
         placement
@@ -417,6 +438,7 @@ pub fn simulate(
                 };
                 let at = d.at.max(t + 1);
                 arrival[m][k] = Some(at);
+                progress.advance(1);
                 if let Some(w) = waiting[m][k].take() {
                     state[w] = State::Ready;
                     wake.push(at, w);

@@ -49,10 +49,26 @@ fn main() {
     let which = std::env::args().nth(2).unwrap_or_else(|| "thesis".into());
     let variant = match which.as_str() {
         // Fig 3.5's forward holding (10) beside Fig 3.6's backward dropping.
-        "thesis" => Variant { forward_hold: 10, ctrl: (1, 1), outstanding: None },
-        "dropping" => Variant { forward_hold: 0, ctrl: (1, 1), outstanding: None },
-        "slow-control" => Variant { forward_hold: 10, ctrl: (2, 2), outstanding: None },
-        "one-request" => Variant { forward_hold: 10, ctrl: (1, 1), outstanding: Some(1) },
+        "thesis" => Variant {
+            forward_hold: 10,
+            ctrl: (1, 1),
+            outstanding: None,
+        },
+        "dropping" => Variant {
+            forward_hold: 0,
+            ctrl: (1, 1),
+            outstanding: None,
+        },
+        "slow-control" => Variant {
+            forward_hold: 10,
+            ctrl: (2, 2),
+            outstanding: None,
+        },
+        "one-request" => Variant {
+            forward_hold: 10,
+            ctrl: (1, 1),
+            outstanding: Some(1),
+        },
         other => {
             eprintln!("unknown variant `{other}`: thesis, dropping, slow-control or one-request");
             std::process::exit(2);
@@ -67,12 +83,22 @@ fn main() {
     println!("Yuan Table 3.1 beside ours (16x16, msg 8, max throughput in msgs/node/slot), variant {which}: {variant:?}");
     println!(
         "{:>3} | {:>10} {:>10} | {:>8} {:>8} {:>12} | {:>8} {:>8} {:>12}",
-        "d", "Yuan fwd s", "Yuan bwd s", "our fwd", "thr", "within 1%", "our bwd", "thr", "within 1%"
+        "d",
+        "Yuan fwd s",
+        "Yuan bwd s",
+        "our fwd",
+        "thr",
+        "within 1%",
+        "our bwd",
+        "thr",
+        "within 1%"
     );
     for (d, yf, yb) in yuan.into_iter().filter(|y| ds.contains(&y.0)) {
         let mut cells = Vec::new();
         for dir in [Direction::Forward, Direction::Backward] {
-            let cands: Vec<usize> = (1..=d).filter(|s| *s <= 12 || *s == d || s % 4 == 0).collect();
+            let cands: Vec<usize> = (1..=d)
+                .filter(|s| *s <= 12 || *s == d || s % 4 == 0)
+                .collect();
             let mut row = Vec::new();
             for s in cands {
                 let mut cfg = ReservationConfig::new(t, d, dir, s);
@@ -86,11 +112,21 @@ fn main() {
                 let r = max_throughput(&cfg, 8, 0.002, 500, measure).expect("run");
                 row.push((s, r.throughput));
             }
-            let best = row.iter().cloned().fold((0, 0.0), |a, x| if x.1 > a.1 { x } else { a });
-            let near: Vec<usize> = row.iter().filter(|x| x.1 >= 0.99 * best.1).map(|x| x.0).collect();
+            let best = row
+                .iter()
+                .cloned()
+                .fold((0, 0.0), |a, x| if x.1 > a.1 { x } else { a });
+            let near: Vec<usize> = row
+                .iter()
+                .filter(|x| x.1 >= 0.99 * best.1)
+                .map(|x| x.0)
+                .collect();
             eprintln!(
                 "d={d} {dir:?}: {}",
-                row.iter().map(|(s, t)| format!("s={s}:{t:.4}")).collect::<Vec<_>>().join(" ")
+                row.iter()
+                    .map(|(s, t)| format!("s={s}:{t:.4}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
             );
             cells.push((best, near));
         }
@@ -101,7 +137,15 @@ fn main() {
         };
         println!(
             "{:>3} | {:>10} {:>10} | {:>8} {:>8.4} {:>12} | {:>8} {:>8.4} {:>12}",
-            d, yf, yb, cells[0].0 .0, cells[0].0 .1, span(&cells[0].1), cells[1].0 .0, cells[1].0 .1, span(&cells[1].1)
+            d,
+            yf,
+            yb,
+            cells[0].0 .0,
+            cells[0].0 .1,
+            span(&cells[0].1),
+            cells[1].0 .0,
+            cells[1].0 .1,
+            span(&cells[1].1)
         );
     }
 }

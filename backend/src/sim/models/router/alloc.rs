@@ -211,6 +211,23 @@ impl Allocator {
         if r.inputs == 0 {
             return;
         }
+        if r.inputs.is_power_of_two() {
+            // One requester (the common case at low load): every allocator matches it to the
+            // resource its own arbiter prefers and moves both pointers.
+            let i = r.inputs.trailing_zeros() as usize;
+            let ptr = self.in_ptr[router * self.n_in + i] as usize;
+            let o = if r.prioritized && self.kind != AllocKind::Islip {
+                let n_out = self.n_out;
+                arbitrate(r.req_in[i], ptr, n_out, |o| r.in_pri[i * n_out + o])
+            } else {
+                first_from(r.req_in[i], ptr)
+            };
+            r.match_in[i] = o as u16;
+            r.match_out[o] = i as u16;
+            self.in_ptr[router * self.n_in + i] = ((o + 1) % self.n_out) as u16;
+            self.out_ptr[router * self.n_out + o] = ((i + 1) % self.n_in) as u16;
+            return;
+        }
         match self.kind {
             AllocKind::Islip => self.islip(router, r),
             AllocKind::InputFirst | AllocKind::Oldest => self.input_first(router, r),

@@ -29,7 +29,10 @@
 //! Timing, exactly as BookSim2 counts it: a lone packet of `L` flits over `D` hops arrives after
 //! `P·(D+1) + 2 + (L−1)` cycles with `P = routing_delay + vc_alloc_delay + sw_alloc_delay +
 //! st_delay + link_delay` — 5 with the `booksim` preset, 3 with `min` (no routing stage,
-//! speculation). Allocator delays above one are modelled pipelined (a new round every cycle).
+//! speculation) — when the allocators take one cycle. A VC bids again only once its last
+//! allocation is over, as in BookSim2, so with `sw_alloc_delay = s` its flits follow every `s`
+//! cycles; unlike BookSim2, whose allocator with a delay above one starts no new round before
+//! the last one ends, rounds of different VCs overlap here.
 //!
 //! Each cycle visits only routers with a busy VC and, inside them, only the busy VCs (bit masks
 //! over `(port, vc)`); flits and credits in flight wait on a timing wheel. Nothing is sorted.

@@ -134,6 +134,10 @@ pub struct Router {
     inj: Vec<OutVc>,
     /// Upstream neighbour of input port `p` at node `m`, by `m · ports + p`.
     up: Vec<u32>,
+    /// Node of each input VC, and port and VC of each router-local index `port · vcs + vc`
+    /// (tables instead of divisions in the inner loops).
+    node_of: Vec<u32>,
+    port_vc: Vec<(u8, u8)>,
     pkts: Vec<Pkt>,
     free_pkts: Vec<u32>,
     src: Vec<Source>,
@@ -234,6 +238,10 @@ impl Router {
             ovc: vec![out_idle; nvc],
             inj: vec![out_idle; nodes * v],
             up,
+            node_of: (0..nvc).map(|i| (i / (np * v)) as u32).collect(),
+            port_vc: (0..np * v)
+                .map(|b| ((b / v) as u8, (b % v) as u8))
+                .collect(),
             pkts: Vec::new(),
             free_pkts: Vec::new(),
             src,
@@ -351,14 +359,17 @@ impl Router {
                 let cap = self.cap;
                 let vc = &mut self.ivc[id];
                 assert!(vc.len < cap, "router: input VC {id} overflows its buffer");
-                let pos = (vc.start + vc.len) % cap;
+                let mut pos = vc.start + vc.len;
+                if pos >= cap {
+                    pos -= cap;
+                }
                 vc.len += 1;
                 self.buf[id * cap as usize + pos as usize] = flit;
-                let node = id / (self.np * self.v);
                 if vc.state == IDLE {
                     debug_assert_eq!(flit as u32, 0, "a flit into an idle VC must be a head");
+                    let node = self.node_of[id] as usize;
                     self.route(id, node, now);
-                    self.busy[node] |= 1 << (id % (self.np * self.v));
+                    self.busy[node] |= 1 << (id - node * self.np * self.v);
                     self.activate(node);
                 }
             }
@@ -522,15 +533,17 @@ impl Router {
                 }
                 if self.cfg.speculative && any && credit {
                     let pri = self.priority(self.cfg.sw_alloc, id) - SPEC_PENALTY;
-                    self.bid(node, b / v, q, b % v, pri, true);
+                    let (i, w) = self.port_vc[b];
+                    self.bid(node, i as usize, q, w as usize, pri, true);
                 }
             } else if vc.state == ACTIVE && vc.len > 0 && vc.ready <= now {
                 if self.ovc[vc.out as usize].credits == 0 {
                     continue;
                 }
-                let q = vc.out as usize / v % np;
+                let q = vc.out_port as usize;
                 let pri = self.priority(self.cfg.sw_alloc, id);
-                self.bid(node, b / v, q, b % v, pri, false);
+                let (i, w) = self.port_vc[b];
+                self.bid(node, i as usize, q, w as usize, pri, false);
             }
         }
         if asked != 0 {
@@ -615,9 +628,10 @@ impl Router {
         let left = now + cfg.sw_alloc_delay - 1;
         let vc = &mut self.ivc[id];
         let flit = self.buf[id * cap as usize + vc.start as usize];
-        vc.start = (vc.start + 1) % cap;
+        vc.start = if vc.start + 1 == cap { 0 } else { vc.start + 1 };
         vc.len -= 1;
         let o = vc.out as usize;
+        let q = vc.out_port as usize;
         let slot = (flit >> 32) as usize;
         let idx = flit as u32;
         let size = self.pkts[slot].size;
@@ -636,7 +650,8 @@ impl Router {
         self.last_move = now;
         // The credit for the slot just freed goes back upstream.
         let b = id - node * np * v;
-        let (p, w) = (b / v, b % v);
+        let (p, w) = self.port_vc[b];
+        let (p, w) = (p as usize, w as usize);
         if p == self.ports {
             self.schedule(
                 left + 2,
@@ -654,7 +669,6 @@ impl Router {
             );
         }
         // The flit crosses the switch and its output channel.
-        let q = o / v % np;
         if q == self.ports {
             let at = left + cfg.st_delay + 2;
             self.flits_ejected += 1;
@@ -675,7 +689,7 @@ impl Router {
             self.schedule(
                 left + cfg.st_delay + cfg.link_delay + 1,
                 Event::Flit {
-                    ivc: ((next * np + q) * v + o % v) as u32,
+                    ivc: (next * np * v + (o - node * np * v)) as u32,
                     flit,
                 },
             );

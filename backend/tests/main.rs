@@ -23,6 +23,7 @@ mod optical_path_reservation;
 mod optical_rca;
 mod pms_logic;
 mod pms_model;
+mod router_model;
 mod sched_jacobi;
 mod sched_periodic;
 mod sched_props;

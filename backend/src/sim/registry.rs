@@ -56,6 +56,7 @@ const fn entry(
 pub const MODELS: &[ModelEntry] = &[
     entry("scheduled", "the plan from `ttdl run` (placed, routed, time-scheduled), replayed from its switch programs (Minsky ch.4-5)", super::models::scheduled::OPTIONS, &[""], super::models::scheduled::build),
     entry("wormhole", "flit-level wormhole routing with virtual channels (Chittor ch.5)", super::models::wormhole::OPTIONS, &[""], super::models::wormhole::build),
+    entry("router", "input-queued virtual-channel routers as BookSim2 models them: routing, VC and switch allocation (iSLIP, separable, oldest-first), credits; preset=booksim|min", super::models::router::OPTIONS, &[""], super::models::router::build),
     entry("circuit", "circuit switching: the header reserves the whole path, then data streams (Chittor eq 1.2)", super::models::circuit::OPTIONS, &[""], super::models::circuit::build),
     entry("store-forward", "store-and-forward packet switching, whole packet per hop (Chittor eq 1.1)", super::models::store_forward::OPTIONS, &[""], super::models::store_forward::build),
     entry("path-reservation", "optical TDM torus, distributed path reservation: forward/backward, dropping/holding, channel-set size s (Yuan ch.3)", super::models::path_reservation::OPTIONS, &["d=1", "d=4"], super::models::path_reservation::build),

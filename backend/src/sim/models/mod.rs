@@ -5,6 +5,7 @@ pub mod compiled;
 pub mod multihop;
 pub mod path_reservation;
 pub mod pms;
+pub mod router;
 pub mod scheduled;
 pub mod store_forward;
 pub mod warp;

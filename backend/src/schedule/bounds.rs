@@ -139,21 +139,86 @@ fn jackson(jobs: impl Iterator<Item = (u64, u64, u64)>, cap: u64) -> u64 {
     best
 }
 
-/// Per task, the compute its program still has to do after each op.
-fn compute_after(traffic: &Traffic) -> Vec<Vec<u64>> {
-    traffic
-        .tasks
-        .iter()
-        .map(|t| {
-            let mut out = vec![0u64; t.ops.len()];
-            let mut acc = 0u64;
-            for (i, op) in t.ops.iter().enumerate().rev() {
-                out[i] = acc;
-                if let Op::Compute(c) = *op {
-                    acc = acc.saturating_add(c);
+/// Per message, a lower bound on the time from its arrival to the end of the program: the
+/// longest chain of work some reader still has after reading it — its compute, and each message
+/// it then sends (at least its size in cycles) followed by that message's own chain. Waits,
+/// port sharing and latency only add to it. A program whose ops do not form a DAG (it could not
+/// run) gets 0 for the messages on a cycle.
+fn chain_tails(traffic: &Traffic) -> Vec<u64> {
+    let tasks = traffic.tasks.len();
+    let nmsg = traffic.messages.len();
+    let mut base = vec![0usize; tasks + 1];
+    for (t, task) in traffic.tasks.iter().enumerate() {
+        base[t + 1] = base[t] + task.ops.len();
+    }
+    let n = base[tasks];
+    // Where each message is sent and read (op nodes numbered task by task).
+    let mut sender = vec![usize::MAX; nmsg];
+    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); nmsg];
+    let mut op_of = Vec::with_capacity(n);
+    for (t, task) in traffic.tasks.iter().enumerate() {
+        for (i, op) in task.ops.iter().enumerate() {
+            let node = base[t] + i;
+            match *op {
+                Op::Send(m) if m < nmsg => sender[m] = node,
+                Op::Recv(m) if m < nmsg => readers[m].push(node),
+                _ => {}
+            }
+            op_of.push((*op, i + 1 < task.ops.len()));
+        }
+    }
+    // Successors of a node: the next op of its task, and for a send every reading op.
+    let mut left: Vec<u32> = (0..n)
+        .map(|v| {
+            let (op, next) = op_of[v];
+            let reads = match op {
+                Op::Send(m) if m < nmsg => readers[m].len(),
+                _ => 0,
+            };
+            (next as usize + reads) as u32
+        })
+        .collect();
+    let mut f = vec![0u64; n];
+    let mut ready: Vec<usize> = (0..n).filter(|&v| left[v] == 0).collect();
+    while let Some(v) = ready.pop() {
+        let (op, next) = op_of[v];
+        let after = if next { f[v + 1] } else { 0 };
+        f[v] = match op {
+            Op::Compute(c) => after.saturating_add(c),
+            Op::Send(m) if m < nmsg => {
+                let size = traffic.messages[m].size;
+                readers[m]
+                    .iter()
+                    .map(|&r| size.saturating_add(f[r]))
+                    .fold(after, u64::max)
+            }
+            _ => after,
+        };
+        // Predecessors: the op before in the task, and for a read its message's send.
+        let first_of_task = base.partition_point(|&b| b <= v) - 1;
+        if v > base[first_of_task] {
+            left[v - 1] -= 1;
+            if left[v - 1] == 0 {
+                ready.push(v - 1);
+            }
+        }
+        if let Op::Recv(m) = op {
+            if let Some(&s) = sender.get(m).filter(|&&s| s != usize::MAX) {
+                left[s] -= 1;
+                if left[s] == 0 {
+                    ready.push(s);
                 }
             }
-            out
+        }
+    }
+    (0..nmsg)
+        .map(|m| {
+            readers[m]
+                .iter()
+                .filter(|&&r| left[r] == 0)
+                .map(|&r| f[r])
+                .max()
+                .unwrap_or(0)
         })
         .collect()
 }
@@ -182,18 +247,8 @@ pub fn makespan(problem: &Problem) -> Result<Bound, ScheduleError> {
             lower.critical_path
         ),
     };
-    // Per message: the least compute any reader still does after reading it.
-    let after = compute_after(traffic);
-    let mut tail = vec![u64::MAX; traffic.messages.len()];
-    for t in &traffic.tasks {
-        for (i, op) in t.ops.iter().enumerate() {
-            if let Op::Recv(m) = *op {
-                if let Some(q) = tail.get_mut(m) {
-                    *q = (*q).min(after[t.id][i]);
-                }
-            }
-        }
-    }
+    // Per message: the work its readers still have after it arrives.
+    let tail = chain_tails(traffic);
     let lat = problem.hardware.hop_latency;
     let mut jobs: BTreeMap<Resource, Vec<(u64, u64, u64)>> = BTreeMap::new();
     for (m, msg) in traffic.messages.iter().enumerate() {
@@ -205,7 +260,7 @@ pub fn makespan(problem: &Problem) -> Result<Bound, ScheduleError> {
         for (i, st) in steps.iter().enumerate() {
             depth[i] = st.parent.map_or(0, |p| depth[p] + 1);
             let head = lower.release[m] + depth[i].saturating_sub(1) * lat;
-            let q = if tail[m] == u64::MAX { 0 } else { tail[m] };
+            let q = tail[m];
             jobs.entry(st.resource)
                 .or_default()
                 .push((head, msg.size, q));

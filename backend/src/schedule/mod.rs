@@ -493,10 +493,12 @@ pub fn schedule_with_progress(
                         periodic::analyze_with(&problem, &e, &phases),
                         periodic::analyze_with(&problem, &l, &phases),
                     );
-                    // Periods are compared only when both runs reached a steady state.
-                    let steady = [&pe, &pl]
-                        .iter()
-                        .all(|p| p.as_ref().is_none_or(|p| p.steady()));
+                    // Periods are compared only when both runs reached a steady state over
+                    // enough iterations for it to be one.
+                    let steady = [&pe, &pl].iter().all(|p| {
+                        p.as_ref()
+                            .is_none_or(|p| p.steady() && p.iterations >= PERIOD_JUDGED_FROM)
+                    });
                     if key(&l, &pl, steady) < key(&e, &pe, steady) {
                         Ok(l)
                     } else {
@@ -510,10 +512,16 @@ pub fn schedule_with_progress(
     }
 }
 
+/// The fewest iterations over which `best` ranks schedules by their period: over fewer, the
+/// "period" is mostly the run's transient (a 3-frame run whose LP schedule is one cycle per
+/// frame faster but 37 cycles longer and relaxes 44 deadlines is not the better plan).
+pub const PERIOD_JUDGED_FROM: u64 = 8;
+
 /// How `best` ranks schedules by the real objective: a repeating program by its steady-state
 /// period (throughput is what a periodic real-time program needs, Minsky §5.2), then the
 /// makespan; a program that does not repeat, or runs too few iterations for either schedule to
-/// reach a steady state, by its makespan. Ties go to fewer relaxed deadlines.
+/// reach a steady state (or fewer than [`PERIOD_JUDGED_FROM`]), by its makespan. Ties go to
+/// fewer relaxed deadlines.
 fn key(s: &Schedule, period: &Option<periodic::PeriodReport>, steady: bool) -> (u64, u64, usize) {
     let p = match period {
         Some(p) if steady => p.achieved,

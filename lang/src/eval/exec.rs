@@ -37,6 +37,17 @@ impl Machine {
                 self.step(node.span)?;
                 return Ok(v.clone());
             }
+            NodeKind::Local(sym, slot) => {
+                self.step(node.span)?;
+                return match env.get_at(*slot, *sym) {
+                    Some(v) => Ok(v),
+                    None => self.lookup(*sym, env, node.span),
+                };
+            }
+            NodeKind::Global(sym) => {
+                self.step(node.span)?;
+                return self.lookup_global(*sym, env, node.span);
+            }
             NodeKind::Var(sym) => {
                 self.step(node.span)?;
                 return self.lookup(*sym, env, node.span);
@@ -267,6 +278,16 @@ impl Machine {
         Err(self.unbound(sym, env, span))
     }
 
+    /// A name no enclosing frame binds lexically: its global slot. (Should a frame bind it after
+    /// all, the lookup by name still finds it.)
+    #[inline]
+    fn lookup_global(&self, sym: Sym, env: &Env, span: Span) -> R<Value> {
+        match self.globals.get(sym) {
+            Some(v) => Ok(v.clone()),
+            None => self.lookup(sym, env, span),
+        }
+    }
+
     pub fn unbound(&self, sym: Sym, env: &Env, span: Span) -> Diagnostic {
         let name = self.name(sym);
         let mut names: Vec<&str> = env.names().into_iter().map(|s| self.name(s)).collect();
@@ -289,6 +310,11 @@ impl Machine {
         self.step(node.span)?;
         let v = match &node.kind {
             NodeKind::Const(v) => v.clone(),
+            NodeKind::Local(sym, slot) => match env.get_at(*slot, *sym) {
+                Some(v) => v,
+                None => self.lookup(*sym, env, node.span)?,
+            },
+            NodeKind::Global(sym) => self.lookup_global(*sym, env, node.span)?,
             NodeKind::Var(sym) => self.lookup(*sym, env, node.span)?,
             NodeKind::Call {
                 func,
@@ -332,16 +358,18 @@ impl Machine {
                 };
             }
             NodeKind::Begin(forms) => return self.eval_seq_flow(forms, env),
-            NodeKind::Set { name, value } => {
+            NodeKind::Set { name, value, slot } => {
                 let v = self.eval(value, env)?;
                 self.effects += 1;
-                if env.set(*name, v.clone()) {
-                } else if self.globals.is_bound(*name) {
+                let assigned = slot.is_some_and(|slot| env.set_at(slot, *name, &v))
+                    || env.set(*name, v.clone());
+                if !assigned {
+                    if !self.globals.is_bound(*name) {
+                        return Err(self.unbound(*name, env, node.span).with_note(
+                            "`set!` changes an existing variable; use `define` to create one",
+                        ));
+                    }
                     self.globals.set(*name, v.clone());
-                } else {
-                    return Err(self.unbound(*name, env, node.span).with_note(
-                        "`set!` changes an existing variable; use `define` to create one",
-                    ));
                 }
                 v
             }
@@ -538,6 +566,8 @@ impl Machine {
             }
             NodeKind::Const(_)
             | NodeKind::Var(_)
+            | NodeKind::Local(..)
+            | NodeKind::Global(_)
             | NodeKind::Call { .. }
             | NodeKind::If { .. }
             | NodeKind::Begin(_)

@@ -46,6 +46,7 @@ pub mod format;
 pub mod machine;
 pub mod network_forms;
 pub mod numeric;
+pub mod resolve;
 pub mod symbol;
 pub mod value;
 

@@ -1,9 +1,14 @@
-//! A shared cons cell in 40 bytes: a reference count and the two halves. `Rc` would add a weak
-//! count no list ever uses, making each cell a 48-byte block. Cells come from a pool of large
-//! chunks (below), so a cell costs its 40 bytes, not the 48 of a `malloc` block with its header,
-//! and taking or freeing one is a few instructions. Lists are most of what a program allocates (a
-//! record-building loop makes four cells per `(src dst 8)` record), so their memory and the page
-//! faults that fill it are much of its time.
+//! A shared cons cell in 24 bytes: a 32-bit reference count and the two halves, each a value
+//! packed into a tag byte and a word ([`Value::into_raw`]). A `Value` is 16 bytes, most of them
+//! padding around a one-byte tag, so two of them and an `Rc`-style count made a 40-byte cell
+//! (48 with `malloc`'s header); packed, a `(src dst 8)` record's four cells take 96 bytes instead
+//! of 192. Cells come from a pool of large chunks (below): taking or freeing one is a few
+//! instructions. Lists are most of what a program allocates, so their memory and the page faults
+//! that fill it are much of its time.
+//!
+//! A half is read as a [`Half`]: the value rebuilt from its tag and word without taking a count,
+//! lent for as long as the cell is. Cells never change once made (a list is built by consing in
+//! front), so a borrowed list stays as it is while anything reads it.
 //!
 //! The whole unsafe surface of the evaluator is here: a slot allocated once, shared by counted
 //! references, freed by the last one. Like `Rc`, a `ConsRef` is neither `Send` nor `Sync`
@@ -11,26 +16,37 @@
 
 use std::alloc::Layout;
 use std::cell::Cell;
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::ptr::{self, NonNull};
 
-use super::value::Cons;
+use super::value::{Cons, Value};
 
+#[repr(C)]
 struct ConsBox {
-    count: Cell<usize>,
-    cell: Cons,
+    count: Cell<u32>,
+    car_tag: u8,
+    cdr_tag: u8,
+    car: u64,
+    cdr: u64,
 }
 
 /// A counted reference to a cons cell (the API of `Rc` that lists use).
 pub struct ConsRef(NonNull<ConsBox>);
 
 impl ConsRef {
-    pub fn new(cell: Cons) -> ConsRef {
+    pub fn new(car: Value, cdr: Value) -> ConsRef {
+        let (car_tag, car) = car.into_raw();
+        let (cdr_tag, cdr) = cdr.into_raw();
         let slot = pool::alloc();
         // SAFETY: `alloc` hands out an unused slot, sized and aligned for a `ConsBox`.
         unsafe {
             slot.as_ptr().write(ConsBox {
                 count: Cell::new(1),
-                cell,
+                car_tag,
+                cdr_tag,
+                car,
+                cdr,
             })
         };
         ConsRef(slot)
@@ -41,17 +57,47 @@ impl ConsRef {
         unsafe { self.0.as_ref() }
     }
 
+    /// The cell, lent for as long as this reference is.
+    #[inline]
+    pub fn cell(&self) -> CellRef<'_> {
+        CellRef(self.0, PhantomData)
+    }
+
+    #[inline]
+    pub fn car(&self) -> Half<'_> {
+        self.cell().car()
+    }
+
+    #[inline]
+    pub fn cdr(&self) -> Half<'_> {
+        self.cell().cdr()
+    }
+
     pub fn ptr_eq(a: &ConsRef, b: &ConsRef) -> bool {
         a.0 == b.0
     }
 
     /// The cell's address, an identity for as long as the cell lives.
-    pub fn as_ptr(this: &ConsRef) -> *const Cons {
-        &this.inner().cell
+    pub fn as_ptr(this: &ConsRef) -> *const () {
+        this.0.as_ptr().cast()
     }
 
     pub fn strong_count(this: &ConsRef) -> usize {
-        this.inner().count.get()
+        this.inner().count.get() as usize
+    }
+
+    /// The reference as a word (for a packed half); [`ConsRef::from_raw`] takes it back.
+    pub(crate) fn into_raw(this: ConsRef) -> u64 {
+        let p = this.0.as_ptr() as usize as u64;
+        std::mem::forget(this);
+        p
+    }
+
+    /// # Safety
+    /// `bits` came from [`ConsRef::into_raw`], and the count it carried is handed over.
+    pub(crate) unsafe fn from_raw(bits: u64) -> ConsRef {
+        // SAFETY: `into_raw` made the word from a non-null pointer.
+        ConsRef(unsafe { NonNull::new_unchecked(bits as usize as *mut ConsBox) })
     }
 
     /// The cell itself when this is its only reference; the reference back otherwise.
@@ -62,12 +108,26 @@ impl ConsRef {
         let slot = this.0;
         std::mem::forget(this);
         // SAFETY: the count was 1 and that reference was just forgotten, so nothing else can
-        // reach the box: its cell is moved out and the slot, now unused, goes back to the pool.
-        unsafe {
-            let cell = ptr::read(&slot.as_ref().cell);
-            pool::free(slot);
-            Ok(cell)
-        }
+        // reach the box: its halves are moved out and the slot, now unused, goes back to the
+        // pool.
+        unsafe { Ok(take_halves(slot)) }
+    }
+}
+
+/// Moves both halves out of a slot nothing else refers to, and frees the slot.
+///
+/// # Safety
+/// The slot holds a cell no reference counts any more.
+unsafe fn take_halves(slot: NonNull<ConsBox>) -> Cons {
+    // SAFETY: the halves were packed by `ConsRef::new`; their counts move to the new values.
+    unsafe {
+        let b = slot.as_ref();
+        let cell = Cons {
+            car: Value::from_raw(b.car_tag, b.car),
+            cdr: Value::from_raw(b.cdr_tag, b.cdr),
+        };
+        pool::free(slot);
+        cell
     }
 }
 
@@ -89,21 +149,86 @@ impl Drop for ConsRef {
         let n = count.get() - 1;
         count.set(n);
         if n == 0 {
-            // SAFETY: this was the last reference. The cell is dropped in place (which may free
-            // other cells) before its slot goes back to the pool.
-            unsafe {
-                ptr::drop_in_place(self.0.as_ptr());
-                pool::free(self.0);
-            }
+            // SAFETY: this was the last reference. The halves are moved out and the slot freed
+            // before they are dropped (which may free other cells; `Cons`'s drop keeps a long
+            // chain off the Rust stack).
+            drop(unsafe { take_halves(self.0) });
         }
+    }
+}
+
+impl std::fmt::Debug for ConsRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cons")
+            .field("car", &*self.car())
+            .field("cdr", &*self.cdr())
+            .finish()
+    }
+}
+
+/// A cell lent for `'a`: what a list walk steps through.
+#[derive(Clone, Copy)]
+pub struct CellRef<'a>(NonNull<ConsBox>, PhantomData<&'a ConsBox>);
+
+impl<'a> CellRef<'a> {
+    fn inner(self) -> &'a ConsBox {
+        // SAFETY: the cell is alive for 'a (some list borrowed for 'a refers to it).
+        unsafe { self.0.as_ref() }
+    }
+
+    #[inline]
+    pub fn car(self) -> Half<'a> {
+        let b = self.inner();
+        // SAFETY: the half was packed by `ConsRef::new` and stays packed for 'a.
+        Half(
+            ManuallyDrop::new(unsafe { Value::from_raw(b.car_tag, b.car) }),
+            PhantomData,
+        )
+    }
+
+    #[inline]
+    pub fn cdr(self) -> Half<'a> {
+        let b = self.inner();
+        // SAFETY: as for `car`.
+        Half(
+            ManuallyDrop::new(unsafe { Value::from_raw(b.cdr_tag, b.cdr) }),
+            PhantomData,
+        )
+    }
+
+    pub fn ptr_eq(self, other: CellRef<'_>) -> bool {
+        self.0 == other.0
+    }
+}
+
+/// One half of a cell, read as a value it lends for `'a` (it holds no count of its own: cloning
+/// the value it derefs to takes one).
+pub struct Half<'a>(ManuallyDrop<Value>, PhantomData<&'a ConsBox>);
+
+impl<'a> Half<'a> {
+    /// The cell this half refers to, if it is a pair: the next step of a list walk.
+    #[inline]
+    pub fn pair(&self) -> Option<CellRef<'a>> {
+        match &*self.0 {
+            Value::Pair(c) => Some(CellRef(c.0, PhantomData)),
+            _ => None,
+        }
+    }
+}
+
+impl std::ops::Deref for Half<'_> {
+    type Target = Value;
+    #[inline]
+    fn deref(&self) -> &Value {
+        &self.0
     }
 }
 
 /// Cells come from chunks of [`pool::CHUNK`] bytes, aligned to their size, so a cell finds its
 /// chunk by masking its address; a freed cell goes on its chunk's free list, and a chunk whose
 /// cells are all free goes back to the system allocator. Against `Box` (the system allocator per
-/// cell), a cell costs its 40 bytes instead of 48, and allocating or freeing one is a few
-/// instructions: lists are most of what a program allocates.
+/// cell), a cell costs its 24 bytes instead of a 32-byte block, and taking or freeing one is a
+/// few instructions.
 ///
 /// The pool is per thread (cells, like `Rc`, never leave their thread), an allocator's cache
 /// rather than interpreter state: two interpreters on one thread share it as they share `malloc`.
@@ -324,19 +449,6 @@ mod pool {
     }
 }
 
-impl std::ops::Deref for ConsRef {
-    type Target = Cons;
-    fn deref(&self) -> &Cons {
-        &self.inner().cell
-    }
-}
-
-impl std::fmt::Debug for ConsRef {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&**self, f)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -344,10 +456,7 @@ mod tests {
 
     #[test]
     fn counts_share_and_free() {
-        let a = ConsRef::new(Cons {
-            car: Value::Int(1),
-            cdr: Value::Nil,
-        });
+        let a = ConsRef::new(Value::Int(1), Value::Nil);
         let b = a.clone();
         assert_eq!(ConsRef::strong_count(&a), 2);
         assert!(ConsRef::ptr_eq(&a, &b));
@@ -355,7 +464,7 @@ mod tests {
         drop(b);
         let cell = ConsRef::try_unwrap(a).expect("now unique");
         assert!(matches!(cell.car, Value::Int(1)));
-        assert_eq!(std::mem::size_of::<ConsBox>(), 40);
+        assert_eq!(std::mem::size_of::<ConsBox>(), 24);
     }
 
     /// Lists spanning many chunks, freed in an order that empties chunks other than the current
@@ -367,8 +476,8 @@ mod tests {
         let (a, b) = (make(1), make(2));
         let sum = |v: &Value| {
             v.iter()
-                .map(|x| match x {
-                    Value::Int(i) => *i,
+                .map(|x| match *x {
+                    Value::Int(i) => i,
                     _ => 0,
                 })
                 .sum::<i64>()

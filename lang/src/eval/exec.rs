@@ -321,9 +321,21 @@ impl Machine {
                 args,
                 arg_spans,
             } => {
+                // Most calls are of global builtins with a few arguments (arithmetic, `cons`,
+                // `car`): the procedure is read in place, and the arguments live on the Rust
+                // stack, so such a call allocates nothing.
+                if let (NodeKind::Global(sym), true) = (&func.kind, args.len() <= INLINE_ARGS) {
+                    if let Some(&Value::Builtin(b)) = self.globals.get(*sym) {
+                        self.step(func.span)?;
+                        let mut vals: [Value; INLINE_ARGS] = Default::default();
+                        for (slot, a) in vals.iter_mut().zip(args) {
+                            *slot = self.eval(a, env)?;
+                        }
+                        return builtins::call(self, b, &vals[..args.len()], node.span, arg_spans)
+                            .map(Flow::Value);
+                    }
+                }
                 let f = self.eval(func, env)?;
-                // Most calls are of builtins with a few arguments (arithmetic, `cons`, `car`):
-                // their arguments live on the Rust stack, so such a call allocates nothing.
                 if let (Value::Builtin(b), true) = (&f, args.len() <= INLINE_ARGS) {
                     let mut vals: [Value; INLINE_ARGS] = Default::default();
                     for (slot, a) in vals.iter_mut().zip(args) {

@@ -99,9 +99,23 @@ pub(crate) fn drop_deep(mut values: Vec<Value>, mut envs: Vec<Env>) {
         if let Some(v) = values.pop() {
             match v {
                 Value::Pair(rc) => {
-                    if let Ok(mut cell) = ConsRef::try_unwrap(rc) {
-                        values.push(std::mem::replace(&mut cell.car, Value::Nil));
-                        values.push(std::mem::replace(&mut cell.cdr, Value::Nil));
+                    // Along the spine without the stack: only elements that could start a chain
+                    // of their own (nested lists, closures) wait on it.
+                    let mut next = Value::Pair(rc);
+                    while let Value::Pair(rc) = next {
+                        // A cell held elsewhere just loses this reference.
+                        let Ok(mut cell) = ConsRef::try_unwrap(rc) else {
+                            next = Value::Nil;
+                            break;
+                        };
+                        let car = std::mem::take(&mut cell.car);
+                        if holds_deep(&car) {
+                            values.push(car);
+                        }
+                        next = std::mem::take(&mut cell.cdr);
+                    }
+                    if holds_deep(&next) {
+                        values.push(next);
                     }
                 }
                 Value::Closure(rc) | Value::Macro(rc) => {

@@ -18,6 +18,10 @@ use crate::span::Span;
 const RED_ZONE: usize = 128 * 1024;
 const STACK_SEGMENT: usize = 4 * 1024 * 1024;
 
+/// Nesting levels of `eval` between two looks at the room left on the Rust stack: a few hundred
+/// bytes each, far less than [`RED_ZONE`] together.
+const STACK_CHECK_EVERY: usize = 8;
+
 /// Builtin calls with at most this many arguments pass them in a buffer on the Rust stack.
 const INLINE_ARGS: usize = 4;
 
@@ -54,12 +58,58 @@ impl Machine {
             }
             _ => {}
         }
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-            match self.eval_flow(node, env)? {
-                Flow::Value(v) => Ok(v),
-                Flow::Tail(c, args, span) => self.call_closure(c, args, span),
+        // Nested forms recurse; the room left on the stack is looked at every few levels, which
+        // is well inside the red zone.
+        self.nesting += 1;
+        let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
+            stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.eval_nested(node, env))
+        } else {
+            self.eval_nested(node, env)
+        };
+        self.nesting -= 1;
+        r
+    }
+
+    #[inline]
+    fn eval_nested(&mut self, node: &Node, env: &Env) -> R<Value> {
+        // A call of a global builtin (arithmetic, `cons`, `list`: most calls) is made here,
+        // without the detour through `eval_flow`'s tail-call result.
+        if let NodeKind::Call {
+            func,
+            args,
+            arg_spans,
+        } = &node.kind
+        {
+            if let (NodeKind::Global(sym), true) = (&func.kind, args.len() <= INLINE_ARGS) {
+                if let Some(&Value::Builtin(b)) = self.globals.get(*sym) {
+                    self.step(node.span)?;
+                    self.step(func.span)?;
+                    return self.call_builtin_inline(b, args, arg_spans, node.span, env);
+                }
             }
-        })
+        }
+        match self.eval_flow(node, env)? {
+            Flow::Value(v) => Ok(v),
+            Flow::Tail(c, args, span) => self.call_closure(c, args, span),
+        }
+    }
+
+    /// Calls a builtin with at most [`INLINE_ARGS`] arguments, evaluated into a buffer on the
+    /// Rust stack, so the call allocates nothing.
+    #[inline]
+    fn call_builtin_inline(
+        &mut self,
+        b: &'static builtins::BuiltinDef,
+        args: &[Node],
+        arg_spans: &[Span],
+        span: Span,
+        env: &Env,
+    ) -> R<Value> {
+        let mut vals: [Value; INLINE_ARGS] = Default::default();
+        for (slot, a) in vals.iter_mut().zip(args) {
+            *slot = self.eval(a, env)?;
+        }
+        builtins::call(self, b, &vals[..args.len()], span, arg_spans)
     }
 
     /// Applies any procedure to evaluated arguments (used by builtins such as `map`, and by
@@ -327,11 +377,8 @@ impl Machine {
                 if let (NodeKind::Global(sym), true) = (&func.kind, args.len() <= INLINE_ARGS) {
                     if let Some(&Value::Builtin(b)) = self.globals.get(*sym) {
                         self.step(func.span)?;
-                        let mut vals: [Value; INLINE_ARGS] = Default::default();
-                        for (slot, a) in vals.iter_mut().zip(args) {
-                            *slot = self.eval(a, env)?;
-                        }
-                        return builtins::call(self, b, &vals[..args.len()], node.span, arg_spans)
+                        return self
+                            .call_builtin_inline(b, args, arg_spans, node.span, env)
                             .map(Flow::Value);
                     }
                 }

@@ -3,7 +3,9 @@
 //! Local scopes are a linked chain of small frames: a call, a `let` or a loop adds one frame in
 //! front of the scope it closes over, and a closure captures its scope by cloning one `Rc`. A
 //! frame's values can be assigned (`set!`), and every closure that captured the frame sees it.
-//! Frames hold a handful of names, so a linear scan beats hashing.
+//! A reference is resolved at compile time to a frame and slot ([`super::resolve`]); frames keep
+//! their names too, for the lookup by name that remains (a frame still being filled, bare names,
+//! suggestions), where a frame's handful of names makes a linear scan beat hashing.
 //!
 //! The global environment is a vector indexed by symbol, shared copy-on-write: a snapshot of the
 //! interpreter (REPL `:undo`, a scratch evaluator) costs O(1), and a lookup is an index.

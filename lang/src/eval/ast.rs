@@ -4,6 +4,7 @@
 
 use std::rc::Rc;
 
+use super::resolve::Slot;
 use super::symbol::Sym;
 use super::value::{ClosureKind, Value};
 use crate::span::Span;
@@ -17,7 +18,12 @@ pub struct Node {
 #[derive(Debug)]
 pub enum NodeKind {
     Const(Value),
+    /// A variable, looked up by name (what the compiler makes; [`super::resolve`] replaces it).
     Var(Sym),
+    /// A variable bound in an enclosing frame, at a known place.
+    Local(Sym, Slot),
+    /// A variable no enclosing frame binds: a global.
+    Global(Sym),
     /// `define` / `defvar` / `defparameter`; `local` inside a procedure or `let` body.
     Define {
         name: Sym,
@@ -27,6 +33,8 @@ pub enum NodeKind {
     Set {
         name: Sym,
         value: Box<Node>,
+        /// Where the variable lives when a frame binds it (see [`super::resolve`]).
+        slot: Option<Slot>,
     },
     If {
         test: Box<Node>,

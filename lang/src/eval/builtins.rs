@@ -325,14 +325,14 @@ fn cons(_: &mut Machine, a: &Args) -> R<Value> {
 }
 fn car(m: &mut Machine, a: &Args) -> R<Value> {
     match a.get(0) {
-        Value::Pair(c) => Ok(c.car.clone()),
+        Value::Pair(c) => Ok(Value::clone(&c.car())),
         Value::Nil => Ok(Value::Nil),
         _ => Err(a.type_err(m, 0, "a list")),
     }
 }
 fn cdr(m: &mut Machine, a: &Args) -> R<Value> {
     match a.get(0) {
-        Value::Pair(c) => Ok(c.cdr.clone()),
+        Value::Pair(c) => Ok(Value::clone(&c.cdr())),
         Value::Nil => Ok(Value::Nil),
         _ => Err(a.type_err(m, 0, "a list")),
     }
@@ -342,7 +342,7 @@ fn nth_of(m: &Machine, a: &Args, list_arg: usize, n: usize) -> R<Value> {
     if !matches!(l, Value::Pair(_) | Value::Nil) {
         return Err(a.type_err(m, list_arg, "a list"));
     }
-    Ok(l.iter().nth(n).cloned().unwrap_or(Value::Nil))
+    Ok(l.iter().nth(n).map_or(Value::Nil, |v| Value::clone(&v)))
 }
 fn second(m: &mut Machine, a: &Args) -> R<Value> {
     nth_of(m, a, 0, 1)
@@ -353,8 +353,8 @@ fn third(m: &mut Machine, a: &Args) -> R<Value> {
 fn cddr(m: &mut Machine, a: &Args) -> R<Value> {
     let l = a.get(0);
     match l {
-        Value::Pair(c) => match &c.cdr {
-            Value::Pair(d) => Ok(d.cdr.clone()),
+        Value::Pair(c) => match &*c.cdr() {
+            Value::Pair(d) => Ok(Value::clone(&d.cdr())),
             _ => Ok(Value::Nil),
         },
         Value::Nil => Ok(Value::Nil),
@@ -376,18 +376,10 @@ fn length(m: &mut Machine, a: &Args) -> R<Value> {
         Value::Str(s) => Ok(Value::Int(s.chars().count() as i64)),
         // One walk, not a properness check and then a count: a long list is mostly cache
         // misses, so each pass over it costs.
-        v => {
-            let mut n: i64 = 0;
-            let mut cur = v;
-            while let Value::Pair(c) = cur {
-                n += 1;
-                cur = &c.cdr;
-            }
-            match cur {
-                Value::Nil => Ok(Value::Int(n)),
-                _ => Err(a.type_err(m, 0, "a list or a string")),
-            }
-        }
+        v => match v.list_len() {
+            Some(n) => Ok(Value::Int(n as i64)),
+            None => Err(a.type_err(m, 0, "a list or a string")),
+        },
     }
 }
 fn append(m: &mut Machine, a: &Args) -> R<Value> {
@@ -418,7 +410,7 @@ fn last(m: &mut Machine, a: &Args) -> R<Value> {
     if !v.is_list() {
         return Err(a.type_err(m, 0, "a list"));
     }
-    Ok(v.iter().last().cloned().unwrap_or(Value::Nil))
+    Ok(v.iter().last().map_or(Value::Nil, |v| Value::clone(&v)))
 }
 /// The tail of the list starting at the first `equal?` element, or `#f`... (`nil`, as in Lisp).
 fn member(m: &mut Machine, a: &Args) -> R<Value> {
@@ -429,8 +421,8 @@ fn member(m: &mut Machine, a: &Args) -> R<Value> {
     }
     loop {
         let next = match &cur {
-            Value::Pair(c) if c.car.equal(x) => return Ok(cur.clone()),
-            Value::Pair(c) => c.cdr.clone(),
+            Value::Pair(c) if c.car().equal(x) => return Ok(cur.clone()),
+            Value::Pair(c) => Value::clone(&c.cdr()),
             _ => return Ok(Value::Nil),
         };
         cur = next;
@@ -443,9 +435,9 @@ fn assoc(m: &mut Machine, a: &Args) -> R<Value> {
         return Err(a.type_err(m, 1, "an association list"));
     }
     for entry in l.iter() {
-        if let Value::Pair(c) = entry {
-            if c.car.equal(key) {
-                return Ok(entry.clone());
+        if let Value::Pair(c) = &*entry {
+            if c.car().equal(key) {
+                return Ok(Value::clone(&entry));
             }
         }
     }

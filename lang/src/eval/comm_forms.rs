@@ -288,7 +288,7 @@ pub fn broadcast(m: &mut Machine, a: &Args) -> R<Value> {
         match &v {
             Value::Pair(_) | Value::Nil => {
                 for p in v.iter() {
-                    peers.push(peer(m, a, p, i)?);
+                    peers.push(peer(m, a, &p, i)?);
                 }
             }
             other => peers.push(peer(m, a, other, i)?),

@@ -15,12 +15,14 @@ use crate::sexpr::{Datum, Sexpr};
 use crate::span::Span;
 
 pub fn compile_top(m: &mut Machine, s: &Sexpr) -> R<Node> {
-    Compiler {
+    let mut node = Compiler {
         m,
         scopes: Vec::new(),
         nesting: 0,
     }
-    .expr(s)
+    .expr(s)?;
+    super::resolve::resolve_top(&mut node);
+    Ok(node)
 }
 
 /// Is this top-level form a `(begin …)`/`(progn …)` whose parts should be compiled one at a time
@@ -220,6 +222,7 @@ impl Compiler<'_> {
                 NodeKind::Set {
                     name,
                     value: Box::new(self.expr(value)?),
+                    slot: None,
                 }
             }
             "lambda" => {

@@ -6,13 +6,13 @@ use std::collections::HashMap;
 use ttdl_ir::limits::Limits;
 
 use super::machine::{Machine, R};
-use super::value::{Cons, Value};
+use super::value::Value;
 use crate::diagnostic::Diagnostic;
 use crate::sexpr::{Datum, Sexpr};
 use crate::span::Span;
 
 /// Spans of the list cells handed to a macro, by cell address.
-pub type SpanMap = HashMap<*const Cons, Span>;
+pub type SpanMap = HashMap<*const (), Span>;
 
 pub fn datum_to_value(m: &mut Machine, s: &Sexpr, spans: &mut Option<&mut SpanMap>) -> Value {
     match &s.datum {
@@ -64,17 +64,16 @@ fn to_sexpr(m: &Machine, v: &Value, span: Span, spans: &SpanMap, depth: usize) -
                 .copied()
                 .unwrap_or(span);
             let mut items = Vec::new();
-            let mut cur = v;
+            let mut cell = c.cell();
             loop {
-                match cur {
-                    Value::Pair(cell) => {
-                        let item = stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-                            to_sexpr(m, &cell.car, here, spans, depth + 1)
-                        })?;
-                        items.push(item);
-                        cur = &cell.cdr;
-                    }
-                    Value::Nil => break,
+                let item = stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+                    to_sexpr(m, &cell.car(), here, spans, depth + 1)
+                })?;
+                items.push(item);
+                let cdr = cell.cdr();
+                match cdr.pair() {
+                    Some(next) => cell = next,
+                    None if matches!(*cdr, Value::Nil) => break,
                     _ => {
                         return Err(Diagnostic::new(
                             "syntax",

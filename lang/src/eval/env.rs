@@ -3,7 +3,9 @@
 //! Local scopes are a linked chain of small frames: a call, a `let` or a loop adds one frame in
 //! front of the scope it closes over, and a closure captures its scope by cloning one `Rc`. A
 //! frame's values can be assigned (`set!`), and every closure that captured the frame sees it.
-//! Frames hold a handful of names, so a linear scan beats hashing.
+//! A reference is resolved at compile time to a frame and slot ([`super::resolve`]); frames keep
+//! their names too, for the lookup by name that remains (a frame still being filled, bare names,
+//! suggestions), where a frame's handful of names makes a linear scan beat hashing.
 //!
 //! The global environment is a vector indexed by symbol, shared copy-on-write: a snapshot of the
 //! interpreter (REPL `:undo`, a scratch evaluator) costs O(1), and a lookup is an index.
@@ -11,6 +13,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use super::resolve::Slot;
 use super::symbol::Sym;
 use super::value::Value;
 
@@ -86,6 +89,42 @@ impl Env {
             cur = &f.parent.0;
         }
         None
+    }
+
+    /// The frame `depth` steps out from the innermost one.
+    #[inline]
+    fn frame_at(&self, depth: u32) -> Option<&Frame> {
+        let mut f = self.0.as_deref()?;
+        for _ in 0..depth {
+            f = f.parent.0.as_deref()?;
+        }
+        Some(f)
+    }
+
+    /// The value in a resolved slot, if that slot is filled and holds `sym` (a frame still being
+    /// filled, as `let*`'s, may not have reached it yet: then the caller looks `sym` up by name).
+    #[inline]
+    pub fn get_at(&self, slot: Slot, sym: Sym) -> Option<Value> {
+        let vars = self.frame_at(slot.depth)?.vars.borrow();
+        match vars.get(slot.index as usize) {
+            Some((s, v)) if *s == sym => Some(v.clone()),
+            _ => None,
+        }
+    }
+
+    /// Assigns a resolved slot as [`Env::get_at`] reads it; `false` if the slot is not there.
+    #[inline]
+    pub fn set_at(&self, slot: Slot, sym: Sym, value: &Value) -> bool {
+        let Some(f) = self.frame_at(slot.depth) else {
+            return false;
+        };
+        match f.vars.borrow_mut().get_mut(slot.index as usize) {
+            Some((s, v)) if *s == sym => {
+                *v = value.clone();
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Assigns an existing local binding; `false` if there is none.

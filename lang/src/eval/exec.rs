@@ -18,6 +18,10 @@ use crate::span::Span;
 const RED_ZONE: usize = 128 * 1024;
 const STACK_SEGMENT: usize = 4 * 1024 * 1024;
 
+/// Nesting levels of `eval` between two looks at the room left on the Rust stack: a few hundred
+/// bytes each, far less than [`RED_ZONE`] together.
+const STACK_CHECK_EVERY: usize = 8;
+
 /// Builtin calls with at most this many arguments pass them in a buffer on the Rust stack.
 const INLINE_ARGS: usize = 4;
 
@@ -37,18 +41,75 @@ impl Machine {
                 self.step(node.span)?;
                 return Ok(v.clone());
             }
+            NodeKind::Local(sym, slot) => {
+                self.step(node.span)?;
+                return match env.get_at(*slot, *sym) {
+                    Some(v) => Ok(v),
+                    None => self.lookup(*sym, env, node.span),
+                };
+            }
+            NodeKind::Global(sym) => {
+                self.step(node.span)?;
+                return self.lookup_global(*sym, env, node.span);
+            }
             NodeKind::Var(sym) => {
                 self.step(node.span)?;
                 return self.lookup(*sym, env, node.span);
             }
             _ => {}
         }
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-            match self.eval_flow(node, env)? {
-                Flow::Value(v) => Ok(v),
-                Flow::Tail(c, args, span) => self.call_closure(c, args, span),
+        // Nested forms recurse; the room left on the stack is looked at every few levels, which
+        // is well inside the red zone.
+        self.nesting += 1;
+        let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
+            stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.eval_nested(node, env))
+        } else {
+            self.eval_nested(node, env)
+        };
+        self.nesting -= 1;
+        r
+    }
+
+    #[inline]
+    fn eval_nested(&mut self, node: &Node, env: &Env) -> R<Value> {
+        // A call of a global builtin (arithmetic, `cons`, `list`: most calls) is made here,
+        // without the detour through `eval_flow`'s tail-call result.
+        if let NodeKind::Call {
+            func,
+            args,
+            arg_spans,
+        } = &node.kind
+        {
+            if let (NodeKind::Global(sym), true) = (&func.kind, args.len() <= INLINE_ARGS) {
+                if let Some(&Value::Builtin(b)) = self.globals.get(*sym) {
+                    self.step(node.span)?;
+                    self.step(func.span)?;
+                    return self.call_builtin_inline(b, args, arg_spans, node.span, env);
+                }
             }
-        })
+        }
+        match self.eval_flow(node, env)? {
+            Flow::Value(v) => Ok(v),
+            Flow::Tail(c, args, span) => self.call_closure(c, args, span),
+        }
+    }
+
+    /// Calls a builtin with at most [`INLINE_ARGS`] arguments, evaluated into a buffer on the
+    /// Rust stack, so the call allocates nothing.
+    #[inline]
+    fn call_builtin_inline(
+        &mut self,
+        b: &'static builtins::BuiltinDef,
+        args: &[Node],
+        arg_spans: &[Span],
+        span: Span,
+        env: &Env,
+    ) -> R<Value> {
+        let mut vals: [Value; INLINE_ARGS] = Default::default();
+        for (slot, a) in vals.iter_mut().zip(args) {
+            *slot = self.eval(a, env)?;
+        }
+        builtins::call(self, b, &vals[..args.len()], span, arg_spans)
     }
 
     /// Applies any procedure to evaluated arguments (used by builtins such as `map`, and by
@@ -267,6 +328,16 @@ impl Machine {
         Err(self.unbound(sym, env, span))
     }
 
+    /// A name no enclosing frame binds lexically: its global slot. (Should a frame bind it after
+    /// all, the lookup by name still finds it.)
+    #[inline]
+    fn lookup_global(&self, sym: Sym, env: &Env, span: Span) -> R<Value> {
+        match self.globals.get(sym) {
+            Some(v) => Ok(v.clone()),
+            None => self.lookup(sym, env, span),
+        }
+    }
+
     pub fn unbound(&self, sym: Sym, env: &Env, span: Span) -> Diagnostic {
         let name = self.name(sym);
         let mut names: Vec<&str> = env.names().into_iter().map(|s| self.name(s)).collect();
@@ -289,15 +360,29 @@ impl Machine {
         self.step(node.span)?;
         let v = match &node.kind {
             NodeKind::Const(v) => v.clone(),
+            NodeKind::Local(sym, slot) => match env.get_at(*slot, *sym) {
+                Some(v) => v,
+                None => self.lookup(*sym, env, node.span)?,
+            },
+            NodeKind::Global(sym) => self.lookup_global(*sym, env, node.span)?,
             NodeKind::Var(sym) => self.lookup(*sym, env, node.span)?,
             NodeKind::Call {
                 func,
                 args,
                 arg_spans,
             } => {
+                // Most calls are of global builtins with a few arguments (arithmetic, `cons`,
+                // `car`): the procedure is read in place, and the arguments live on the Rust
+                // stack, so such a call allocates nothing.
+                if let (NodeKind::Global(sym), true) = (&func.kind, args.len() <= INLINE_ARGS) {
+                    if let Some(&Value::Builtin(b)) = self.globals.get(*sym) {
+                        self.step(func.span)?;
+                        return self
+                            .call_builtin_inline(b, args, arg_spans, node.span, env)
+                            .map(Flow::Value);
+                    }
+                }
                 let f = self.eval(func, env)?;
-                // Most calls are of builtins with a few arguments (arithmetic, `cons`, `car`):
-                // their arguments live on the Rust stack, so such a call allocates nothing.
                 if let (Value::Builtin(b), true) = (&f, args.len() <= INLINE_ARGS) {
                     let mut vals: [Value; INLINE_ARGS] = Default::default();
                     for (slot, a) in vals.iter_mut().zip(args) {
@@ -332,16 +417,18 @@ impl Machine {
                 };
             }
             NodeKind::Begin(forms) => return self.eval_seq_flow(forms, env),
-            NodeKind::Set { name, value } => {
+            NodeKind::Set { name, value, slot } => {
                 let v = self.eval(value, env)?;
                 self.effects += 1;
-                if env.set(*name, v.clone()) {
-                } else if self.globals.is_bound(*name) {
+                let assigned = slot.is_some_and(|slot| env.set_at(slot, *name, &v))
+                    || env.set(*name, v.clone());
+                if !assigned {
+                    if !self.globals.is_bound(*name) {
+                        return Err(self.unbound(*name, env, node.span).with_note(
+                            "`set!` changes an existing variable; use `define` to create one",
+                        ));
+                    }
                     self.globals.set(*name, v.clone());
-                } else {
-                    return Err(self.unbound(*name, env, node.span).with_note(
-                        "`set!` changes an existing variable; use `define` to create one",
-                    ));
                 }
                 v
             }
@@ -538,6 +625,8 @@ impl Machine {
             }
             NodeKind::Const(_)
             | NodeKind::Var(_)
+            | NodeKind::Local(..)
+            | NodeKind::Global(_)
             | NodeKind::Call { .. }
             | NodeKind::If { .. }
             | NodeKind::Begin(_)

@@ -52,6 +52,8 @@ pub struct Machine {
     pub interrupt: Option<Arc<AtomicBool>>,
     /// Current non-tail call depth.
     pub depth: usize,
+    /// Current nesting of `eval` (its stack check runs every few levels).
+    pub nesting: usize,
     /// Tasks in whose context stream forms run: the innermost is last.
     pub ctx: Vec<TaskId>,
     /// What `print`, `println` and `(format t …)` wrote.
@@ -100,6 +102,7 @@ impl Machine {
             steps: 0,
             next_check: 0,
             depth: 0,
+            nesting: 0,
             ctx: Vec::new(),
             output: String::new(),
             nets: Vec::new(),

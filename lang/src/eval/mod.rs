@@ -3,7 +3,8 @@
 //!
 //! - `symbol`: interned symbols; `value`: runtime values (`cons`: the shared cons cell); `env`:
 //!   local scopes and globals
-//! - `ast` + `compile`: source → analysed nodes (special forms, macro expansion)
+//! - `ast` + `compile`: source → analysed nodes (special forms, macro expansion); `resolve`: each
+//!   variable reference's frame and slot
 //! - `exec`: evaluation with a trampoline for tail calls and a depth budget
 //! - `builtins` (+ `numeric`, `format`): the builtin procedures, in one table
 //! - `comm_forms`: `deftask`, `task`, `defmessage`, `define-comm` calls, stream forms
@@ -46,6 +47,7 @@ pub mod format;
 pub mod machine;
 pub mod network_forms;
 pub mod numeric;
+pub mod resolve;
 pub mod symbol;
 pub mod value;
 

@@ -445,6 +445,7 @@ impl Machine {
             known: self.known.clone(),
             steps: 0,
             depth: 0,
+            nesting: 0,
             ctx: Vec::new(),
             output: String::new(),
             nets: self.nets.clone(),

@@ -10,7 +10,7 @@ use ttdl_ir::traffic::TaskId;
 
 use super::ast::Lambda;
 use super::builtins::BuiltinDef;
-use super::cons::ConsRef;
+use super::cons::{CellRef, ConsRef, Half};
 use super::env::Env;
 use super::symbol::{Interner, Sym};
 use crate::span::Span;
@@ -99,9 +99,23 @@ pub(crate) fn drop_deep(mut values: Vec<Value>, mut envs: Vec<Env>) {
         if let Some(v) = values.pop() {
             match v {
                 Value::Pair(rc) => {
-                    if let Ok(mut cell) = ConsRef::try_unwrap(rc) {
-                        values.push(std::mem::replace(&mut cell.car, Value::Nil));
-                        values.push(std::mem::replace(&mut cell.cdr, Value::Nil));
+                    // Along the spine without the stack: only elements that could start a chain
+                    // of their own (nested lists, closures) wait on it.
+                    let mut next = Value::Pair(rc);
+                    while let Value::Pair(rc) = next {
+                        // A cell held elsewhere just loses this reference.
+                        let Ok(mut cell) = ConsRef::try_unwrap(rc) else {
+                            next = Value::Nil;
+                            break;
+                        };
+                        let car = std::mem::take(&mut cell.car);
+                        if holds_deep(&car) {
+                            values.push(car);
+                        }
+                        next = std::mem::take(&mut cell.cdr);
+                    }
+                    if holds_deep(&next) {
+                        values.push(next);
                     }
                 }
                 Value::Closure(rc) | Value::Macro(rc) => {
@@ -196,7 +210,56 @@ impl Value {
     }
 
     pub fn cons(car: Value, cdr: Value) -> Value {
-        Value::Pair(ConsRef::new(Cons { car, cdr }))
+        Value::Pair(ConsRef::new(car, cdr))
+    }
+
+    /// The value as a tag and a word, owning what the value owned (a packed half of a cell).
+    pub(crate) fn into_raw(self) -> (u8, u64) {
+        match self {
+            Value::Nil => (0, 0),
+            Value::Bool(b) => (1, u64::from(b)),
+            Value::Int(i) => (2, i as u64),
+            Value::Float(f) => (3, f.to_bits()),
+            Value::Str(s) => (4, Rc::into_raw(s) as usize as u64),
+            Value::Symbol(s) => (5, u64::from(s.0)),
+            Value::Keyword(s) => (6, u64::from(s.0)),
+            Value::Pair(c) => (7, ConsRef::into_raw(c)),
+            Value::Closure(c) => (8, Rc::into_raw(c) as usize as u64),
+            Value::Builtin(b) => (9, b as *const BuiltinDef as usize as u64),
+            Value::Macro(c) => (10, Rc::into_raw(c) as usize as u64),
+            Value::Task(t) => (11, t as u64),
+            Value::Message(m) => (12, Rc::into_raw(m) as usize as u64),
+            Value::Network(n) => (13, Rc::into_raw(n) as usize as u64),
+        }
+    }
+
+    /// The value [`Value::into_raw`] packed.
+    ///
+    /// # Safety
+    /// `(tag, bits)` came from `into_raw`, and what it owned is handed over (or, for a value
+    /// that is never dropped, lent).
+    #[inline]
+    pub(crate) unsafe fn from_raw(tag: u8, bits: u64) -> Value {
+        let p = bits as usize;
+        // SAFETY: each pointer was made by the `into_raw` of its own kind.
+        unsafe {
+            match tag {
+                0 => Value::Nil,
+                1 => Value::Bool(bits != 0),
+                2 => Value::Int(bits as i64),
+                3 => Value::Float(f64::from_bits(bits)),
+                4 => Value::Str(Rc::from_raw(p as *const String)),
+                5 => Value::Symbol(Sym(bits as u32)),
+                6 => Value::Keyword(Sym(bits as u32)),
+                7 => Value::Pair(ConsRef::from_raw(bits)),
+                8 => Value::Closure(Rc::from_raw(p as *const Closure)),
+                9 => Value::Builtin(&*(p as *const BuiltinDef)),
+                10 => Value::Macro(Rc::from_raw(p as *const Closure)),
+                11 => Value::Task(p as TaskId),
+                12 => Value::Message(Rc::from_raw(p as *const MessageType)),
+                _ => Value::Network(Rc::from_raw(p as *const NetValue)),
+            }
+        }
     }
 
     pub fn str(s: impl Into<String>) -> Value {
@@ -213,34 +276,52 @@ impl Value {
 
     /// Iterates the elements of a list (stops at the first non-pair tail).
     pub fn iter(&self) -> ListIter<'_> {
-        ListIter { cur: self }
+        ListIter {
+            cur: match self {
+                Value::Pair(c) => Some(c.cell()),
+                _ => None,
+            },
+        }
+    }
+
+    /// The length of a proper list, or `None` if this is not one.
+    pub fn list_len(&self) -> Option<usize> {
+        let mut cell = match self {
+            Value::Nil => return Some(0),
+            Value::Pair(c) => c.cell(),
+            _ => return None,
+        };
+        let mut n = 1;
+        loop {
+            let cdr = cell.cdr();
+            match cdr.pair() {
+                Some(next) => cell = next,
+                None => return matches!(*cdr, Value::Nil).then_some(n),
+            }
+            n += 1;
+        }
     }
 
     /// The elements of a proper list, or `None` if this is not one.
     pub fn to_vec(&self) -> Option<Vec<Value>> {
         let mut out = Vec::new();
-        let mut cur = self;
+        let mut cell = match self {
+            Value::Nil => return Some(out),
+            Value::Pair(c) => c.cell(),
+            _ => return None,
+        };
         loop {
-            match cur {
-                Value::Nil => return Some(out),
-                Value::Pair(c) => {
-                    out.push(c.car.clone());
-                    cur = &c.cdr;
-                }
-                _ => return None,
+            out.push(Value::clone(&cell.car()));
+            let cdr = cell.cdr();
+            match cdr.pair() {
+                Some(next) => cell = next,
+                None => return matches!(*cdr, Value::Nil).then_some(out),
             }
         }
     }
 
     pub fn is_list(&self) -> bool {
-        let mut cur = self;
-        loop {
-            match cur {
-                Value::Nil => return true,
-                Value::Pair(c) => cur = &c.cdr,
-                _ => return false,
-            }
-        }
+        self.list_len().is_some()
     }
 
     pub fn type_name(&self) -> &'static str {
@@ -289,27 +370,13 @@ impl Value {
 
     /// `equal?`: structural equality (numbers compare by value across int and float).
     pub fn equal(&self, other: &Value) -> bool {
-        let (mut a, mut b) = (self, other);
-        loop {
-            match (a, b) {
-                (Value::Pair(x), Value::Pair(y)) => {
-                    if ConsRef::ptr_eq(x, y) {
-                        return true;
-                    }
-                    let same_car =
-                        stacker::maybe_grow(64 * 1024, 1024 * 1024, || x.car.equal(&y.car));
-                    if !same_car {
-                        return false;
-                    }
-                    a = &x.cdr;
-                    b = &y.cdr;
-                }
-                (Value::Int(x), Value::Float(y)) | (Value::Float(y), Value::Int(x)) => {
-                    return (*x as f64) == *y
-                }
-                (Value::Message(x), Value::Message(y)) => return x == y,
-                _ => return a.is_eq(b),
+        match (self, other) {
+            (Value::Pair(x), Value::Pair(y)) => cells_equal(x.cell(), y.cell()),
+            (Value::Int(x), Value::Float(y)) | (Value::Float(y), Value::Int(x)) => {
+                (*x as f64) == *y
             }
+            (Value::Message(x), Value::Message(y)) => x == y,
+            _ => self.is_eq(other),
         }
     }
 
@@ -321,20 +388,38 @@ impl Value {
     }
 }
 
+/// `equal?` of two lists: element by element along the spine, nested lists recursively.
+fn cells_equal(mut x: CellRef<'_>, mut y: CellRef<'_>) -> bool {
+    loop {
+        if x.ptr_eq(y) {
+            return true;
+        }
+        let same_car = stacker::maybe_grow(64 * 1024, 1024 * 1024, || x.car().equal(&y.car()));
+        if !same_car {
+            return false;
+        }
+        let (a, b) = (x.cdr(), y.cdr());
+        match (a.pair(), b.pair()) {
+            (Some(p), Some(q)) => {
+                x = p;
+                y = q;
+            }
+            _ => return a.equal(&b),
+        }
+    }
+}
+
+/// The elements of a list, lent for as long as the list is borrowed.
 pub struct ListIter<'a> {
-    cur: &'a Value,
+    cur: Option<CellRef<'a>>,
 }
 
 impl<'a> Iterator for ListIter<'a> {
-    type Item = &'a Value;
-    fn next(&mut self) -> Option<&'a Value> {
-        match self.cur {
-            Value::Pair(c) => {
-                self.cur = &c.cdr;
-                Some(&c.car)
-            }
-            _ => None,
-        }
+    type Item = Half<'a>;
+    fn next(&mut self) -> Option<Half<'a>> {
+        let c = self.cur?;
+        self.cur = c.cdr().pair();
+        Some(c.car())
     }
 }
 
@@ -415,9 +500,13 @@ fn print_atom_or_list(out: &mut String, v: &Value, syms: &Names<'_>, write: bool
 
 fn print_list(out: &mut String, v: &Value, syms: &Names<'_>, write: bool) {
     // Reader-macro forms print back in their short spelling.
-    if let Value::Pair(c) = v {
-        if let (Value::Symbol(head), Value::Pair(rest)) = (&c.car, &c.cdr) {
-            if matches!(rest.cdr, Value::Nil) {
+    let Value::Pair(c) = v else {
+        return print_value(out, v, syms, write);
+    };
+    {
+        let (head, rest) = (c.car(), c.cdr());
+        if let (Value::Symbol(head), Value::Pair(rest)) = (&*head, &*rest) {
+            if matches!(*rest.cdr(), Value::Nil) {
                 let prefix = match syms.name(*head) {
                     "quote" => Some("'"),
                     "quasiquote" => Some("`"),
@@ -427,29 +516,27 @@ fn print_list(out: &mut String, v: &Value, syms: &Names<'_>, write: bool) {
                 };
                 if let Some(p) = prefix {
                     out.push_str(p);
-                    print_value(out, &rest.car, syms, write);
+                    print_value(out, &rest.car(), syms, write);
                     return;
                 }
             }
         }
     }
     out.push('(');
-    let mut cur = v;
-    let mut first = true;
+    let mut cell = c.cell();
     loop {
-        match cur {
-            Value::Pair(c) => {
-                if !first {
-                    out.push(' ');
-                }
-                first = false;
-                print_value(out, &c.car, syms, write);
-                cur = &c.cdr;
+        print_value(out, &cell.car(), syms, write);
+        let cdr = cell.cdr();
+        match cdr.pair() {
+            Some(next) => {
+                out.push(' ');
+                cell = next;
             }
-            Value::Nil => break,
-            other => {
-                out.push_str(" . ");
-                print_value(out, other, syms, write);
+            None => {
+                if !matches!(*cdr, Value::Nil) {
+                    out.push_str(" . ");
+                    print_value(out, &cdr, syms, write);
+                }
                 break;
             }
         }

@@ -127,6 +127,10 @@ pub fn time_unplaced(traffic: &mut Traffic, timing: Option<&str>) -> Result<(), 
     if let (Some(n), Some(shape)) = (traffic.repeat, Shape::of(traffic)) {
         // Samples are shared between the steps tried (4, 8, 12 then 8, 16, 24 …): each is timed once.
         let mut timed_samples: std::collections::BTreeMap<u64, u64> = Default::default();
+        // The folded program itself is the sample of its own count, timed just above.
+        if timing == TimingModel::Port {
+            timed_samples.insert(shape.count, traffic.critical_path);
+        }
         let mut critical_path = |m: u64| -> Result<u64, PipelineError> {
             if let Some(&cp) = timed_samples.get(&m) {
                 return Ok(cp);

@@ -3,22 +3,8 @@
 //! refreshes it), which `ttdl check` and `ttdl run` then take; `-o` refusing to overwrite without
 //! `--force`; and bad TGFF input reported with its file, line and column.
 
-use std::process::Command;
-
+use crate::support::ttdl;
 use expect_test::{expect, expect_file};
-
-fn ttdl(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ttdl"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the ttdl binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 const FIXTURE: &str = "examples/sensor-fusion.tgff";
 

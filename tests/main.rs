@@ -13,3 +13,4 @@ mod invariants;
 mod no_panic;
 mod periodic;
 mod run_cli;
+mod support;

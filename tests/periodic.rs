@@ -2,21 +2,8 @@
 //! once per distinct iteration, scheduled on a sample, and its kernel repeated; the figures are
 //! the whole program's and never under their bounds. Also: what must not fold does not.
 
+use crate::support::ttdl;
 use std::path::PathBuf;
-use std::process::Command;
-
-fn ttdl(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ttdl"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the ttdl binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn program(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ttdl-periodic-{}", std::process::id()));

@@ -6,20 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::support::ttdl;
 use expect_test::expect_file;
-
-fn ttdl(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ttdl"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the ttdl binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ttdl-run-{}-{name}", std::process::id()));

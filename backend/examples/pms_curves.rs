@@ -22,38 +22,11 @@
 //! not a network the wormhole model can route on.
 
 use ttdl_backend::sim::drive::command_file::{
-    commands, drive, mesh_neighbours, CommandFile, Pattern,
+    busiest_port_words, commands, drive, mesh_neighbours, pairs_in_order, CommandFile, Pattern,
 };
 use ttdl_backend::sim::models::pms::{crossbar_configurations, PmsModel, PmsParams, Predictor};
 
 const N: usize = 128;
-
-/// Busiest port's words (sent or received): the completion time at full link rate.
-fn ideal(files: &CommandFile) -> u64 {
-    let mut sent = vec![0u64; N];
-    let mut recv = vec![0u64; N];
-    for (s, f) in files.iter().enumerate() {
-        for &(d, w) in f {
-            sent[s] += w;
-            recv[d] += w;
-        }
-    }
-    sent.into_iter().chain(recv).max().unwrap_or(0)
-}
-
-/// Every (source, destination) in order of first use: the k-th message of every node before
-/// the (k+1)-th of any.
-fn pairs(files: &CommandFile) -> Vec<(usize, usize)> {
-    let longest = files.iter().map(|f| f.len()).max().unwrap_or(0);
-    (0..longest)
-        .flat_map(|k| {
-            files
-                .iter()
-                .enumerate()
-                .filter_map(move |(s, f)| f.get(k).map(|&(d, _)| (s, d)))
-        })
-        .collect()
-}
 
 #[derive(Clone, Copy)]
 enum Mode {
@@ -72,7 +45,7 @@ fn model(mode: Mode, files: &CommandFile, seed: u64) -> Result<PmsModel, String>
         Mode::Preload => PmsModel::with_preload(
             N,
             PmsParams { preload: 4, ..base },
-            crossbar_configurations(&pairs(files), 4),
+            crossbar_configurations(&pairs_in_order(files), 4),
         ),
         Mode::Circuit => PmsModel::new(
             N,
@@ -92,7 +65,7 @@ fn efficiency(m: &mut PmsModel, files: &CommandFile, window: usize) -> Result<(f
         return Err(format!("{} messages never arrived", s.stuck));
     }
     Ok((
-        ideal(files) as f64 / s.completion.max(1) as f64,
+        busiest_port_words(files) as f64 / s.completion.max(1) as f64,
         s.mean_latency(),
     ))
 }

@@ -51,7 +51,8 @@
 //!   preloaded slots leave them fewer slots to be placed in.
 
 use ttdl_backend::sim::drive::command_file::{
-    commands_on_grid, drive, grid_neighbours, CommandFile, Pattern,
+    busiest_port_words, commands_on_grid, drive, grid_neighbours, pairs_in_order, CommandFile,
+    Pattern,
 };
 use ttdl_backend::sim::models::pms::{network_configurations, PmsModel, PmsParams, Predictor};
 use ttdl_backend::sim::models::wormhole::{Wormhole, WormholeConfig};
@@ -87,31 +88,6 @@ enum Mode {
     Wormhole,
 }
 
-fn ideal(files: &CommandFile) -> u64 {
-    let mut sent = vec![0u64; N];
-    let mut recv = vec![0u64; N];
-    for (s, f) in files.iter().enumerate() {
-        for &(d, w) in f {
-            sent[s] += w;
-            recv[d] += w;
-        }
-    }
-    sent.into_iter().chain(recv).max().unwrap_or(0)
-}
-
-/// Every (source, destination) in order of first use.
-fn pairs(files: &CommandFile) -> Vec<(usize, usize)> {
-    let longest = files.iter().map(|f| f.len()).max().unwrap_or(0);
-    (0..longest)
-        .flat_map(|k| {
-            files
-                .iter()
-                .enumerate()
-                .filter_map(move |(s, f)| f.get(k).map(|&(d, _)| (s, d)))
-        })
-        .collect()
-}
-
 fn params(s: Setting, slots: usize, preload: usize, seed: u64) -> PmsParams {
     PmsParams {
         slots,
@@ -138,7 +114,8 @@ fn model(
                 .map_err(|e| e.to_string())?,
         ),
         Mode::Preload => {
-            let cfgs = network_configurations(net, &pairs(files), 4).map_err(|e| e.to_string())?;
+            let cfgs = network_configurations(net, &pairs_in_order(files), 4)
+                .map_err(|e| e.to_string())?;
             Box::new(
                 PmsModel::on_network(net, params(s, 4, 4, seed), cfgs)
                     .map_err(|e| e.to_string())?,
@@ -168,7 +145,7 @@ fn efficiency(m: &mut dyn NetworkModel, files: &CommandFile, window: usize) -> R
     if s.stuck > 0 {
         return Err(format!("{} messages never arrived", s.stuck));
     }
-    Ok(ideal(files) as f64 / s.completion.max(1) as f64)
+    Ok(busiest_port_words(files) as f64 / s.completion.max(1) as f64)
 }
 
 /// Mean efficiency over the sizes, and the per-size values.

@@ -158,6 +158,41 @@ pub fn commands_on_grid(
     files
 }
 
+/// The busiest port's words, sent or received: the completion time of the command files at full
+/// link rate, against which a run's efficiency is measured.
+pub fn busiest_port_words(files: &CommandFile) -> u64 {
+    let n = files
+        .iter()
+        .flatten()
+        .map(|&(d, _)| d + 1)
+        .chain([files.len()])
+        .max()
+        .unwrap_or(0);
+    let mut sent = vec![0u64; n];
+    let mut recv = vec![0u64; n];
+    for (s, f) in files.iter().enumerate() {
+        for &(d, w) in f {
+            sent[s] += w;
+            recv[d] += w;
+        }
+    }
+    sent.into_iter().chain(recv).max().unwrap_or(0)
+}
+
+/// Every (source, destination) in order of first use: the k-th message of every node before the
+/// (k+1)-th of any (the order a compiler would see the connections in).
+pub fn pairs_in_order(files: &CommandFile) -> Vec<(NodeId, NodeId)> {
+    let longest = files.iter().map(|f| f.len()).max().unwrap_or(0);
+    (0..longest)
+        .flat_map(|k| {
+            files
+                .iter()
+                .enumerate()
+                .filter_map(move |(s, f)| f.get(k).map(|&(d, _)| (s, d)))
+        })
+        .collect()
+}
+
 /// What a driven run measured.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunStats {

@@ -22,9 +22,12 @@ use rand_chacha::ChaCha8Rng;
 
 use ttdl_backend::sim::drive::synthetic::{self, Pattern, SyntheticConfig};
 use ttdl_backend::sim::models::router::{Router, RouterConfig};
-use ttdl_backend::sim::sweep::{self, PointResult};
+use ttdl_backend::sim::sweep::{self, Point, PointResult};
 use ttdl_backend::sim::{NetworkModel, Packet};
 use ttdl_backend::Network;
+
+#[path = "support/cpu.rs"]
+mod cpu;
 
 /// BookSim2, 8×8 mesh, uniform, 8-flit packets: (rate, defaults, min pipeline, accepted flits).
 const BOOKSIM: &[(f64, f64, f64, f64)] = &[
@@ -93,14 +96,14 @@ fn main() {
             };
             model.set_window(run.warmup, run.warmup + run.measure);
             let start = Instant::now();
-            let cpu0 = cpu_seconds();
+            let cpu0 = cpu::cpu_seconds();
             let r = match synthetic::run(&net, &mut model, &run) {
                 Ok(r) => r,
                 Err(e) => return eprintln!("{e}"),
             };
             // CPU time of this thread when available: the figure that matters on a shared
             // machine; wall time otherwise.
-            wall += cpu_seconds()
+            wall += cpu::cpu_seconds()
                 .zip(cpu0)
                 .map(|(b, a)| b - a)
                 .filter(|&c| c > 0.0)
@@ -108,20 +111,14 @@ fn main() {
             rc += model.router_cycles() as f64;
             stats.push(model.stats());
             bs_unif += booksim_uniform(&net, cfg, rate, seed, 100_000).0 / seeds as f64;
-            rows.push(PointResult {
+            let point = Point {
                 index: rows.len(),
-                spec: cfg.name(),
-                model: r.model,
+                model: cfg.name(),
                 pattern: "uniform".into(),
                 rate,
                 seed,
-                offered_flits: r.offered_flits,
-                accepted_flits: r.accepted_flits,
-                mean_latency: r.latency.mean,
-                p99: r.latency.p99,
-                packets: r.latency.count as u64,
-                unfinished: r.unfinished,
-            });
+            };
+            rows.push(PointResult::measured(&point, r));
         }
         let s = &sweep::aggregate(&rows)[0];
         let n = stats.len() as f64;
@@ -159,9 +156,9 @@ fn main() {
         ..SyntheticConfig::default()
     };
     let start = Instant::now();
-    let cpu0 = cpu_seconds();
+    let cpu0 = cpu::cpu_seconds();
     let result = synthetic::run(&net, &mut model, &run);
-    let secs = cpu_seconds()
+    let secs = cpu::cpu_seconds()
         .zip(cpu0)
         .map(|(b, a)| b - a)
         .filter(|&c| c > 0.0)
@@ -241,15 +238,4 @@ fn booksim_uniform(
         sum as f64 / count.max(1) as f64,
         flits as f64 / (n as f64 * measure as f64),
     )
-}
-
-/// User + system CPU seconds of the calling thread (Linux `/proc`), if available.
-fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
-    // Fields after the parenthesized command name; utime and stime are fields 14 and 15.
-    let rest = stat.rsplit_once(')')?.1;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = f.get(11)?.parse().ok()?;
-    let stime: f64 = f.get(12)?.parse().ok()?;
-    Some((utime + stime) / 100.0)
 }

@@ -13,6 +13,9 @@ use ttdl_backend::sim::drive::synthetic::{self, Injection, Pattern, SyntheticCon
 use ttdl_backend::sim::registry::{self, ModelContext};
 use ttdl_backend::Network;
 
+#[path = "support/cpu.rs"]
+mod cpu;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("transpose") {
@@ -57,14 +60,14 @@ fn main() {
             Err(e) => return eprintln!("{e}"),
         };
         let start = Instant::now();
-        let cpu0 = cpu_seconds();
+        let cpu0 = cpu::cpu_seconds();
         let r = match synthetic::run(&net, model.as_mut(), &cfg) {
             Ok(r) => r,
             Err(e) => return eprintln!("{e}"),
         };
         let wall = start.elapsed().as_secs_f64();
         // CPU time of this thread: the figure that matters on a shared machine.
-        let cpu = cpu_seconds()
+        let cpu = cpu::cpu_seconds()
             .zip(cpu0)
             .map(|(b, a)| b - a)
             .filter(|&c| c > 0.0);
@@ -133,15 +136,4 @@ fn transpose(k: usize, arb: &str, injection: Injection) {
             Err(e) => return eprintln!("{e}"),
         }
     }
-}
-
-/// User + system CPU seconds of the calling thread (Linux `/proc`), if available.
-fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
-    // Fields after the parenthesized command name; utime and stime are fields 14 and 15.
-    let rest = stat.rsplit_once(')')?.1;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = f.get(11)?.parse().ok()?;
-    let stime: f64 = f.get(12)?.parse().ok()?;
-    Some((utime + stime) / 100.0)
 }

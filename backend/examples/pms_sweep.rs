@@ -59,6 +59,9 @@ use ttdl_backend::sim::models::wormhole::{Wormhole, WormholeConfig};
 use ttdl_backend::sim::NetworkModel;
 use ttdl_backend::Network;
 
+#[path = "support/args.rs"]
+mod args;
+
 const N: usize = 128;
 const COLS: usize = 16;
 /// Words: 8, 64, 512 and 2048 bytes.
@@ -232,18 +235,9 @@ fn hybrid(
     efficiency(&mut m, files, s.window)
 }
 
-fn arg<T: std::str::FromStr>(i: usize, default: T, what: &str) -> Result<T, String> {
-    match std::env::args().nth(i) {
-        Some(a) => a
-            .parse()
-            .map_err(|_| format!("{what} must be a number, not `{a}`")),
-        None => Ok(default),
-    }
-}
-
 fn main() -> Result<(), String> {
-    let seed: u64 = arg(1, 1, "seed")?;
-    let rounds: usize = arg(2, 4, "rounds")?;
+    let seed: u64 = args::arg(1, "seed", 1)?;
+    let rounds: usize = args::arg(2, "rounds", 4)?;
     let build = |spec: &str| {
         Network::build(&spec.parse().map_err(|e| format!("{e:?}"))?).map_err(|e| e.to_string())
     };

@@ -31,6 +31,9 @@ use ttdl_backend::sim::models::compiled::patterns;
 use ttdl_backend::sim::models::compiled::sched::{self, Algorithm, Connection};
 use ttdl_backend::topology::{Network, NetworkSpec};
 
+#[path = "support/args.rs"]
+mod args;
+
 /// Seeds of the random greedy orders averaged for Table 5.6.
 const ORDERS: u64 = 100;
 
@@ -60,18 +63,9 @@ fn degrees(conns: &[Connection], aapc: &AapcPhases, seed: u64) -> Result<[usize;
     ])
 }
 
-fn arg<T: std::str::FromStr>(i: usize, what: &str, default: T) -> Result<T, String> {
-    match std::env::args().nth(i) {
-        Some(a) => a
-            .parse()
-            .map_err(|_| format!("{what} must be a number, not `{a}`")),
-        None => Ok(default),
-    }
-}
-
 fn main() -> Result<(), String> {
-    let per_row: usize = arg(1, "patterns per row", 20)?;
-    let seed: u64 = arg(2, "seed", 1)?;
+    let per_row: usize = args::arg(1, "patterns per row", 20)?;
+    let seed: u64 = args::arg(2, "seed", 1)?;
     let spec: NetworkSpec = "torus:8x8".parse().map_err(|e| format!("{e}"))?;
     let net = Network::build(&spec).map_err(|e| format!("{e}"))?;
     let aapc = AapcPhases::for_network(&net).ok_or("no AAPC phases for the 8x8 torus")?;

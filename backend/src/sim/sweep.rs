@@ -83,6 +83,26 @@ pub struct PointResult {
     pub unfinished: u64,
 }
 
+impl PointResult {
+    /// The row of point `p`, from what its synthetic run measured.
+    pub fn measured(p: &Point, r: synthetic::SyntheticResult) -> PointResult {
+        PointResult {
+            index: p.index,
+            spec: p.model.clone(),
+            model: r.model,
+            pattern: p.pattern.clone(),
+            rate: p.rate,
+            seed: p.seed,
+            offered_flits: r.offered_flits,
+            accepted_flits: r.accepted_flits,
+            mean_latency: r.latency.mean,
+            p99: r.latency.p99,
+            packets: r.latency.count as u64,
+            unfinished: r.unfinished,
+        }
+    }
+}
+
 impl SweepSpec {
     /// Every point, numbered: models, then patterns, then loads, then seeds.
     pub fn points(&self) -> Vec<Point> {
@@ -176,20 +196,7 @@ impl SweepSpec {
             seed: p.seed,
         };
         let r = synthetic::run(&net, model.as_mut(), &cfg)?;
-        Ok(PointResult {
-            index: p.index,
-            spec: p.model.clone(),
-            model: r.model,
-            pattern: p.pattern.clone(),
-            rate: p.rate,
-            seed: p.seed,
-            offered_flits: r.offered_flits,
-            accepted_flits: r.accepted_flits,
-            mean_latency: r.latency.mean,
-            p99: r.latency.p99,
-            packets: r.latency.count as u64,
-            unfinished: r.unfinished,
-        })
+        Ok(PointResult::measured(p, r))
     }
 }
 

@@ -57,6 +57,22 @@ fn lookup<'a>(table: &'a Table, kind: &str, column: &str) -> Option<&'a Word> {
     })
 }
 
+/// `column` of `table`, or an error at the table when no row of it has that column beside a
+/// `type` column.
+fn checked_column(table: &Table, column: String) -> Result<Column<'_>, Diagnostic> {
+    if !has_column(table, &column) {
+        return Err(error(
+            &table.name,
+            format!(
+                "{} has no column `{column}` with a `type` column",
+                table_title(table)
+            ),
+            "this table",
+        ));
+    }
+    Ok(Column { table, column })
+}
+
 fn has_column(table: &Table, column: &str) -> bool {
     table
         .rows
@@ -119,17 +135,7 @@ fn arc_column<'a>(file: &'a TgffFile, o: &TgffOptions) -> Result<Option<Column<'
                 )
             })?,
     };
-    if !has_column(table, &column) {
-        return Err(error(
-            &table.name,
-            format!(
-                "{} has no column `{column}` with a `type` column",
-                table_title(table)
-            ),
-            "this table",
-        ));
-    }
-    Ok(Some(Column { table, column }))
+    checked_column(table, column).map(Some)
 }
 
 fn task_column<'a>(file: &'a TgffFile, o: &TgffOptions) -> Result<Option<Column<'a>>, Diagnostic> {
@@ -141,17 +147,7 @@ fn task_column<'a>(file: &'a TgffFile, o: &TgffOptions) -> Result<Option<Column<
             None => return Ok(None),
         },
     };
-    if !has_column(table, &column) {
-        return Err(error(
-            &table.name,
-            format!(
-                "{} has no column `{column}` with a `type` column",
-                table_title(table)
-            ),
-            "this table",
-        ));
-    }
-    Ok(Some(Column { table, column }))
+    checked_column(table, column).map(Some)
 }
 
 /// A TTDL string literal naming task `task` of graph `graph`.

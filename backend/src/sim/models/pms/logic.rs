@@ -87,16 +87,10 @@ impl SlotTable {
     }
 }
 
-/// One pass of the SL array over slot table `bs`: `cells` are the (u, v) with L = 1 (Table 1),
-/// visited in row-major order starting from row `a0` and column `b0` and wrapping around (the
-/// rotating priority of §4). Returns the toggled cells as (u, v, established?).
-pub fn sl_pass(
-    bs: &mut SlotTable,
-    cells: &[(usize, usize)],
-    a0: usize,
-    b0: usize,
-) -> Vec<(usize, usize, bool)> {
-    let n = bs.out_of.len();
+/// The cells of an `n`-port switch in the SL array's visiting order: row-major from row `a0` and
+/// column `b0`, wrapping around (the rotating priority of §4); cells outside the switch and
+/// repeats left out.
+fn rotated_order(cells: &[(usize, usize)], n: usize, a0: usize, b0: usize) -> Vec<(usize, usize)> {
     if n == 0 {
         return Vec::new();
     }
@@ -107,6 +101,20 @@ pub fn sl_pass(
         .collect();
     order.sort_by_key(|&(u, v)| ((u + n - a0 % n) % n, (v + n - b0 % n) % n));
     order.dedup();
+    order
+}
+
+/// One pass of the SL array over slot table `bs`: `cells` are the (u, v) with L = 1 (Table 1),
+/// visited in row-major order starting from row `a0` and column `b0` and wrapping around (the
+/// rotating priority of §4). Returns the toggled cells as (u, v, established?).
+pub fn sl_pass(
+    bs: &mut SlotTable,
+    cells: &[(usize, usize)],
+    a0: usize,
+    b0: usize,
+) -> Vec<(usize, usize, bool)> {
+    let n = bs.out_of.len();
+    let order = rotated_order(cells, n, a0, b0);
     // A[v] and D[u] as they ripple: output / input busy in this slot so far.
     let mut a: Vec<bool> = bs.in_of.iter().map(|x| x.is_some()).collect();
     let mut d: Vec<bool> = bs.out_of.iter().map(|x| x.is_some()).collect();
@@ -144,16 +152,7 @@ pub fn sl_pass_routed(
     b0: usize,
 ) -> Vec<(usize, usize, bool)> {
     let n = bs.out_of.len();
-    if n == 0 {
-        return Vec::new();
-    }
-    let mut order: Vec<(usize, usize)> = cells
-        .iter()
-        .copied()
-        .filter(|&(u, v)| u < n && v < n)
-        .collect();
-    order.sort_by_key(|&(u, v)| ((u + n - a0 % n) % n, (v + n - b0 % n) % n));
-    order.dedup();
+    let order = rotated_order(cells, n, a0, b0);
     let mut toggled = Vec::new();
     for (u, v) in order {
         let path = route(u, v);

@@ -403,6 +403,16 @@ pub fn build(
     Ok(Box::new(model.map_err(|e| ModelError(e.to_string()))?))
 }
 
+/// The pairs that need a connection, each once, in first-use order (a node to itself needs none).
+fn distinct_pairs(pairs: &[(NodeId, NodeId)]) -> Vec<(NodeId, NodeId)> {
+    let mut seen = std::collections::BTreeSet::new();
+    pairs
+        .iter()
+        .copied()
+        .filter(|&(u, v)| u != v && seen.insert((u, v)))
+        .collect()
+}
+
 /// Splits (input, output) pairs into crossbar configurations (partial permutations) for
 /// preloading into `slots` slot tables. When the whole working set fits, the fewest
 /// configurations (Yuan's colorings) are loaded once and never swapped; otherwise Yuan's greedy
@@ -413,12 +423,7 @@ pub fn crossbar_configurations(
     pairs: &[(NodeId, NodeId)],
     slots: usize,
 ) -> Vec<Vec<(NodeId, NodeId)>> {
-    let mut seen = std::collections::BTreeSet::new();
-    let uniq: Vec<(NodeId, NodeId)> = pairs
-        .iter()
-        .copied()
-        .filter(|&(u, v)| u != v && seen.insert((u, v)))
-        .collect();
+    let uniq = distinct_pairs(pairs);
     let conns: Vec<Connection> = uniq
         .iter()
         .map(|&(src, dst)| Connection {
@@ -458,12 +463,7 @@ pub fn network_configurations(
     if net.spec.kind == Kind::Crossbar {
         return Ok(crossbar_configurations(pairs, slots));
     }
-    let mut seen = std::collections::BTreeSet::new();
-    let uniq: Vec<(NodeId, NodeId)> = pairs
-        .iter()
-        .copied()
-        .filter(|&(u, v)| u != v && seen.insert((u, v)))
-        .collect();
+    let uniq = distinct_pairs(pairs);
     let conns = patterns::connections(net, &uniq).map_err(PmsError)?;
     // The crossbar's optimal configurations serve as they are when no two of their circuits
     // share a link (nearest-neighbour circuits of one link each, for instance).

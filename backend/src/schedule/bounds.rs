@@ -164,13 +164,13 @@ fn chain_tails(traffic: &Traffic) -> Vec<u64> {
                 Op::Recv(m) if m < nmsg => readers[m].push(node),
                 _ => {}
             }
-            op_of.push((*op, i + 1 < task.ops.len()));
+            op_of.push((*op, i > 0, i + 1 < task.ops.len()));
         }
     }
     // Successors of a node: the next op of its task, and for a send every reading op.
     let mut left: Vec<u32> = (0..n)
         .map(|v| {
-            let (op, next) = op_of[v];
+            let (op, _, next) = op_of[v];
             let reads = match op {
                 Op::Send(m) if m < nmsg => readers[m].len(),
                 _ => 0,
@@ -181,7 +181,7 @@ fn chain_tails(traffic: &Traffic) -> Vec<u64> {
     let mut f = vec![0u64; n];
     let mut ready: Vec<usize> = (0..n).filter(|&v| left[v] == 0).collect();
     while let Some(v) = ready.pop() {
-        let (op, next) = op_of[v];
+        let (op, prev, next) = op_of[v];
         let after = if next { f[v + 1] } else { 0 };
         f[v] = match op {
             Op::Compute(c) => after.saturating_add(c),
@@ -195,8 +195,7 @@ fn chain_tails(traffic: &Traffic) -> Vec<u64> {
             _ => after,
         };
         // Predecessors: the op before in the task, and for a read its message's send.
-        let first_of_task = base.partition_point(|&b| b <= v) - 1;
-        if v > base[first_of_task] {
+        if prev {
             left[v - 1] -= 1;
             if left[v - 1] == 0 {
                 ready.push(v - 1);

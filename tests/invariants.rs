@@ -282,6 +282,30 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(40)
+    ))]
+    /// A folded program's critical path, extrapolated from a few timed samples, is the one the
+    /// unrolled program's own timing gives, under both timing models.
+    #[test]
+    fn folding_keeps_the_critical_path(
+        tasks in 2usize..6,
+        bodies in prop::collection::vec(body(), 6),
+        iterations in 64u64..140,
+        thesis in any::<bool>(),
+    ) {
+        let src = source(tasks, &bodies[..tasks], iterations, false);
+        let (mut whole, mut short) = (traffic(&src), folded(&src));
+        let timing = thesis.then_some("thesis");
+        pipeline::time_unplaced(&mut whole, timing).unwrap();
+        if short.repeat.is_some() {
+            pipeline::time_unplaced(&mut short, timing).map_err(|e| format!("{e}\n{src}")).unwrap();
+            prop_assert_eq!(short.critical_path, whole.critical_path, "{}", src);
+        }
+    }
+}
+
 /// A random program placed on a random small mesh or torus, as the comparisons below use it.
 #[derive(Clone, Debug)]
 struct Case {

@@ -525,7 +525,7 @@ fn raw_traffic() -> impl Strategy<Value = Traffic> {
                     .map(|(id, (src, dst, size, release, deadline, phase))| Message {
                         id,
                         src,
-                        dst,
+                        dst: dst.into(),
                         size,
                         release,
                         deadline,

@@ -34,7 +34,7 @@ fn jacobi(n: i64) -> Traffic {
                 messages.push(Message {
                     id: messages.len(),
                     src: id(x, y),
-                    dst: vec![id(x + dx, y + dy)],
+                    dst: vec![id(x + dx, y + dy)].into(),
                     size: 8,
                     release: 0,
                     deadline: 40,

@@ -49,7 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Message {
                 id,
                 src,
-                dst: vec![dst],
+                dst: vec![dst].into(),
                 size: 8,
                 release,
                 deadline: release + 8 + rng.random_range(0..40u64),

@@ -48,7 +48,7 @@ fn jacobi(n: usize, iters: usize) -> Traffic {
                 traffic.messages.push(Message {
                     id: id(i, s, t),
                     src: t,
-                    dst: vec![nb(t, d)],
+                    dst: vec![nb(t, d)].into(),
                     size: 8,
                     ..Message::default()
                 });

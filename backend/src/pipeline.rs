@@ -124,16 +124,19 @@ pub fn time_unplaced(traffic: &mut Traffic, timing: Option<&str>) -> Result<(), 
     // A folded program's critical path is the whole program's: the ideal timing of a repeating
     // program grows by the same amount every few iterations once its transient is over (a
     // max-plus system is eventually periodic), checked over three samples, then extrapolated.
+    // The check is on every task, not only on the critical path: a task that runs ahead of its
+    // readers (a writer that reads nothing) builds a backlog that grows with the count, so no
+    // short sample shows the whole program's timing; such a program is timed unrolled.
     if let (Some(n), Some(shape)) = (traffic.repeat, Shape::of(traffic)) {
         // Samples are shared between the steps tried (4, 8, 12 then 8, 16, 24 …): each is timed once.
-        let mut timed_samples: std::collections::BTreeMap<u64, u64> = Default::default();
+        let mut timed_samples: std::collections::BTreeMap<u64, Sample> = Default::default();
         // The folded program itself is the sample of its own count, timed just above.
         if timing == TimingModel::Port {
-            timed_samples.insert(shape.count, traffic.critical_path);
+            timed_samples.insert(shape.count, Sample::of(traffic));
         }
-        let mut critical_path = |m: u64| -> Result<u64, PipelineError> {
-            if let Some(&cp) = timed_samples.get(&m) {
-                return Ok(cp);
+        let mut sample = |m: u64| -> Result<Sample, PipelineError> {
+            if let Some(s) = timed_samples.get(&m) {
+                return Ok(s.clone());
             }
             let (mut t, _) = shape.with_count(traffic, m);
             if timing == TimingModel::Thesis && program::is_driven(&t) {
@@ -141,8 +144,9 @@ pub fn time_unplaced(traffic: &mut Traffic, timing: Option<&str>) -> Result<(), 
                     .map_err(|e| PipelineError::Input(e.to_string()))?;
             }
             time(&mut t)?;
-            timed_samples.insert(m, t.critical_path);
-            Ok(t.critical_path)
+            let s = Sample::of(&t);
+            timed_samples.insert(m, s.clone());
+            Ok(s)
         };
         let mut settled = None;
         for step in [4u64, 8, 16] {
@@ -151,30 +155,89 @@ pub fn time_unplaced(traffic: &mut Traffic, timing: Option<&str>) -> Result<(), 
                 break;
             }
             let last = 2 * step + (n - 2 * step) % step + step;
-            let cps = [
-                critical_path(last - 2 * step)?,
-                critical_path(last - step)?,
-                critical_path(last)?,
+            let s = [
+                sample(last - 2 * step)?,
+                sample(last - step)?,
+                sample(last)?,
             ];
-            let d = cps[2] - cps[1];
-            if cps[1] - cps[0] == d {
-                settled = Some(cps[2] + (n - last) / step * d);
+            if let Some(d) = Sample::steady_step(&s) {
+                settled = Some(s[2].critical_path + (n - last) / step * d);
                 break;
             }
         }
-        traffic.critical_path =
-            match settled {
-                Some(cp) => cp,
-                // Too few iterations to sample: time them all.
-                None if n <= 48 => critical_path(n)?,
-                None => return Err(PipelineError::Input(
+        traffic.critical_path = match settled {
+            Some(cp) => cp,
+            // No steady state in the samples: time the whole program, when it is small enough
+            // to unroll.
+            None if n.saturating_mul(shape.per_iteration(traffic) as u64)
+                <= UNROLL_TIMING_LIMIT =>
+            {
+                sample(n)?.critical_path
+            }
+            None => {
+                return Err(PipelineError::Input(format!(
                     "the folded program's ideal timing does not settle into a period within 48 \
-                     iterations: evaluate it unfolded"
-                        .to_string(),
-                )),
-            };
+                     iterations (a task runs ahead of the tasks it writes to), and its {n} \
+                     iterations are too many to time unrolled: evaluate fewer iterations"
+                )))
+            }
+        };
     }
     Ok(())
+}
+
+/// The most messages a folded program's timing unrolls when its samples show no steady state.
+const UNROLL_TIMING_LIMIT: u64 = 4_000_000;
+
+/// One timed sample of a folded program: its critical path and how far each task got (the last
+/// release among its writes and the last start among its reads).
+#[derive(Clone, Debug)]
+struct Sample {
+    critical_path: u64,
+    progress: Vec<Option<u64>>,
+}
+
+impl Sample {
+    fn of(t: &Traffic) -> Sample {
+        let mut progress = vec![None; t.tasks.len()];
+        let mut reach = |task: usize, at: u64| {
+            if let Some(p) = progress.get_mut(task) {
+                *p = Some(p.map_or(at, |q: u64| q.max(at)));
+            }
+        };
+        for m in &t.messages {
+            reach(m.src, m.release);
+            for &d in &m.dst {
+                reach(d, m.deadline);
+            }
+        }
+        Sample {
+            critical_path: t.critical_path,
+            progress,
+        }
+    }
+
+    /// The growth per step of three samples taken a step apart, when the whole program is in
+    /// its steady state: the critical path and every communicating task advance by the same
+    /// amount in both steps.
+    fn steady_step(s: &[Sample; 3]) -> Option<u64> {
+        let d = s[1].critical_path.checked_sub(s[0].critical_path)?;
+        if s[2].critical_path.checked_sub(s[1].critical_path)? != d {
+            return None;
+        }
+        let tasks = s[0].progress.len();
+        (0..tasks)
+            .all(
+                |t| match (s[0].progress[t], s[1].progress[t], s[2].progress[t]) {
+                    (Some(a), Some(b), Some(c)) => {
+                        b.checked_sub(a) == Some(d) && c.checked_sub(b) == Some(d)
+                    }
+                    (None, None, None) => true,
+                    _ => false,
+                },
+            )
+            .then_some(d)
+    }
 }
 
 /// Resolves the configuration: flags, else the script's `target`, else the defaults (the

@@ -315,6 +315,7 @@ pub fn read(text: &str) -> Result<Traffic, TasksFileError> {
     let mut programs: Vec<(usize, usize, Vec<Op>)> = Vec::new();
     // (line, message, explicit id)
     let mut messages: Vec<(usize, Message, bool)> = Vec::new();
+    let mut labels = ttdl_ir::Labels::default();
     let mut phase_now: usize = 0;
     let mut phases: Vec<(usize, Phase)> = Vec::new();
     // Per phase block: (line of #Nmsgs value, declared count, messages seen).
@@ -470,7 +471,7 @@ pub fn read(text: &str) -> Result<Traffic, TasksFileError> {
                 let dst = f[4..]
                     .iter()
                     .map(|d| num(ln, d, "a destination task"))
-                    .collect::<Result<Vec<usize>, _>>()?;
+                    .collect::<Result<ttdl_ir::Dests, _>>()?;
                 let mut m = Message {
                     id: messages.len(),
                     src,
@@ -495,7 +496,7 @@ pub fn read(text: &str) -> Result<Traffic, TasksFileError> {
                     m.iteration = num(ln, e[1], "an iteration")?;
                     explicit = true;
                     if e.len() > 2 {
-                        m.label = Some(e[2..].join(" "));
+                        m.label = Some(labels.intern(e[2..].join(" ")));
                     }
                 }
                 if let Some(c) = counts.last_mut() {
@@ -703,13 +704,13 @@ mod tests {
                 Message {
                     id,
                     src,
-                    dst,
+                    dst: dst.into(),
                     size,
                     release,
                     deadline,
                     phase,
                     iteration: id as u64 % 2,
-                    label: label.map(str::to_string),
+                    label: label.map(Into::into),
                 }
             };
         Traffic {
@@ -832,12 +833,12 @@ mod tests {
         assert_eq!(
             (
                 t.messages[2].src,
-                &t.messages[2].dst,
+                t.messages[2].dst.to_vec(),
                 t.messages[2].release,
                 t.messages[2].deadline,
                 t.messages[2].size
             ),
-            (15, &vec![14], 24, 32, 4)
+            (15, vec![14], 24, 32, 4)
         );
         assert_eq!(t.tasks[14].mapped, Some(vec![1, 3]));
         assert!(t.tasks[14].wired);

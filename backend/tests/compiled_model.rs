@@ -20,7 +20,7 @@ fn program(nodes: usize, msgs: &[(usize, usize, u64, usize)]) -> (Traffic, Place
             .map(|(id, &(src, dst, size, phase))| Message {
                 id,
                 src,
-                dst: vec![dst],
+                dst: vec![dst].into(),
                 size,
                 phase,
                 ..Message::default()

@@ -17,7 +17,7 @@ fn pipeline() -> Traffic {
     let msg = |id: usize, src: usize, dst: usize, phase: usize| Message {
         id,
         src,
-        dst: vec![dst],
+        dst: vec![dst].into(),
         size: 8,
         phase,
         ..Message::default()

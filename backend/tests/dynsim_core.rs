@@ -12,7 +12,7 @@ fn msg(id: usize, src: usize, dst: &[usize], size: u64) -> Message {
     Message {
         id,
         src,
-        dst: dst.to_vec(),
+        dst: dst.into(),
         size,
         ..Message::default()
     }

@@ -33,7 +33,7 @@ fn jacobi(folded: bool) -> Traffic {
                 messages.push(Message {
                     id: messages.len(),
                     src: id(x, y),
-                    dst: vec![id(x + dx, y + dy)],
+                    dst: vec![id(x + dx, y + dy)].into(),
                     size: 8,
                     release: 0,
                     deadline: 40,

@@ -22,7 +22,7 @@ fn traffic(tasks: usize, pairs: &[(usize, usize)]) -> Traffic {
             .map(|(id, &(s, d))| Message {
                 id,
                 src: s,
-                dst: vec![d],
+                dst: vec![d].into(),
                 size: 1,
                 release: 0,
                 deadline: 100,

@@ -90,7 +90,7 @@ fn every_method_routes_along_links() {
 #[test]
 fn multicast_gets_a_tree() {
     let mut t = ring_traffic(16, 4);
-    t.messages[0].dst = vec![3, 12, 15];
+    t.messages[0].dst = vec![3, 12, 15].into();
     let n = net("mesh:4x4");
     let p = place::place(&t, &n, PlaceMethod::Identity, 0).unwrap();
     let r = route::route(&t, &n, &p, RouteMethod::Dor, 0).unwrap();

@@ -33,7 +33,7 @@ fn fft() -> Traffic {
         messages.push(Message {
             id: messages.len(),
             src,
-            dst: vec![dst],
+            dst: vec![dst].into(),
             size,
             release,
             deadline: release + PERIOD,

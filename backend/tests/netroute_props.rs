@@ -53,9 +53,9 @@ fn traffic(tasks: usize, pairs: &[(usize, usize, bool)]) -> Traffic {
                 id,
                 src: s % tasks,
                 dst: if multi {
-                    vec![d % tasks, (d + 1) % tasks]
+                    vec![d % tasks, (d + 1) % tasks].into()
                 } else {
-                    vec![d % tasks]
+                    vec![d % tasks].into()
                 },
                 size: 4,
                 release: id as u64,

@@ -21,7 +21,7 @@ fn pair(window: u64) -> Traffic {
             .map(|id| Message {
                 id,
                 src: 0,
-                dst: vec![1],
+                dst: vec![1].into(),
                 size: 4,
                 release: 0,
                 deadline: window,
@@ -80,7 +80,7 @@ fn crowd(messages: usize) -> Traffic {
             .map(|id| Message {
                 id,
                 src: id % 16,
-                dst: vec![(id * 7 + 5) % 16],
+                dst: vec![(id * 7 + 5) % 16].into(),
                 size: 4,
                 release: 0,
                 deadline: 8,
@@ -127,7 +127,7 @@ fn a_multicast_branch_moves_off_the_peak_link() {
     let msg = |id: usize, dst: Vec<usize>, size: u64| Message {
         id,
         src: 0,
-        dst,
+        dst: dst.into(),
         size,
         release: 0,
         deadline: 6,

@@ -54,7 +54,7 @@ fn traffic(tasks: usize, messages: usize, seed: u64) -> Traffic {
                 Message {
                     id,
                     src,
-                    dst: vec![dst],
+                    dst: vec![dst].into(),
                     size: 4,
                     release,
                     deadline: release + 4 + rng.random_range(0..12u64),

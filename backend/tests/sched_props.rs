@@ -34,7 +34,7 @@ fn program(tasks: usize, rounds: Vec<Vec<(usize, usize, u64, u64)>>) -> Traffic 
             t.messages.push(Message {
                 id,
                 src,
-                dst: vec![dst],
+                dst: vec![dst].into(),
                 size,
                 ..Message::default()
             });
@@ -102,7 +102,7 @@ proptest! {
         }
         for (id, &(s, d, size, r, slack, phase)) in msgs.iter().enumerate() {
             t.messages.push(Message {
-                id, src: s % n, dst: vec![d % n], size, release: r + 40 * phase as u64,
+                id, src: s % n, dst: vec![d % n].into(), size, release: r + 40 * phase as u64,
                 deadline: r + 40 * phase as u64 + slack, phase, ..Message::default()
             });
         }

@@ -238,7 +238,7 @@ pub struct Comm {
     /// First size mismatch per stream.
     mismatches: Vec<(WriteId, ReadId)>,
     mismatch_streams: HashMap<(TaskId, TaskId), usize>,
-    labels: Vec<String>,
+    labels: Vec<ttdl_ir::Label>,
     label_ids: HashMap<String, u32>,
     phases: Vec<String>,
     phase_ids: HashMap<String, PhaseId>,
@@ -390,7 +390,7 @@ impl Comm {
             return Some(id);
         }
         let id = self.labels.len() as u32;
-        self.labels.push(l.to_string());
+        self.labels.push(l.into());
         self.label_ids.insert(l.to_string(), id);
         Some(id)
     }

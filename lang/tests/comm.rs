@@ -193,7 +193,7 @@ fn fft_fig_5_10() {
     // M16 travels from task 8 to task 12 (Minsky §5.2) and is 8 words long: with a period of 12
     // it has 12 - 8 = 4 cycles of slack, as the thesis says.
     let m16 = &t.messages[16];
-    assert_eq!((m16.src, m16.dst.clone(), m16.size), (8, vec![12], 8));
+    assert_eq!((m16.src, m16.dst.to_vec(), m16.size), (8, vec![12], 8));
     assert_eq!(p.lower_bound - m16.size, 4);
     check(
         &fft(1),

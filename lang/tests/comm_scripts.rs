@@ -90,7 +90,7 @@ fn example_fft() {
     assert_eq!(t.messages.len(), 20);
     assert_eq!(t.period.as_ref().unwrap().lower_bound, 12);
     let m16 = &t.messages[16];
-    assert_eq!((m16.src, m16.dst.clone(), m16.size), (8, vec![12], 8));
+    assert_eq!((m16.src, m16.dst.to_vec(), m16.size), (8, vec![12], 8));
 }
 
 #[test]
@@ -133,7 +133,7 @@ fn stdlib_patterns_match_and_time() {
     assert_eq!(t.messages.len(), 4);
     let t = ok("(define ts (make-tasks \"c\" 4)) (scatter-from (car ts) ts) (gather-to (car ts) ts) (broadcast-from (car ts) ts 2)");
     assert_eq!(t.messages.len(), 3 + 3 + 1);
-    assert_eq!(t.messages[6].dst, vec![1, 2, 3]);
+    assert_eq!(t.messages[6].dst.to_vec(), vec![1, 2, 3]);
     let t = ok("(pipelined-fft (make-tasks \"f\" 16) 2)");
     assert_eq!((t.messages.len(), t.period.unwrap().lower_bound), (40, 12));
     let t = ok("(viterbi-pipeline (task \"host\") (make-tasks \"d\" 7) 2 2)");

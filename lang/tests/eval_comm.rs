@@ -107,7 +107,7 @@ fn nested_comm_calls_push_and_pop_the_context() {
         .traffic(None)
         .unwrap_or_else(|d| panic!("{}", i.render(&d, false)));
     let mut pairs: Vec<(usize, Vec<usize>)> =
-        t.messages.iter().map(|m| (m.src, m.dst.clone())).collect();
+        t.messages.iter().map(|m| (m.src, m.dst.to_vec())).collect();
     pairs.sort();
     assert_eq!(pairs, vec![(0, vec![1]), (0, vec![2])]);
 }
@@ -133,7 +133,7 @@ fn broadcast_takes_varargs_or_a_list() {
     let t = i
         .traffic(None)
         .unwrap_or_else(|d| panic!("{}", i.render(&d, false)));
-    let mut dsts: Vec<Vec<usize>> = t.messages.iter().map(|m| m.dst.clone()).collect();
+    let mut dsts: Vec<Vec<usize>> = t.messages.iter().map(|m| m.dst.to_vec()).collect();
     dsts.sort();
     assert_eq!(dsts, vec![vec![1, 2], vec![1, 2, 3]]);
 }

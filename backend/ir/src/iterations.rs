@@ -477,7 +477,7 @@ mod tests {
             messages.push(Message {
                 id,
                 src: 0,
-                dst: vec![1],
+                dst: vec![1].into(),
                 size: 4,
                 iteration: i,
                 ..Message::default()
@@ -493,7 +493,7 @@ mod tests {
         messages.push(Message {
             id: last,
             src: 0,
-            dst: vec![1],
+            dst: vec![1].into(),
             size: 1,
             ..Message::default()
         });

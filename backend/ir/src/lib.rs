@@ -12,4 +12,7 @@ pub mod topology;
 pub mod traffic;
 
 pub use topology::{Network, NetworkSpec, NodeId};
-pub use traffic::{Message, MsgId, Op, Placement, Route, Routing, Target, Task, TaskId, Traffic};
+pub use traffic::{
+    Dests, Label, Labels, Message, MsgId, Op, Placement, Route, Routing, Target, Task, TaskId,
+    Traffic,
+};

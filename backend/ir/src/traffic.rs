@@ -11,6 +11,29 @@ pub type TaskId = usize;
 pub type MsgId = usize;
 pub type PhaseId = usize;
 
+/// A message's readers: one for a unicast, kept inline (with a second) so that the millions of
+/// messages of a long program cost no allocation each; a multicast's longer list goes to the heap.
+pub type Dests = smallvec::SmallVec<[TaskId; 2]>;
+
+/// A message type's name, shared by every message of that type rather than copied into each.
+pub type Label = std::sync::Arc<str>;
+
+/// Hands out one shared [`Label`] per distinct name.
+#[derive(Clone, Debug, Default)]
+pub struct Labels(std::collections::HashMap<String, Label>);
+
+impl Labels {
+    pub fn intern(&mut self, name: impl AsRef<str>) -> Label {
+        let name = name.as_ref();
+        if let Some(l) = self.0.get(name) {
+            return l.clone();
+        }
+        let l: Label = name.into();
+        self.0.insert(name.to_string(), l.clone());
+        l
+    }
+}
+
 /// A whole program's communication, ready for the backend.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Traffic {
@@ -158,7 +181,7 @@ pub struct Message {
     pub id: MsgId,
     pub src: TaskId,
     /// One task for a unicast; several for a multicast (`broadcast`).
-    pub dst: Vec<TaskId>,
+    pub dst: Dests,
     /// Length in words (one word crosses one link per cycle).
     pub size: u64,
     /// Earliest cycle the first word may leave (absolute, ideal timing).
@@ -169,7 +192,7 @@ pub struct Message {
     /// Which iteration of the outermost `iterate` produced it (0 when the program does not repeat).
     pub iteration: u64,
     /// The message type's name (`defmessage`), if it had one.
-    pub label: Option<String>,
+    pub label: Option<Label>,
 }
 
 impl Message {
@@ -303,7 +326,7 @@ impl TrafficBuilder {
         self.traffic.messages.push(Message {
             id,
             src,
-            dst: vec![dst],
+            dst: smallvec::smallvec![dst],
             size,
             release,
             deadline,

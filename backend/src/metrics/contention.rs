@@ -50,7 +50,7 @@ impl Contention {
             if links.is_empty() {
                 continue;
             }
-            keyed.push(((msg.src, msg.dst.clone(), links), m));
+            keyed.push(((msg.src, msg.dst.to_vec(), links), m));
         }
         keyed.sort();
         keyed.dedup_by(|a, b| a.0 == b.0);

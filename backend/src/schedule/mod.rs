@@ -562,7 +562,7 @@ mod tests {
             messages: vec![Message {
                 id: 0,
                 src: 0,
-                dst: vec![1],
+                dst: vec![1].into(),
                 size: 1 << 40,
                 deadline: 1 << 40,
                 ..Message::default()

@@ -80,6 +80,9 @@ pub struct Executor<'a> {
     /// arrivals alone: the lower-bound timing counts the words the reader's ejection port must
     /// drain first.
     read_bound: Option<ReadBound<'a>>,
+    /// Releases a message when its sending subtask ends — after the compute that follows the
+    /// write (Minsky Fig 4-3, the language's timing) — rather than at the write itself.
+    release_at_subtask_end: bool,
 }
 
 /// See [`Executor::with_read_bound`]: (task, messages read with their releases, start) → start.
@@ -123,6 +126,7 @@ impl<'a> Executor<'a> {
             ready: (0..n).rev().collect(),
             waiting_at_barrier: vec![false; n],
             read_bound: None,
+            release_at_subtask_end: false,
         }
     }
 
@@ -179,10 +183,19 @@ impl<'a> Executor<'a> {
                     self.pc[t] += 1;
                 }
                 Op::Send(m) => {
-                    if let Some(r) = self.release.get_mut(m) {
-                        *r = Some(self.clock[t]);
+                    let mut at = self.clock[t];
+                    if self.release_at_subtask_end {
+                        for op in &ops[self.pc[t] + 1..] {
+                            match *op {
+                                Op::Compute(c) => at = at.saturating_add(c),
+                                _ => break,
+                            }
+                        }
                     }
-                    sent.push((m, self.clock[t]));
+                    if let Some(r) = self.release.get_mut(m) {
+                        *r = Some(at);
+                    }
+                    sent.push((m, at));
                     self.pc[t] += 1;
                 }
                 Op::Recv(_) => {
@@ -312,9 +325,13 @@ pub fn drive(
     ex.finish()
 }
 
-/// The ideal, contention-free timing (SPEC §2): a message arrives `size` cycles after release.
+/// The ideal, contention-free timing (SPEC §2), as the language times a program: a message is
+/// released when its sending subtask (with the compute after the write) ends, and arrives `size`
+/// cycles later.
 pub fn ideal_timing(traffic: &Traffic) -> Result<Timing, ScheduleError> {
-    run_with(traffic, |m, _, at| at + traffic.messages[m].size)
+    let mut ex = Executor::new(traffic);
+    ex.release_at_subtask_end = true;
+    drive(ex, traffic, |m, _, at| at + traffic.messages[m].size)
 }
 
 /// Fills in release, deadline, phase starts and critical path from the programs' ideal timing:

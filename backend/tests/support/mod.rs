@@ -92,7 +92,7 @@ fn msg(id: usize, src: usize, dst: Vec<usize>, size: u64) -> Message {
     Message {
         id,
         src,
-        dst,
+        dst: dst.into(),
         size,
         ..Message::default()
     }

@@ -540,7 +540,7 @@ pub fn simulate_with_progress(
         messages.push(MessageResult {
             msg: i,
             src: m.src,
-            dst: m.dst.clone(),
+            dst: m.dst.to_vec(),
             size: m.size,
             sent: s,
             delivered: d,

@@ -11,6 +11,7 @@
 //! schedule meets at best.
 
 pub mod hybrid;
+pub mod regions;
 pub mod section;
 pub mod shift;
 pub mod traffic;

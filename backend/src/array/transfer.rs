@@ -124,7 +124,12 @@ pub fn plan_with(t: &ArrayTransfer, sub: Subroutine) -> TransferPlan {
             let built = if kind == Kind::Regular {
                 regions::regular(t, sub)
             } else {
-                regions::general(t)
+                regions::general(t).map(|mut b| {
+                    if sub != Subroutine::OneToOne {
+                        b.method += " (message combining is for regular transfers)";
+                    }
+                    b
+                })
             };
             match built.and_then(|b| checked(&messages, b)) {
                 Ok(b) => {

@@ -269,6 +269,77 @@ fn ttdl_array_commands() {
     }
 }
 
+/// Regular transfers run Alg 2 with each region subroutine, general ones Alg 6: the method,
+/// the thesis's length (reg·M) and the steps, checked in the backend for link contention and
+/// delivery.
+#[test]
+fn regular_and_general_transfers() {
+    let mut s = String::new();
+    for (from, fd, to, td, sub) in [
+        ("A(0:0,0:7)", "1,4", "B(0:0,6:20:2)", "1,2", "one-to-one"),
+        ("A(0:7,0:7)", "4,1", "B(8:15,8:15)", "1,2", "one-to-one"),
+        ("A(0:7,0:7)", "4,1", "B(8:15,8:15)", "1,2", "gather-scatter"),
+        ("A(0:7,0:7)", "4,1", "B(8:15,8:15)", "1,2", "hybrid"),
+        ("A(0:11,0:11)", "4,4", "B(11:22,11:22)", "2,2", "one-to-one"),
+        ("A(2:9,2:8:2)", "2,4", "B(1:8,3:6)", "4,4", "one-to-one"),
+    ] {
+        let (out, code) = ttdl(&[
+            "array",
+            "transfer",
+            "--from",
+            from,
+            "--from-dist",
+            fd,
+            "--to",
+            to,
+            "--to-dist",
+            td,
+            "--subroutine",
+            sub,
+        ]);
+        assert_eq!(code, 0, "{out}");
+        let _ = writeln!(s, "{from} {fd} -> {to} {td} --subroutine {sub}");
+        for line in out.lines().filter(|l| {
+            ["method:", "thesis length:", "steps:", "lower bound:"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        }) {
+            let _ = writeln!(s, "  {line}");
+        }
+    }
+    expect![[r#"
+        A(0:0,0:7) 1,4 -> B(0:0,6:20:2) 1,2 --subroutine one-to-one
+          method: Alg 2 (extended diagonal scheduling), one-to-one, Alg 3; base pattern 1x1 -> 1x4, sections 1x2 regions
+          thesis length: 8 (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)
+          steps: 8
+          lower bound: 8 (the most messages on one directed channel): optimal
+        A(0:7,0:7) 4,1 -> B(8:15,8:15) 1,2 --subroutine one-to-one
+          method: Alg 2 (extended diagonal scheduling), one-to-one, Alg 3; base pattern 1x2 -> 4x1, sections 2x2 regions
+          thesis length: 16 (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)
+          steps: 16
+          lower bound: 16 (the most messages on one directed channel): optimal
+        A(0:7,0:7) 4,1 -> B(8:15,8:15) 1,2 --subroutine gather-scatter
+          method: Alg 2 (extended diagonal scheduling), local gather/scatter, Alg 4; base pattern 1x2 -> 4x1, sections 2x2 regions; 1 gather and 3 scatter step(s)
+          thesis length: 6 (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)
+          steps: 6
+          lower bound: 16 (the most messages on one directed channel): 10 below it, combining sends fewer messages
+        A(0:7,0:7) 4,1 -> B(8:15,8:15) 1,2 --subroutine hybrid
+          method: Alg 2 (extended diagonal scheduling), hybrid, Alg 5: 0 gather(s), 1 scatter(s); base pattern 1x2 -> 4x1, sections 2x2 regions; 0 gather and 1 scatter step(s)
+          thesis length: 9 (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)
+          steps: 9
+          lower bound: 16 (the most messages on one directed channel): 7 below it, combining sends fewer messages
+        A(0:11,0:11) 4,4 -> B(11:22,11:22) 2,2 --subroutine one-to-one
+          method: Alg 6 (initial and final shifts with diagonal scheduling), one-to-one; scatter/scatter base patterns up to 1x1 -> 3x3, sections 1x3 regions, 2 shift step(s)
+          thesis length: 29 (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)
+          steps: 27
+          lower bound: 27 (the most messages on one directed channel): optimal
+        A(2:9,2:8:2) 2,4 -> B(1:8,3:6) 4,4 --subroutine one-to-one
+          method: first fit in diagonal order (Alg 6 (initial and final shifts with diagonal scheduling), one-to-one put two messages on channel (2, 1)->(1, 1) in step 1)
+          steps: 8
+          lower bound: 8 (the most messages on one directed channel): optimal
+    "#]].assert_eq(&s);
+}
+
 /// The emitted program runs through the whole pipeline: an n×n shift with no overlap plans in
 /// n steps (n cycles for one-word messages), every deadline met.
 #[test]

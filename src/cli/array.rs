@@ -211,7 +211,15 @@ pub fn render(args: &ArrayArgs) -> Result<String, CliError> {
                 Align::Transposed => Alignment::Transposed,
             };
             let t = ArrayTransfer::new(from, fd, to, td, alignment).map_err(usage)?;
-            let plan = transfer::plan(&t);
+            let sub = match subroutine {
+                Subroutine::OneToOne => transfer::Subroutine::OneToOne,
+                Subroutine::GatherScatter => transfer::Subroutine::GatherScatter,
+                Subroutine::Hybrid => transfer::Subroutine::Hybrid {
+                    alpha: common.alpha,
+                    beta: common.beta,
+                },
+            };
+            let plan = transfer::plan_with(&t, sub);
             let g = t.source_grid();
             let d = t.dest_grid();
             let mesh = (
@@ -229,14 +237,20 @@ pub fn render(args: &ArrayArgs) -> Result<String, CliError> {
                 plan.method
             );
             if plan.kind == Kind::Regular {
-                head += &combining_line(&t, *subroutine, plan.bound as u64, common);
+                let regions = plan.regions.unwrap_or(1) as u64;
+                head += &combining_line(&t, *subroutine, regions, common);
+            }
+            if let Some(limit) = plan.limit {
+                head += &format!(
+                    "thesis length: {limit} (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)\n"
+                );
             }
             let title = format!("Eberhart: transfer {} -> {}", t.from, t.to);
             finish(
                 head,
                 &plan.schedule,
                 plan.bound,
-                plan.method,
+                &plan.method,
                 mesh,
                 &title,
                 common,
@@ -302,6 +316,11 @@ fn finish(
     }
     let verdict = if sched.len() == bound {
         "optimal".to_string()
+    } else if sched.len() < bound {
+        format!(
+            "{} below it, combining sends fewer messages",
+            bound - sched.len()
+        )
     } else {
         format!("{} above it", sched.len() - bound.min(sched.len()))
     };

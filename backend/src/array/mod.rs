@@ -1,7 +1,12 @@
 //! Contention-free schedules for the communication that array operations induce on a 2-D
 //! mesh (Eberhart 1996): shifts (Alg 1), transposes (Alg 7), regular transfers in regions of
 //! base patterns (Alg 2 with the one-to-one, local gather/scatter and hybrid subroutines, Algs
-//! 3–5), and the WARP-style unscheduled baseline they are measured against (App. B).
+//! 3–5, `regions`), general transfers (Alg 6: initial and final shifts around the same
+//! diagonal scheduling, `regions`), and the WARP-style unscheduled baseline they are measured
+//! against (App. B). `transfer::plan_with` picks the algorithm by the kind of transfer and
+//! checks every schedule (no channel twice in a step, each source's data delivered to each
+//! destination exactly once); first fit is left only for transposed non-shift transfers and
+//! the rare general transfers whose Alg 6 schedule fails the check.
 //!
 //! The machine of the thesis (§2.1): a mesh without wrap-around, two directed channels per
 //! link, multiport nodes, X-Y routing (horizontal first), a message of L units costs α + Lβ,
@@ -11,6 +16,7 @@
 //! schedule meets at best.
 
 pub mod hybrid;
+pub mod regions;
 pub mod section;
 pub mod shift;
 pub mod traffic;

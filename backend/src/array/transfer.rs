@@ -1,8 +1,15 @@
 //! Scheduling a transfer between two distributed sections: the messages come from the owners
-//! of every element (§2.2); shifts are scheduled by Alg 1 and transposed shifts by Alg 7, each
-//! optimal; other regular and general transfers are packed first-fit, in the diagonal order of
-//! Alg 2, into link-contention-free steps, and their length is printed against the bound.
+//! of every element (§2.2). Shifts are scheduled by Alg 1 and transposed shifts by Alg 7, each
+//! optimal; regular transfers by Alg 2 with the region subroutine asked for (Alg 3 one-to-one,
+//! Alg 4 local gather/scatter, Alg 5 hybrid; `regions.rs`), general transfers by Alg 6
+//! (initial and final shifts around the diagonal scheduling of regions). Every schedule is
+//! checked — no directed channel twice in a step, every source's data at its destinations
+//! exactly once — and when a thesis algorithm does not apply (transposed regular and general
+//! transfers, Ch. 4.2) or its schedule fails the check, the messages are packed first-fit in
+//! diagonal order instead, and `method` says so.
 
+pub use super::regions::Subroutine;
+use super::regions::{self, check_delivery, Built, Carried, Piece};
 use super::section::{Alignment, ArrayTransfer, Kind};
 use super::shift::Shift;
 use super::transpose::Transpose;
@@ -13,20 +20,69 @@ use super::{max_link_load, xy_path, StepSchedule, Transfer};
 pub struct TransferPlan {
     pub kind: Kind,
     /// Which algorithm made the schedule.
-    pub method: &'static str,
+    pub method: String,
     pub schedule: StepSchedule,
+    /// What each message of `schedule` carries: which source's data for which destination.
+    pub pieces: Vec<Vec<Vec<Piece>>>,
     /// The largest conflicting set (the most messages on one directed channel).
     pub bound: usize,
+    /// The thesis's length for the algorithm used (`reg·M` of Theorems 2 and 3, plus the
+    /// shift, gather and scatter steps), when it is not the bound itself.
+    pub limit: Option<usize>,
+    /// Region steps M of Alg 2/6 (sections), when they ran.
+    pub regions: Option<usize>,
 }
 
-/// Schedules `t`.
+impl TransferPlan {
+    /// The schedule with its pieces, step by step.
+    pub fn carried(&self) -> Vec<Vec<Carried>> {
+        self.schedule
+            .steps
+            .iter()
+            .zip(&self.pieces)
+            .map(|(s, p)| {
+                s.iter()
+                    .zip(p)
+                    .map(|(m, p)| Carried {
+                        msg: *m,
+                        pieces: p.clone(),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Checks the plan against `t`: no channel twice in a step, and every destination gets
+    /// exactly what it needs from every source.
+    pub fn check(&self, t: &ArrayTransfer) -> Result<(), String> {
+        if let Some((step, ch)) = self.schedule.link_conflict() {
+            return Err(format!("step {step} uses channel {ch:?} twice"));
+        }
+        check_delivery(&t.messages(), &self.carried())
+    }
+}
+
+/// Schedules `t`, regular transfers with the one-to-one subroutine.
 pub fn plan(t: &ArrayTransfer) -> TransferPlan {
+    plan_with(t, Subroutine::OneToOne)
+}
+
+/// Schedules `t`, regular transfers with the region subroutine `sub`.
+pub fn plan_with(t: &ArrayTransfer, sub: Subroutine) -> TransferPlan {
     let messages = t.messages();
     let bound = max_link_load(&messages);
     let kind = t.kind();
     let g = t.source_grid();
     let d = t.dest_grid();
-    let (schedule, method) = match (kind, t.align) {
+    let direct = |schedule: StepSchedule, method: &str| {
+        let pieces = schedule
+            .steps
+            .iter()
+            .map(|s| s.iter().map(|m| Carried::direct(*m).pieces).collect())
+            .collect();
+        (schedule, method.to_string(), pieces, None, None)
+    };
+    let (schedule, method, pieces, limit, regions) = match (kind, t.align) {
         (Kind::Shift, Alignment::Identical) => {
             let shift = Shift {
                 rows: g.rows,
@@ -35,7 +91,7 @@ pub fn plan(t: &ArrayTransfer) -> TransferPlan {
                 off_c: d.col - g.col,
                 units: 1,
             };
-            (
+            direct(
                 by_step(&messages, |m| {
                     diagonal_step(shift.sections(), m.src.0 - g.row, m.src.1 - g.col)
                 }),
@@ -51,7 +107,7 @@ pub fn plan(t: &ArrayTransfer) -> TransferPlan {
                 units: 1,
             };
             let s = tr.s_cmax();
-            (
+            direct(
                 by_step(&messages, |m| {
                     // Alg 7: the 1-based column sends at step col or at N_c + 1 − col.
                     let col1 = m.src.1 - g.col + 1;
@@ -64,14 +120,73 @@ pub fn plan(t: &ArrayTransfer) -> TransferPlan {
                 "Alg 7 (transpose, both ends inward)",
             )
         }
-        _ => (first_fit(&messages), "first fit in diagonal order"),
+        (Kind::Regular | Kind::General, Alignment::Identical) => {
+            let built = if kind == Kind::Regular {
+                regions::regular(t, sub)
+            } else {
+                regions::general(t).map(|mut b| {
+                    if sub != Subroutine::OneToOne {
+                        b.method += " (message combining is for regular transfers)";
+                    }
+                    b
+                })
+            };
+            match built.and_then(|b| checked(&messages, b)) {
+                Ok(b) => {
+                    let (steps, pieces) = b
+                        .steps
+                        .into_iter()
+                        .map(|s| s.into_iter().map(|c| (c.msg, c.pieces)).unzip())
+                        .unzip();
+                    (
+                        StepSchedule { steps },
+                        b.method,
+                        pieces,
+                        Some(b.limit),
+                        Some(b.regions),
+                    )
+                }
+                Err(why) => direct(
+                    first_fit(&messages),
+                    &format!("first fit in diagonal order ({why})"),
+                ),
+            }
+        }
+        _ => direct(
+            first_fit(&messages),
+            "first fit in diagonal order (transposed regular and general transfers, §4.2, are not scheduled by region)",
+        ),
     };
     TransferPlan {
         kind,
         method,
         schedule,
+        pieces,
         bound,
+        limit,
+        regions,
     }
+}
+
+/// A region schedule that passes both checks, or why not.
+fn checked(messages: &[Transfer], b: Built) -> Result<Built, String> {
+    let plain = StepSchedule {
+        steps: b
+            .steps
+            .iter()
+            .map(|s| s.iter().map(|c| c.msg).collect())
+            .collect(),
+    };
+    if let Some((step, ch)) = plain.link_conflict() {
+        return Err(format!(
+            "{} put two messages on channel {:?}->{:?} in step {step}",
+            b.method.split(';').next().unwrap_or_default(),
+            ch.0,
+            ch.1
+        ));
+    }
+    check_delivery(messages, &b.steps)?;
+    Ok(b)
 }
 
 /// Alg 1's step for a source at (row, col) relative to the source origin.

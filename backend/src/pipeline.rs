@@ -128,7 +128,7 @@ pub fn time_unplaced(traffic: &mut Traffic, timing: Option<&str>) -> Result<(), 
     // readers (a writer that reads nothing) builds a backlog that grows with the count, so no
     // short sample shows the whole program's timing; such a program is timed unrolled.
     if let (Some(n), Some(shape)) = (traffic.repeat, Shape::of(traffic)) {
-        // Samples are shared between the steps tried (4, 8, 12 then 8, 16, 24 …): each is timed once.
+        // Samples are shared between the steps tried (2, 4, 6 then 4, 8, 12 …): each is timed once.
         let mut timed_samples: std::collections::BTreeMap<u64, Sample> = Default::default();
         // The folded program itself is the sample of its own count, timed just above.
         if timing == TimingModel::Port {
@@ -149,7 +149,7 @@ pub fn time_unplaced(traffic: &mut Traffic, timing: Option<&str>) -> Result<(), 
             Ok(s)
         };
         let mut settled = None;
-        for step in [4u64, 8, 16] {
+        for step in [2u64, 4, 8, 16] {
             // Three samples `step` apart, the last within the program and ≡ n (mod step).
             if n < 3 * step {
                 break;

@@ -69,10 +69,18 @@ fn input_of(network: &Network, r: Resource) -> Port {
 /// Builds every node's program from a (verified) schedule.
 pub fn build(problem: &Problem, schedule: &Schedule) -> SwitchPrograms {
     let network = problem.network;
+    // Each node's program sized once (a count first): the programs of a large run hold millions
+    // of instructions, which vectors grown by doubling would hold up to twice over.
+    let mut count = vec![0usize; network.nodes()];
+    for h in &schedule.holds {
+        if let Some(c) = output_of(network, h.resource).and_then(|(node, _)| count.get_mut(node)) {
+            *c += 1;
+        }
+    }
     let mut nodes: Vec<NodeProgram> = (0..network.nodes())
         .map(|node| NodeProgram {
             node,
-            instructions: Vec::new(),
+            instructions: Vec::with_capacity(count[node]),
         })
         .collect();
     for h in &schedule.holds {
@@ -86,7 +94,7 @@ pub fn build(problem: &Problem, schedule: &Schedule) -> SwitchPrograms {
         else {
             continue;
         };
-        let input = match step.parent {
+        let input = match step.parent() {
             Some(p) => input_of(network, problem.steps[h.msg][p].resource),
             None => Port::Inject,
         };
@@ -101,7 +109,8 @@ pub fn build(problem: &Problem, schedule: &Schedule) -> SwitchPrograms {
         }
     }
     for np in &mut nodes {
-        np.instructions.sort();
+        // Equal instructions are identical, so an unstable sort gives the same programs.
+        np.instructions.sort_unstable();
     }
     SwitchPrograms { nodes }
 }

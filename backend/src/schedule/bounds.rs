@@ -257,7 +257,7 @@ pub fn makespan(problem: &Problem) -> Result<Bound, ScheduleError> {
         let steps = &problem.steps[m];
         let mut depth = vec![0u64; steps.len()];
         for (i, st) in steps.iter().enumerate() {
-            depth[i] = st.parent.map_or(0, |p| depth[p] + 1);
+            depth[i] = st.parent().map_or(0, |p| depth[p] + 1);
             let head = lower.release[m] + depth[i].saturating_sub(1) * lat;
             let q = tail[m];
             jobs.entry(st.resource)

@@ -130,7 +130,9 @@ fn schedule_with(
     let traffic = problem.traffic;
     let n = traffic.messages.len();
     let mut occ = Occupancy::new(problem.hardware);
-    let mut holds: Vec<Hold> = Vec::new();
+    // One hold per step of every message (exact keeps messages whole): sized once, as millions
+    // of holds grown by doubling would take up to twice the room.
+    let mut holds: Vec<Hold> = Vec::with_capacity(problem.steps.iter().map(Vec::len).sum());
     let mut heap: BinaryHeap<Reverse<(Key, u64)>> = BinaryHeap::new();
     let mut release = vec![0u64; n];
     let mut placed_count = 0u64;
@@ -266,7 +268,7 @@ fn place(problem: &Problem, occ: &mut Occupancy, m: MsgId, release: u64) -> Vec<
     // Word-by-word placement can only gain when the contiguous fragment waited somewhere:
     // without a wait it arrives as early as any placement can.
     let waited = steps.iter().zip(&contiguous).any(|(st, &(_, s))| {
-        let ready = match st.parent {
+        let ready = match st.parent() {
             Some(p) => contiguous[p].1 + h,
             None => release,
         };
@@ -317,7 +319,7 @@ fn place_contiguous(
 ) -> Vec<(usize, u64)> {
     let mut placed: Vec<(usize, u64)> = Vec::with_capacity(steps.len());
     for st in steps {
-        let t = match st.parent {
+        let t = match st.parent() {
             Some(p) => placed[p].1 + h,
             None => release,
         };
@@ -347,7 +349,7 @@ fn place_words(
     for w in 0..size as usize {
         let mut row: Vec<(u64, usize)> = Vec::with_capacity(k);
         for (j, st) in steps.iter().enumerate() {
-            let mut t = match st.parent {
+            let mut t = match st.parent() {
                 Some(p) => row[p].0 + h,
                 None => release,
             };

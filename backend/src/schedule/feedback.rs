@@ -34,7 +34,12 @@ pub(crate) fn assemble_unblamed(
 ) -> Schedule {
     let traffic = problem.traffic;
     let n = traffic.messages.len();
-    holds.sort_by_key(|h| (h.msg, h.start, h.resource));
+    // The keys are distinct (a fragment holds a resource once), so an unstable sort gives the
+    // same order without a buffer the size of the holds.
+    holds.sort_unstable_by_key(|h| (h.msg, h.start, h.resource));
+    // The schedule outlives the scheduler and a fragmented message overran the room reserved:
+    // keep only what is used.
+    holds.shrink_to_fit();
     let mut sent = vec![u64::MAX; n];
     let mut arrival = vec![0u64; n];
     for h in &holds {
@@ -199,7 +204,7 @@ fn blame(
     let mut out = Vec::new();
     for (j, st) in steps.iter().enumerate() {
         let Some(start) = first[j] else { continue };
-        let ready = match st.parent {
+        let ready = match st.parent() {
             Some(p) => first[p].unwrap_or(release) + problem.hardware.hop_latency,
             None => release,
         };

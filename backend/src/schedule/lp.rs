@@ -505,7 +505,7 @@ fn put(
     let h = problem.hardware.hop_latency;
     let mut depth = vec![0u64; steps.len()];
     for (j, s) in steps.iter().enumerate() {
-        if let Some(p) = s.parent {
+        if let Some(p) = s.parent() {
             depth[j] = depth[p] + 1;
         }
     }

@@ -229,7 +229,23 @@ pub enum ScheduleError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
     pub resource: Resource,
-    pub parent: Option<usize>,
+    /// The step before this one (its index in the message's steps); 32 bits, as a message's
+    /// route is far shorter, to keep the millions of steps of a large program small.
+    parent: Option<u32>,
+}
+
+impl Step {
+    pub fn new(resource: Resource, parent: Option<usize>) -> Step {
+        Step {
+            resource,
+            parent: parent.map(|p| u32::try_from(p).expect("a route of fewer than 2^32 hops")),
+        }
+    }
+
+    /// The step before this one, `None` for the injection.
+    pub fn parent(&self) -> Option<usize> {
+        self.parent.map(|p| p as usize)
+    }
 }
 
 /// The resources a message holds, parents before children: inject at the source node, the links
@@ -272,10 +288,7 @@ pub fn steps_of(
             ))
         })
     };
-    let mut steps = vec![Step {
-        resource: Resource::Inject(src),
-        parent: None,
-    }];
+    let mut steps = vec![Step::new(Resource::Inject(src), None)];
     match route {
         Route::Path(nodes) => {
             if nodes.first() != Some(&src) || nodes.last() != dsts.last() || dsts.len() != 1 {
@@ -286,18 +299,15 @@ pub fn steps_of(
             }
             for w in nodes.windows(2) {
                 check_link(w[0], w[1])?;
-                steps.push(Step {
-                    resource: Resource::Link {
+                steps.push(Step::new(
+                    Resource::Link {
                         from: w[0],
                         to: w[1],
                     },
-                    parent: Some(steps.len() - 1),
-                });
+                    Some(steps.len() - 1),
+                ));
             }
-            steps.push(Step {
-                resource: Resource::Eject(dsts[0]),
-                parent: Some(steps.len() - 1),
-            });
+            steps.push(Step::new(Resource::Eject(dsts[0]), Some(steps.len() - 1)));
         }
         Route::Tree(edges) => {
             // Breadth-first from the root so parents come first; `into[n]` is the step entering n.
@@ -311,10 +321,7 @@ pub fn steps_of(
                     match into.get(&a).copied() {
                         Some(p) if !into.contains_key(&b) => {
                             check_link(a, b)?;
-                            steps.push(Step {
-                                resource: Resource::Link { from: a, to: b },
-                                parent: Some(p),
-                            });
+                            steps.push(Step::new(Resource::Link { from: a, to: b }, Some(p)));
                             into.insert(b, steps.len() - 1);
                         }
                         Some(_) => {
@@ -338,13 +345,12 @@ pub fn steps_of(
                         "the multicast tree of message {msg} does not reach node {d}"
                     ))
                 })?;
-                steps.push(Step {
-                    resource: Resource::Eject(*d),
-                    parent: Some(p),
-                });
+                steps.push(Step::new(Resource::Eject(*d), Some(p)));
             }
         }
     }
+    // Grown step by step; a large program keeps millions of these, so it keeps only what it uses.
+    steps.shrink_to_fit();
     Ok(steps)
 }
 

@@ -201,7 +201,7 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
                     steps[j].resource
                 );
             }
-            if let Some(p) = steps[j].parent {
+            if let Some(p) = steps[j].parent() {
                 for (f, (&h, &ph)) in l.iter().zip(lists[p]).enumerate() {
                     let (h, ph) = (&holds[h as usize], &holds[ph as usize]);
                     if h.end - h.start != ph.end - ph.start {

@@ -112,6 +112,37 @@ impl ConsRef {
         // pool.
         unsafe { Ok(take_halves(slot)) }
     }
+
+    /// [`ConsRef::try_unwrap`] as the two halves, without a [`Cons`] (whose own drop a list
+    /// walk that frees cells would only run on emptied halves).
+    #[inline]
+    pub fn into_halves(this: ConsRef) -> Result<(Value, Value), ConsRef> {
+        if this.inner().count.get() != 1 {
+            return Err(this);
+        }
+        let slot = this.0;
+        std::mem::forget(this);
+        // SAFETY: as in `try_unwrap`.
+        unsafe { Ok(halves_of(slot)) }
+    }
+}
+
+/// Moves both halves out of a slot nothing else refers to, and frees the slot.
+///
+/// # Safety
+/// The slot holds a cell no reference counts any more.
+#[inline]
+unsafe fn halves_of(slot: NonNull<ConsBox>) -> (Value, Value) {
+    // SAFETY: the halves were packed by `ConsRef::new`; their counts move to the new values.
+    unsafe {
+        let b = slot.as_ref();
+        let halves = (
+            Value::from_raw(b.car_tag, b.car),
+            Value::from_raw(b.cdr_tag, b.cdr),
+        );
+        pool::free(slot);
+        halves
+    }
 }
 
 /// Moves both halves out of a slot nothing else refers to, and frees the slot.
@@ -119,16 +150,9 @@ impl ConsRef {
 /// # Safety
 /// The slot holds a cell no reference counts any more.
 unsafe fn take_halves(slot: NonNull<ConsBox>) -> Cons {
-    // SAFETY: the halves were packed by `ConsRef::new`; their counts move to the new values.
-    unsafe {
-        let b = slot.as_ref();
-        let cell = Cons {
-            car: Value::from_raw(b.car_tag, b.car),
-            cdr: Value::from_raw(b.cdr_tag, b.cdr),
-        };
-        pool::free(slot);
-        cell
-    }
+    // SAFETY: as for `halves_of`.
+    let (car, cdr) = unsafe { halves_of(slot) };
+    Cons { car, cdr }
 }
 
 impl Clone for ConsRef {
@@ -152,7 +176,8 @@ impl Drop for ConsRef {
             // SAFETY: this was the last reference. The halves are moved out and the slot freed
             // before they are dropped (which may free other cells; `Cons`'s drop keeps a long
             // chain off the Rust stack).
-            drop(unsafe { take_halves(self.0) });
+            let (car, cdr) = unsafe { halves_of(self.0) };
+            super::value::drop_halves(car, cdr);
         }
     }
 }
@@ -253,6 +278,9 @@ mod pool {
         prev: Cell<*mut Header>,
         next: Cell<*mut Header>,
         listed: Cell<bool>,
+        /// Whether this is the chunk cells are taken from (the pool's `current`): kept here so
+        /// that freeing a cell of a chunk the pool already tracks needs no look at the pool.
+        current: Cell<bool>,
     }
 
     struct Free {
@@ -364,7 +392,14 @@ mod pool {
         } else {
             new_chunk()
         };
-        p.current.set(c);
+        let old = p.current.replace(c);
+        if !old.is_null() {
+            // SAFETY: the old current chunk is live (it holds cells, or it is being replaced
+            // only because it is full).
+            unsafe { (*old).current.set(false) };
+        }
+        // SAFETY: `c` is live and ours.
+        unsafe { (*c).current.set(true) };
         // SAFETY: `c` is live and has a free slot (fresh, empty, or listed because one was freed).
         match unsafe { take(c) } {
             Some(slot) => slot,
@@ -389,6 +424,7 @@ mod pool {
                 prev: Cell::new(ptr::null_mut()),
                 next: Cell::new(ptr::null_mut()),
                 listed: Cell::new(false),
+                current: Cell::new(false),
             })
         };
         c
@@ -409,6 +445,12 @@ mod pool {
         h.free.set(f);
         let live = h.live.get() - 1;
         h.live.set(live);
+        // The common case: a chunk the pool already tracks (the current one, or listed as having
+        // free slots) that still holds cells. Nothing else changes, and the thread-local pool is
+        // not touched.
+        if live != 0 && (h.current.get() || h.listed.get()) {
+            return;
+        }
         // After this thread's pool is gone (a value dropped by another thread-local's
         // destructor), the chunk is on its own: it goes back to the allocator once empty.
         let kept = POOL.try_with(|p| {

@@ -46,42 +46,28 @@ pub struct Cons {
 
 impl Drop for Cons {
     fn drop(&mut self) {
-        if !holds_deep(&self.cdr) {
-            if holds_deep(&self.car) {
-                drop_deep(vec![std::mem::take(&mut self.car)], Vec::new());
-            }
-            return;
+        drop_halves(std::mem::take(&mut self.car), std::mem::take(&mut self.cdr));
+    }
+}
+
+/// Drops the two halves of a cell nothing refers to any more. Halves that cannot start a chain
+/// (atoms, shared values) are dropped in place; otherwise [`drop_from`] takes the structure apart
+/// with an explicit stack, allocating only when both halves need it.
+pub(crate) fn drop_halves(car: Value, cdr: Value) {
+    match (holds_deep(&car), holds_deep(&cdr)) {
+        (false, false) => {}
+        (true, false) => drop_from(car, Vec::new(), Vec::new()),
+        (false, true) => {
+            drop(car);
+            drop_from(cdr, Vec::new(), Vec::new());
         }
-        // The common case, a list of atoms or shared values: follow the cdr chain cell by
-        // cell without allocating, and fall back to the explicit stack only at a cell whose car
-        // could start a chain of its own.
-        if holds_deep(&self.car) {
-            let car = std::mem::take(&mut self.car);
-            let cdr = std::mem::take(&mut self.cdr);
-            drop_deep(vec![car, cdr], Vec::new());
-            return;
-        }
-        let mut next = std::mem::take(&mut self.cdr);
-        while let Value::Pair(rc) = next {
-            let Ok(mut cell) = ConsRef::try_unwrap(rc) else {
-                return;
-            };
-            if holds_deep(&cell.car) {
-                let car = std::mem::take(&mut cell.car);
-                let cdr = std::mem::take(&mut cell.cdr);
-                drop_deep(vec![car, cdr], Vec::new());
-                return;
-            }
-            next = std::mem::take(&mut cell.cdr);
-        }
-        if holds_deep(&next) {
-            drop_deep(vec![next], Vec::new());
-        }
+        (true, true) => drop_from(car, vec![cdr], Vec::new()),
     }
 }
 
 /// Whether dropping `v` could start a long chain of drops: a cell, closure or macro held
 /// nowhere else.
+#[inline]
 pub(crate) fn holds_deep(v: &Value) -> bool {
     match v {
         Value::Pair(rc) => ConsRef::strong_count(rc) == 1,
@@ -94,45 +80,60 @@ pub(crate) fn holds_deep(v: &Value) -> bool {
 /// frames hold lists and closures, so a chain of any mix of them, however long, never
 /// overflows the Rust stack. Only what nobody else holds is taken apart; the rest just loses
 /// one reference.
-pub(crate) fn drop_deep(mut values: Vec<Value>, mut envs: Vec<Env>) {
+pub(crate) fn drop_deep(mut values: Vec<Value>, envs: Vec<Env>) {
+    let first = values.pop().unwrap_or_default();
+    drop_from(first, values, envs);
+}
+
+/// [`drop_deep`], starting with `v`.
+fn drop_from(mut v: Value, mut values: Vec<Value>, mut envs: Vec<Env>) {
     loop {
-        if let Some(v) = values.pop() {
-            match v {
-                Value::Pair(rc) => {
-                    // Along the spine without the stack: only elements that could start a chain
-                    // of their own (nested lists, closures) wait on it.
-                    let mut next = Value::Pair(rc);
-                    while let Value::Pair(rc) = next {
-                        // A cell held elsewhere just loses this reference.
-                        let Ok(mut cell) = ConsRef::try_unwrap(rc) else {
-                            next = Value::Nil;
-                            break;
-                        };
-                        let car = std::mem::take(&mut cell.car);
-                        if holds_deep(&car) {
-                            values.push(car);
+        match v {
+            Value::Pair(rc) => {
+                // Along a list without the stack. An element that could start a chain of its own
+                // (a nested list, a closure) is taken apart first while the rest of the spine
+                // waits on the stack: a list of records then keeps one entry on the stack, where
+                // spine first would stack every record before freeing any.
+                let mut next = Value::Pair(rc);
+                while let Value::Pair(rc) = next {
+                    // A cell held elsewhere just loses this reference.
+                    let Ok((car, cdr)) = ConsRef::into_halves(rc) else {
+                        next = Value::Nil;
+                        break;
+                    };
+                    if holds_deep(&car) {
+                        if holds_deep(&cdr) {
+                            values.push(cdr);
                         }
-                        next = std::mem::take(&mut cell.cdr);
-                    }
-                    if holds_deep(&next) {
-                        values.push(next);
-                    }
-                }
-                Value::Closure(rc) | Value::Macro(rc) => {
-                    if let Ok(mut closure) = Rc::try_unwrap(rc) {
-                        envs.push(std::mem::take(&mut closure.env));
+                        next = car;
+                    } else {
+                        drop(car);
+                        next = cdr;
                     }
                 }
-                _ => {}
+                if holds_deep(&next) {
+                    values.push(next);
+                }
             }
-        } else if let Some(mut env) = envs.pop() {
+            Value::Closure(rc) | Value::Macro(rc) => {
+                if let Ok(mut closure) = Rc::try_unwrap(rc) {
+                    envs.push(std::mem::take(&mut closure.env));
+                }
+            }
+            _ => {}
+        }
+        v = loop {
+            if let Some(v) = values.pop() {
+                break v;
+            }
+            let Some(mut env) = envs.pop() else {
+                return;
+            };
             if let Some((vars, parent)) = env.take_apart() {
                 values.extend(vars);
                 envs.push(parent);
             }
-        } else {
-            break;
-        }
+        };
     }
 }
 

@@ -134,14 +134,13 @@ impl ConsRef {
 #[inline]
 unsafe fn halves_of(slot: NonNull<ConsBox>) -> (Value, Value) {
     // SAFETY: the halves were packed by `ConsRef::new`; their counts move to the new values.
+    // The words are read, the slot freed, and only then are the values made: values held across
+    // the call would be spilled as words and reloaded as 16-byte pieces, a store-forwarding stall.
     unsafe {
         let b = slot.as_ref();
-        let halves = (
-            Value::from_raw(b.car_tag, b.car),
-            Value::from_raw(b.cdr_tag, b.cdr),
-        );
+        let (car_tag, car, cdr_tag, cdr) = (b.car_tag, b.car, b.cdr_tag, b.cdr);
         pool::free(slot);
-        halves
+        (Value::from_raw(car_tag, car), Value::from_raw(cdr_tag, cdr))
     }
 }
 

@@ -127,6 +127,38 @@ impl ConsRef {
     }
 }
 
+/// A value packed as a half of a cell is, a tag and a word, owning what the value owned: what the
+/// explicit stack of values being freed holds ([`super::value::drop_deep`]). Pushing one stores
+/// the two words where they were made; a `Value` pushed would often be spilled as two words and
+/// copied back as one 16-byte piece, a store-forwarding stall per element of a freed list.
+pub(crate) struct Packed {
+    tag: u8,
+    bits: u64,
+}
+
+impl Packed {
+    #[inline]
+    pub fn new(v: Value) -> Packed {
+        let (tag, bits) = v.into_raw();
+        Packed { tag, bits }
+    }
+
+    #[inline]
+    pub fn into_value(self) -> Value {
+        let p = ManuallyDrop::new(self);
+        // SAFETY: packed by `into_raw` in `new`; what it owned is handed back once (the packed
+        // copy is forgotten).
+        unsafe { Value::from_raw(p.tag, p.bits) }
+    }
+}
+
+impl Drop for Packed {
+    fn drop(&mut self) {
+        // SAFETY: as for `into_value`; this is the packed value's only owner.
+        drop(unsafe { Value::from_raw(self.tag, self.bits) });
+    }
+}
+
 /// Moves both halves out of a slot nothing else refers to, and frees the slot.
 ///
 /// # Safety

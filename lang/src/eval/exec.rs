@@ -57,23 +57,6 @@ fn fast_builtin(op: Op, vals: &mut [Value]) -> Option<Value> {
     })
 }
 
-/// Whether dropping `v` would do anything: most argument values are integers and `nil`, and this
-/// looks at the tag in place instead of moving the value out to the out-of-line drop.
-#[inline]
-fn owns_something(v: &Value) -> bool {
-    !matches!(
-        v,
-        Value::Nil
-            | Value::Bool(_)
-            | Value::Int(_)
-            | Value::Float(_)
-            | Value::Symbol(_)
-            | Value::Keyword(_)
-            | Value::Builtin(_)
-            | Value::Task(_)
-    )
-}
-
 /// What evaluating a form in tail position produced.
 pub enum Flow {
     Value(Value),
@@ -168,7 +151,7 @@ impl Machine {
         // Only the filled slots can hold anything to drop; the rest are `Nil`. Dropping the
         // array as a whole would call the out-of-line drop of a value once per slot.
         for v in &mut vals[..n] {
-            if owns_something(v) {
+            if v.owns_something() {
                 drop(std::mem::take(v));
             }
         }

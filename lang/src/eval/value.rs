@@ -10,7 +10,7 @@ use ttdl_ir::traffic::TaskId;
 
 use super::ast::Lambda;
 use super::builtins::BuiltinDef;
-use super::cons::{CellRef, ConsRef, Half};
+use super::cons::{CellRef, ConsRef, Half, Packed};
 use super::env::Env;
 use super::symbol::{Interner, Sym};
 use crate::span::Span;
@@ -62,13 +62,19 @@ impl Drop for Cons {
 /// with an explicit stack, allocating only when both halves need it.
 pub(crate) fn drop_halves(car: Value, cdr: Value) {
     match (holds_deep(&car), holds_deep(&cdr)) {
-        (false, false) => {}
-        (true, false) => drop_from(car, Vec::new(), Vec::new()),
+        (false, false) => {
+            drop_shallow(car);
+            drop_shallow(cdr);
+        }
+        (true, false) => {
+            drop_shallow(cdr);
+            drop_from(car, Vec::new(), Vec::new());
+        }
         (false, true) => {
-            drop(car);
+            drop_shallow(car);
             drop_from(cdr, Vec::new(), Vec::new());
         }
-        (true, true) => drop_from(car, vec![cdr], Vec::new()),
+        (true, true) => drop_from(car, vec![Packed::new(cdr)], Vec::new()),
     }
 }
 
@@ -83,17 +89,29 @@ pub(crate) fn holds_deep(v: &Value) -> bool {
     }
 }
 
+/// Drops a value that cannot start a chain, looking at its tag in place: most are integers or
+/// `nil`, and moving them out to the drop glue would copy them through memory for nothing.
+#[inline]
+fn drop_shallow(v: Value) {
+    if v.owns_something() {
+        drop(v);
+    } else {
+        std::mem::forget(v);
+    }
+}
+
 /// Drops values and scopes with an explicit stack: lists hold closures, closures hold frames and
 /// frames hold lists and closures, so a chain of any mix of them, however long, never
 /// overflows the Rust stack. Only what nobody else holds is taken apart; the rest just loses
 /// one reference.
-pub(crate) fn drop_deep(mut values: Vec<Value>, envs: Vec<Env>) {
-    let first = values.pop().unwrap_or_default();
-    drop_from(first, values, envs);
+pub(crate) fn drop_deep(values: Vec<Value>, envs: Vec<Env>) {
+    let mut stack: Vec<Packed> = values.into_iter().map(Packed::new).collect();
+    let first = stack.pop().map_or(Value::Nil, Packed::into_value);
+    drop_from(first, stack, envs);
 }
 
-/// [`drop_deep`], starting with `v`.
-fn drop_from(mut v: Value, mut values: Vec<Value>, mut envs: Vec<Env>) {
+/// [`drop_deep`], starting with `v`; the values waiting are packed ([`Packed`]).
+fn drop_from(mut v: Value, mut stack: Vec<Packed>, mut envs: Vec<Env>) {
     loop {
         match v {
             Value::Pair(rc) => {
@@ -110,16 +128,20 @@ fn drop_from(mut v: Value, mut values: Vec<Value>, mut envs: Vec<Env>) {
                     };
                     if holds_deep(&car) {
                         if holds_deep(&cdr) {
-                            values.push(cdr);
+                            stack.push(Packed::new(cdr));
+                        } else {
+                            drop_shallow(cdr);
                         }
                         next = car;
                     } else {
-                        drop(car);
+                        drop_shallow(car);
                         next = cdr;
                     }
                 }
                 if holds_deep(&next) {
-                    values.push(next);
+                    stack.push(Packed::new(next));
+                } else {
+                    drop_shallow(next);
                 }
             }
             Value::Closure(rc) | Value::Macro(rc) => {
@@ -127,17 +149,17 @@ fn drop_from(mut v: Value, mut values: Vec<Value>, mut envs: Vec<Env>) {
                     envs.push(std::mem::take(&mut closure.env));
                 }
             }
-            _ => {}
+            other => drop_shallow(other),
         }
         v = loop {
-            if let Some(v) = values.pop() {
-                break v;
+            if let Some(p) = stack.pop() {
+                break p.into_value();
             }
             let Some(mut env) = envs.pop() else {
                 return;
             };
             if let Some((vars, parent)) = env.take_apart() {
-                values.extend(vars);
+                stack.extend(vars.into_iter().map(Packed::new));
                 envs.push(parent);
             }
         };
@@ -213,6 +235,22 @@ impl NetValue {
 }
 
 impl Value {
+    /// Whether dropping this value does anything (it holds a count on something shared).
+    #[inline]
+    pub fn owns_something(&self) -> bool {
+        !matches!(
+            self,
+            Value::Nil
+                | Value::Bool(_)
+                | Value::Int(_)
+                | Value::Float(_)
+                | Value::Symbol(_)
+                | Value::Keyword(_)
+                | Value::Builtin(_)
+                | Value::Task(_)
+        )
+    }
+
     pub fn is_true(&self) -> bool {
         !matches!(self, Value::Nil | Value::Bool(false))
     }

@@ -1,10 +1,14 @@
-//! A shared cons cell in 24 bytes: a 32-bit reference count and the two halves, each a value
-//! packed into a tag byte and a word ([`Value::into_raw`]). A `Value` is 16 bytes, most of them
-//! padding around a one-byte tag, so two of them and an `Rc`-style count made a 40-byte cell
-//! (48 with `malloc`'s header); packed, a `(src dst 8)` record's four cells take 96 bytes instead
-//! of 192. Cells come from a pool of large chunks (below): taking or freeing one is a few
-//! instructions. Lists are most of what a program allocates, so their memory and the page faults
-//! that fill it are much of its time.
+//! A shared cons cell in 20 bytes: the two halves, each a value packed into a word and a 4-bit tag
+//! ([`Value::into_raw`]), and a 24-bit reference count sharing a 32-bit word with the two tags.
+//! A `Value` is 16 bytes, half of it the tag, so two of them and an `Rc`-style count made a
+//! 40-byte cell (48 with `malloc`'s header); packed, a `(src dst 8)` record's four cells take 80
+//! bytes instead of 192. Cells come from a pool of large chunks (below): taking or freeing one is
+//! a few instructions. Lists are most of what a program allocates, so their memory and the page
+//! faults that fill it are much of its time.
+//!
+//! A count that reaches its 24-bit limit (16.7 million references to one cell) sticks there:
+//! the cell is never freed, a leak in a case no real program reaches, where overflowing would
+//! free a cell still in use.
 //!
 //! A half is read as a [`Half`]: the value rebuilt from its tag and word without taking a count,
 //! lent for as long as the cell is. Cells never change once made (a list is built by consing in
@@ -22,13 +26,36 @@ use std::ptr::{self, NonNull};
 
 use super::value::{Cons, Value};
 
-#[repr(C)]
+/// 4-byte aligned, so cells pack at 20 bytes; the words are read and written unaligned (by value:
+/// a packed field is never borrowed).
+#[repr(C, packed(4))]
 struct ConsBox {
-    count: Cell<u32>,
-    car_tag: u8,
-    cdr_tag: u8,
     car: u64,
     cdr: u64,
+    /// The count (bits 8 to 31), the cdr's tag (bits 4 to 7) and the car's (bits 0 to 3).
+    meta: Cell<u32>,
+}
+
+/// One reference, in [`ConsBox::meta`].
+const ONE: u32 = 1 << 8;
+/// The count at which it sticks.
+const STUCK: u32 = u32::MAX >> 8;
+
+impl ConsBox {
+    #[inline]
+    fn count(&self) -> u32 {
+        self.meta.get() >> 8
+    }
+
+    #[inline]
+    fn car_tag(&self) -> u8 {
+        (self.meta.get() & 0xf) as u8
+    }
+
+    #[inline]
+    fn cdr_tag(&self) -> u8 {
+        ((self.meta.get() >> 4) & 0xf) as u8
+    }
 }
 
 /// A counted reference to a cons cell (the API of `Rc` that lists use).
@@ -38,15 +65,14 @@ impl ConsRef {
     pub fn new(car: Value, cdr: Value) -> ConsRef {
         let (car_tag, car) = car.into_raw();
         let (cdr_tag, cdr) = cdr.into_raw();
+        debug_assert!(car_tag < 16 && cdr_tag < 16, "a tag fits in 4 bits");
         let slot = pool::alloc();
         // SAFETY: `alloc` hands out an unused slot, sized and aligned for a `ConsBox`.
         unsafe {
             slot.as_ptr().write(ConsBox {
-                count: Cell::new(1),
-                car_tag,
-                cdr_tag,
                 car,
                 cdr,
+                meta: Cell::new(ONE | u32::from(cdr_tag) << 4 | u32::from(car_tag)),
             })
         };
         ConsRef(slot)
@@ -83,7 +109,7 @@ impl ConsRef {
     }
 
     pub fn strong_count(this: &ConsRef) -> usize {
-        this.inner().count.get() as usize
+        this.inner().count() as usize
     }
 
     /// The reference as a word (for a packed half); [`ConsRef::from_raw`] takes it back.
@@ -102,7 +128,7 @@ impl ConsRef {
 
     /// The cell itself when this is its only reference; the reference back otherwise.
     pub fn try_unwrap(this: ConsRef) -> Result<Cons, ConsRef> {
-        if this.inner().count.get() != 1 {
+        if this.inner().count() != 1 {
             return Err(this);
         }
         let slot = this.0;
@@ -117,7 +143,7 @@ impl ConsRef {
     /// walk that frees cells would only run on emptied halves).
     #[inline]
     pub fn into_halves(this: ConsRef) -> Result<(Value, Value), ConsRef> {
-        if this.inner().count.get() != 1 {
+        if this.inner().count() != 1 {
             return Err(this);
         }
         let slot = this.0;
@@ -170,7 +196,7 @@ unsafe fn halves_of(slot: NonNull<ConsBox>) -> (Value, Value) {
     // the call would be spilled as words and reloaded as 16-byte pieces, a store-forwarding stall.
     unsafe {
         let b = slot.as_ref();
-        let (car_tag, car, cdr_tag, cdr) = (b.car_tag, b.car, b.cdr_tag, b.cdr);
+        let (car_tag, car, cdr_tag, cdr) = (b.car_tag(), b.car, b.cdr_tag(), b.cdr);
         pool::free(slot);
         (Value::from_raw(car_tag, car), Value::from_raw(cdr_tag, cdr))
     }
@@ -188,22 +214,24 @@ unsafe fn take_halves(slot: NonNull<ConsBox>) -> Cons {
 
 impl Clone for ConsRef {
     fn clone(&self) -> ConsRef {
-        let count = &self.inner().count;
-        // As `Rc` does: overflowing the count would later free a cell still in use.
-        let Some(n) = count.get().checked_add(1) else {
-            std::process::abort();
-        };
-        count.set(n);
+        let b = self.inner();
+        // At its limit the count sticks (the cell is never freed) instead of overflowing.
+        if b.count() != STUCK {
+            b.meta.set(b.meta.get() + ONE);
+        }
         ConsRef(self.0)
     }
 }
 
 impl Drop for ConsRef {
     fn drop(&mut self) {
-        let count = &self.inner().count;
-        let n = count.get() - 1;
-        count.set(n);
-        if n == 0 {
+        let b = self.inner();
+        if b.count() == STUCK {
+            return;
+        }
+        let meta = b.meta.get() - ONE;
+        b.meta.set(meta);
+        if meta < ONE {
             // SAFETY: this was the last reference. The halves are moved out and the slot freed
             // before they are dropped (which may free other cells; `Cons`'s drop keeps a long
             // chain off the Rust stack).
@@ -237,7 +265,7 @@ impl<'a> CellRef<'a> {
         let b = self.inner();
         // SAFETY: the half was packed by `ConsRef::new` and stays packed for 'a.
         Half(
-            ManuallyDrop::new(unsafe { Value::from_raw(b.car_tag, b.car) }),
+            ManuallyDrop::new(unsafe { Value::from_raw(b.car_tag(), b.car) }),
             PhantomData,
         )
     }
@@ -247,7 +275,7 @@ impl<'a> CellRef<'a> {
         let b = self.inner();
         // SAFETY: as for `car`.
         Half(
-            ManuallyDrop::new(unsafe { Value::from_raw(b.cdr_tag, b.cdr) }),
+            ManuallyDrop::new(unsafe { Value::from_raw(b.cdr_tag(), b.cdr) }),
             PhantomData,
         )
     }
@@ -283,7 +311,7 @@ impl std::ops::Deref for Half<'_> {
 /// Cells come from chunks of [`pool::CHUNK`] bytes, aligned to their size, so a cell finds its
 /// chunk by masking its address; a freed cell goes on its chunk's free list, and a chunk whose
 /// cells are all free goes back to the system allocator. Against `Box` (the system allocator per
-/// cell), a cell costs its 24 bytes instead of a 32-byte block, and taking or freeing one is a
+/// cell), a cell costs its 20 bytes instead of a 32-byte block, and taking or freeing one is a
 /// few instructions.
 ///
 /// The pool is per thread (cells, like `Rc`, never leave their thread), an allocator's cache
@@ -314,6 +342,8 @@ mod pool {
         current: Cell<bool>,
     }
 
+    /// 4-byte aligned, as the slots it is written into.
+    #[repr(C, packed(4))]
     struct Free {
         next: *mut Free,
     }
@@ -570,7 +600,24 @@ mod tests {
         drop(b);
         let cell = ConsRef::try_unwrap(a).expect("now unique");
         assert!(matches!(cell.car, Value::Int(1)));
-        assert_eq!(std::mem::size_of::<ConsBox>(), 24);
+        assert_eq!(std::mem::size_of::<ConsBox>(), 20);
+    }
+
+    /// A count at its limit sticks there: the cell stays, readable, however many references
+    /// are then dropped.
+    #[test]
+    fn a_count_at_its_limit_sticks() {
+        let a = ConsRef::new(Value::Int(7), Value::Nil);
+        for _ in 1..STUCK {
+            std::mem::forget(a.clone());
+        }
+        assert_eq!(ConsRef::strong_count(&a), STUCK as usize);
+        let b = a.clone();
+        assert_eq!(ConsRef::strong_count(&b), STUCK as usize);
+        drop(b);
+        drop(a.clone());
+        assert_eq!(ConsRef::strong_count(&a), STUCK as usize);
+        assert!(matches!(*a.car(), Value::Int(7)));
     }
 
     /// Lists spanning many chunks, freed in an order that empties chunks other than the current

@@ -603,6 +603,28 @@ mod tests {
         assert_eq!(std::mem::size_of::<ConsBox>(), 20);
     }
 
+    /// Freeing a list of records, some holding strings, lists held elsewhere and deeper lists,
+    /// gives back exactly the references it held.
+    #[test]
+    fn freeing_lists_gives_back_every_reference() {
+        let s = std::rc::Rc::new(String::from("s"));
+        let shared = Value::list([Value::Int(1), Value::Int(2)]);
+        let records = Value::list((0..1000).map(|i| match i % 4 {
+            0 => Value::list([Value::Int(i), Value::Str(s.clone()), Value::Int(8)]),
+            1 => Value::list([Value::Int(i), shared.clone()]),
+            2 => Value::list([Value::list([Value::Str(s.clone())]), Value::Int(i)]),
+            _ => Value::cons(Value::Int(i), Value::Str(s.clone())),
+        }));
+        assert_eq!(std::rc::Rc::strong_count(&s), 1 + 750);
+        let Value::Pair(head) = &shared else {
+            panic!("a list")
+        };
+        assert_eq!(ConsRef::strong_count(head), 1 + 250);
+        drop(records);
+        assert_eq!(std::rc::Rc::strong_count(&s), 1);
+        assert_eq!(ConsRef::strong_count(head), 1);
+    }
+
     /// A count at its limit sticks there: the cell stays, readable, however many references
     /// are then dropped.
     #[test]

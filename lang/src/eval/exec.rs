@@ -144,10 +144,14 @@ impl Machine {
             std::mem::forget(std::mem::replace(slot, self.eval(a, env)?));
         }
         let n = args.len();
-        let r = match fast_builtin(b.op, &mut vals[..n]) {
-            Some(v) => Ok(v),
-            None => builtins::call(self, b, &vals[..n], span, arg_spans),
-        };
+        if let Some(v) = fast_builtin(b.op, &mut vals[..n]) {
+            // What a builtin made in place leaves nothing to drop: consing moved every argument
+            // out, and arithmetic took only integers. Returned at once, the value is not held
+            // through a drop loop (spilled as two words and reloaded as one piece, a stall).
+            std::mem::forget(vals);
+            return Ok(v);
+        }
+        let r = builtins::call(self, b, &vals[..n], span, arg_spans);
         // Only the filled slots can hold anything to drop; the rest are `Nil`. Dropping the
         // array as a whole would call the out-of-line drop of a value once per slot.
         for v in &mut vals[..n] {

@@ -110,6 +110,33 @@ pub(crate) fn drop_deep(values: Vec<Value>, envs: Vec<Env>) {
     drop_from(first, stack, envs);
 }
 
+/// Frees the cells of a list nobody else holds for as long as their elements own nothing that
+/// could start a chain; returns what is left to take apart (the first cell whose element could,
+/// or a tail that could), if anything.
+#[inline]
+fn drop_flat(mut v: Value) -> Option<Value> {
+    loop {
+        let Value::Pair(rc) = v else {
+            return if holds_deep(&v) {
+                Some(v)
+            } else {
+                drop_shallow(v);
+                None
+            };
+        };
+        if holds_deep(&rc.car()) {
+            return Some(Value::Pair(rc));
+        }
+        let (car, cdr) = match ConsRef::into_halves(rc) {
+            Ok(halves) => halves,
+            // Held elsewhere: this reference goes, nothing more.
+            Err(_) => return None,
+        };
+        drop_shallow(car);
+        v = cdr;
+    }
+}
+
 /// [`drop_deep`], starting with `v`; the values waiting are packed ([`Packed`]).
 fn drop_from(mut v: Value, mut stack: Vec<Packed>, mut envs: Vec<Env>) {
     loop {
@@ -127,12 +154,18 @@ fn drop_from(mut v: Value, mut stack: Vec<Packed>, mut envs: Vec<Env>) {
                         break;
                     };
                     if holds_deep(&car) {
+                        // A list of atoms (a record) is freed here and now; only an element with
+                        // deeper structure of its own sends the walk through the stack.
+                        let Some(rest) = drop_flat(car) else {
+                            next = cdr;
+                            continue;
+                        };
                         if holds_deep(&cdr) {
                             stack.push(Packed::new(cdr));
                         } else {
                             drop_shallow(cdr);
                         }
-                        next = car;
+                        next = rest;
                     } else {
                         drop_shallow(car);
                         next = cdr;

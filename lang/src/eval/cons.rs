@@ -475,7 +475,11 @@ mod pool {
         if c.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        advise_huge_pages(c.cast(), CHUNK);
+        // Chunks are not advised into transparent huge pages (`MADV_HUGEPAGE`): one fault per
+        // 2 MiB instead of 512 looked cheaper, but measured on a virtual machine whose host takes
+        // back free memory, a fresh huge page is zeroed in memory the host must supply again, and
+        // bench_records spent 0.30 s in the kernel against 0.13 s with small pages (0.58 s
+        // against 0.13 s at worst), for the same user time.
         // SAFETY: the chunk is fresh and large enough for its header.
         unsafe {
             c.write(Header {
@@ -538,23 +542,6 @@ mod pool {
             unsafe { std::alloc::dealloc(c.cast(), layout()) };
         }
     }
-
-    /// Asks Linux to back a chunk with huge pages: filling it then takes one page fault instead
-    /// of 512, and page faults are much of the cost of building a large list. Only advice:
-    /// where huge pages are off (or on other systems) the chunk is filled page by page.
-    #[cfg(target_os = "linux")]
-    fn advise_huge_pages(p: *mut u8, len: usize) {
-        use std::ffi::{c_int, c_void};
-        extern "C" {
-            fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
-        }
-        const MADV_HUGEPAGE: c_int = 14;
-        // SAFETY: the range is one chunk of ours, page-aligned; the advice changes no contents.
-        unsafe { madvise(p.cast(), len, MADV_HUGEPAGE) };
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    fn advise_huge_pages(_: *mut u8, _: usize) {}
 
     unsafe fn enlist(p: &Pool, c: *mut Header) {
         let h = unsafe { &*c };

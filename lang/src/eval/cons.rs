@@ -139,6 +139,34 @@ impl ConsRef {
         unsafe { Ok(take_halves(slot)) }
     }
 
+    /// Frees cells from this one along the cdrs for as long as each is held only here and its
+    /// car owns nothing (a record of atoms, a list of numbers), and returns what is left: the
+    /// first cell that is shared or holds something in its car, or the last cdr. The walk reads
+    /// the packed words and makes a `Value` only for what it returns: holding the next cdr as a
+    /// `Value` through the loop spilled and reloaded it, a store-forwarding stall per cell.
+    pub(crate) fn free_atoms(this: ConsRef) -> Value {
+        let mut p = this.0;
+        std::mem::forget(this);
+        loop {
+            // SAFETY: `p` is a live cell whose count includes the reference this walk holds (the
+            // one given, then the cdr of a cell freed here, whose count moved to the walk).
+            let b = unsafe { p.as_ref() };
+            if b.count() != 1 || Value::tag_owns_something(b.car_tag()) {
+                return Value::Pair(ConsRef(p));
+            }
+            let (cdr_tag, cdr) = (b.cdr_tag(), b.cdr);
+            // SAFETY: the only reference was the walk's, and the car owns nothing: the slot can
+            // go, and the cdr's count moves to the walk.
+            unsafe { pool::free(p) };
+            if cdr_tag != Value::PAIR_TAG {
+                // SAFETY: the cdr packed by `ConsRef::new`, handed over.
+                return unsafe { Value::from_raw(cdr_tag, cdr) };
+            }
+            // SAFETY: a pair's word is a non-null cell pointer (`ConsRef::into_raw`).
+            p = unsafe { NonNull::new_unchecked(cdr as usize as *mut ConsBox) };
+        }
+    }
+
     /// [`ConsRef::try_unwrap`] as the two halves, without a [`Cons`] (whose own drop a list
     /// walk that frees cells would only run on emptied halves).
     #[inline]
@@ -610,6 +638,29 @@ mod tests {
         drop(records);
         assert_eq!(std::rc::Rc::strong_count(&s), 1);
         assert_eq!(ConsRef::strong_count(head), 1);
+    }
+
+    /// The packed tags that own nothing are those of the values that own nothing.
+    #[test]
+    fn packed_tags_own_what_their_values_own() {
+        let values = [
+            Value::Nil,
+            Value::Bool(true),
+            Value::Int(-3),
+            Value::Float(0.5),
+            Value::str("s"),
+            Value::Symbol(crate::eval::Sym(4)),
+            Value::Keyword(crate::eval::Sym(4)),
+            Value::list([Value::Int(1)]),
+            Value::Task(2),
+        ];
+        for v in values {
+            let owns = v.owns_something();
+            let pair = matches!(v, Value::Pair(_));
+            let p = Packed::new(v);
+            assert_eq!(Value::tag_owns_something(p.tag), owns);
+            assert_eq!(p.tag == Value::PAIR_TAG, pair);
+        }
     }
 
     /// A count at its limit sticks there: the cell stays, readable, however many references

@@ -114,25 +114,26 @@ pub(crate) fn drop_deep(values: Vec<Value>, envs: Vec<Env>) {
 /// could start a chain; returns what is left to take apart (the first cell whose element could,
 /// or a tail that could), if anything.
 #[inline]
-fn drop_flat(mut v: Value) -> Option<Value> {
+fn drop_flat(v: Value) -> Option<Value> {
+    let mut v = v;
     loop {
+        v = match v {
+            Value::Pair(rc) => ConsRef::free_atoms(rc),
+            other => return holds_deep(&other).then_some(other),
+        };
+        // A cell `free_atoms` stopped at: shared (this reference just goes), or holding something
+        // in its car. A car that cannot start a chain (a string, a shared list) is dropped here
+        // and the walk goes on; one that can is left to the caller's stack.
         let Value::Pair(rc) = v else {
-            return if holds_deep(&v) {
-                Some(v)
-            } else {
-                drop_shallow(v);
-                None
-            };
+            continue;
         };
         if holds_deep(&rc.car()) {
             return Some(Value::Pair(rc));
         }
-        let (car, cdr) = match ConsRef::into_halves(rc) {
-            Ok(halves) => halves,
-            // Held elsewhere: this reference goes, nothing more.
-            Err(_) => return None,
+        let Ok((car, cdr)) = ConsRef::into_halves(rc) else {
+            return None;
         };
-        drop_shallow(car);
+        drop(car);
         v = cdr;
     }
 }
@@ -268,6 +269,15 @@ impl NetValue {
 }
 
 impl Value {
+    /// The tag [`Value::into_raw`] gives a pair.
+    pub(crate) const PAIR_TAG: u8 = 7;
+
+    /// Whether a value packed with this tag owns something ([`Value::owns_something`]).
+    #[inline]
+    pub(crate) fn tag_owns_something(tag: u8) -> bool {
+        !matches!(tag, 0 | 1 | 2 | 3 | 5 | 6 | 9 | 11)
+    }
+
     /// Whether dropping this value does anything (it holds a count on something shared).
     #[inline]
     pub fn owns_something(&self) -> bool {

@@ -18,6 +18,65 @@ pub struct BuiltinDef {
     /// `None`: any number of arguments from `min` up.
     pub max: Option<usize>,
     pub f: BuiltinFn,
+    /// Which of the few builtins the evaluator makes in place, when their arguments are the
+    /// common case (see `Machine::call_builtin_inline`).
+    pub op: Op,
+}
+
+/// Builtins the evaluator makes without the call through the table, on their common arguments
+/// (two integers, a few values to cons up); anything else goes through the builtin itself, so
+/// results and errors are the builtin's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Other,
+    Cons,
+    List,
+    Add,
+    Sub,
+    Mul,
+    Modulo,
+    NumEq,
+    Lt,
+}
+
+impl Op {
+    /// The op of the builtin named `name` (at compile time, from the table).
+    const fn of(name: &str) -> Op {
+        const OPS: &[(&str, Op)] = &[
+            ("cons", Op::Cons),
+            ("list", Op::List),
+            ("+", Op::Add),
+            ("-", Op::Sub),
+            ("*", Op::Mul),
+            ("modulo", Op::Modulo),
+            ("mod", Op::Modulo),
+            ("=", Op::NumEq),
+            ("<", Op::Lt),
+        ];
+        let mut i = 0;
+        while i < OPS.len() {
+            if str_eq(OPS[i].0, name) {
+                return OPS[i].1;
+            }
+            i += 1;
+        }
+        Op::Other
+    }
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 impl std::fmt::Debug for BuiltinDef {
@@ -131,7 +190,13 @@ pub fn call(
 macro_rules! table {
     ($( $name:literal $min:literal $max:tt $f:path ;)*) => {
         pub static BUILTINS: &[BuiltinDef] = &[
-            $( BuiltinDef { name: $name, min: $min, max: table!(@max $max), f: $f }, )*
+            $( BuiltinDef {
+                name: $name,
+                min: $min,
+                max: table!(@max $max),
+                f: $f,
+                op: Op::of($name),
+            }, )*
         ];
     };
     (@max _) => { None };

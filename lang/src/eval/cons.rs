@@ -1,10 +1,14 @@
-//! A shared cons cell in 24 bytes: a 32-bit reference count and the two halves, each a value
-//! packed into a tag byte and a word ([`Value::into_raw`]). A `Value` is 16 bytes, most of them
-//! padding around a one-byte tag, so two of them and an `Rc`-style count made a 40-byte cell
-//! (48 with `malloc`'s header); packed, a `(src dst 8)` record's four cells take 96 bytes instead
-//! of 192. Cells come from a pool of large chunks (below): taking or freeing one is a few
-//! instructions. Lists are most of what a program allocates, so their memory and the page faults
-//! that fill it are much of its time.
+//! A shared cons cell in 20 bytes: the two halves, each a value packed into a word and a 4-bit tag
+//! ([`Value::into_raw`]), and a 24-bit reference count sharing a 32-bit word with the two tags.
+//! A `Value` is 16 bytes, half of it the tag, so two of them and an `Rc`-style count made a
+//! 40-byte cell (48 with `malloc`'s header); packed, a `(src dst 8)` record's four cells take 80
+//! bytes instead of 192. Cells come from a pool of large chunks (below): taking or freeing one is
+//! a few instructions. Lists are most of what a program allocates, so their memory and the page
+//! faults that fill it are much of its time.
+//!
+//! A count that reaches its 24-bit limit (16.7 million references to one cell) sticks there:
+//! the cell is never freed, a leak in a case no real program reaches, where overflowing would
+//! free a cell still in use.
 //!
 //! A half is read as a [`Half`]: the value rebuilt from its tag and word without taking a count,
 //! lent for as long as the cell is. Cells never change once made (a list is built by consing in
@@ -22,13 +26,36 @@ use std::ptr::{self, NonNull};
 
 use super::value::{Cons, Value};
 
-#[repr(C)]
+/// 4-byte aligned, so cells pack at 20 bytes; the words are read and written unaligned (by value:
+/// a packed field is never borrowed).
+#[repr(C, packed(4))]
 struct ConsBox {
-    count: Cell<u32>,
-    car_tag: u8,
-    cdr_tag: u8,
     car: u64,
     cdr: u64,
+    /// The count (bits 8 to 31), the cdr's tag (bits 4 to 7) and the car's (bits 0 to 3).
+    meta: Cell<u32>,
+}
+
+/// One reference, in [`ConsBox::meta`].
+const ONE: u32 = 1 << 8;
+/// The count at which it sticks.
+const STUCK: u32 = u32::MAX >> 8;
+
+impl ConsBox {
+    #[inline]
+    fn count(&self) -> u32 {
+        self.meta.get() >> 8
+    }
+
+    #[inline]
+    fn car_tag(&self) -> u8 {
+        (self.meta.get() & 0xf) as u8
+    }
+
+    #[inline]
+    fn cdr_tag(&self) -> u8 {
+        ((self.meta.get() >> 4) & 0xf) as u8
+    }
 }
 
 /// A counted reference to a cons cell (the API of `Rc` that lists use).
@@ -38,15 +65,14 @@ impl ConsRef {
     pub fn new(car: Value, cdr: Value) -> ConsRef {
         let (car_tag, car) = car.into_raw();
         let (cdr_tag, cdr) = cdr.into_raw();
+        debug_assert!(car_tag < 16 && cdr_tag < 16, "a tag fits in 4 bits");
         let slot = pool::alloc();
         // SAFETY: `alloc` hands out an unused slot, sized and aligned for a `ConsBox`.
         unsafe {
             slot.as_ptr().write(ConsBox {
-                count: Cell::new(1),
-                car_tag,
-                cdr_tag,
                 car,
                 cdr,
+                meta: Cell::new(ONE | u32::from(cdr_tag) << 4 | u32::from(car_tag)),
             })
         };
         ConsRef(slot)
@@ -83,7 +109,7 @@ impl ConsRef {
     }
 
     pub fn strong_count(this: &ConsRef) -> usize {
-        this.inner().count.get() as usize
+        this.inner().count() as usize
     }
 
     /// The reference as a word (for a packed half); [`ConsRef::from_raw`] takes it back.
@@ -102,7 +128,7 @@ impl ConsRef {
 
     /// The cell itself when this is its only reference; the reference back otherwise.
     pub fn try_unwrap(this: ConsRef) -> Result<Cons, ConsRef> {
-        if this.inner().count.get() != 1 {
+        if this.inner().count() != 1 {
             return Err(this);
         }
         let slot = this.0;
@@ -112,6 +138,96 @@ impl ConsRef {
         // pool.
         unsafe { Ok(take_halves(slot)) }
     }
+
+    /// Frees cells from this one along the cdrs for as long as each is held only here and its
+    /// car owns nothing (a record of atoms, a list of numbers), and returns what is left: the
+    /// first cell that is shared or holds something in its car, or the last cdr. The walk reads
+    /// the packed words and makes a `Value` only for what it returns: holding the next cdr as a
+    /// `Value` through the loop spilled and reloaded it, a store-forwarding stall per cell.
+    pub(crate) fn free_atoms(this: ConsRef) -> Value {
+        let mut p = this.0;
+        std::mem::forget(this);
+        loop {
+            // SAFETY: `p` is a live cell whose count includes the reference this walk holds (the
+            // one given, then the cdr of a cell freed here, whose count moved to the walk).
+            let b = unsafe { p.as_ref() };
+            if b.count() != 1 || Value::tag_owns_something(b.car_tag()) {
+                return Value::Pair(ConsRef(p));
+            }
+            let (cdr_tag, cdr) = (b.cdr_tag(), b.cdr);
+            // SAFETY: the only reference was the walk's, and the car owns nothing: the slot can
+            // go, and the cdr's count moves to the walk.
+            unsafe { pool::free(p) };
+            if cdr_tag != Value::PAIR_TAG {
+                // SAFETY: the cdr packed by `ConsRef::new`, handed over.
+                return unsafe { Value::from_raw(cdr_tag, cdr) };
+            }
+            // SAFETY: a pair's word is a non-null cell pointer (`ConsRef::into_raw`).
+            p = unsafe { NonNull::new_unchecked(cdr as usize as *mut ConsBox) };
+        }
+    }
+
+    /// [`ConsRef::try_unwrap`] as the two halves, without a [`Cons`] (whose own drop a list
+    /// walk that frees cells would only run on emptied halves).
+    #[inline]
+    pub fn into_halves(this: ConsRef) -> Result<(Value, Value), ConsRef> {
+        if this.inner().count() != 1 {
+            return Err(this);
+        }
+        let slot = this.0;
+        std::mem::forget(this);
+        // SAFETY: as in `try_unwrap`.
+        unsafe { Ok(halves_of(slot)) }
+    }
+}
+
+/// A value packed as a half of a cell is, a tag and a word, owning what the value owned: what the
+/// explicit stack of values being freed holds ([`super::value::drop_deep`]). Pushing one stores
+/// the two words where they were made; a `Value` pushed would often be spilled as two words and
+/// copied back as one 16-byte piece, a store-forwarding stall per element of a freed list.
+pub(crate) struct Packed {
+    tag: u8,
+    bits: u64,
+}
+
+impl Packed {
+    #[inline]
+    pub fn new(v: Value) -> Packed {
+        let (tag, bits) = v.into_raw();
+        Packed { tag, bits }
+    }
+
+    #[inline]
+    pub fn into_value(self) -> Value {
+        let p = ManuallyDrop::new(self);
+        // SAFETY: packed by `into_raw` in `new`; what it owned is handed back once (the packed
+        // copy is forgotten).
+        unsafe { Value::from_raw(p.tag, p.bits) }
+    }
+}
+
+impl Drop for Packed {
+    fn drop(&mut self) {
+        // SAFETY: as for `into_value`; this is the packed value's only owner.
+        drop(unsafe { Value::from_raw(self.tag, self.bits) });
+    }
+}
+
+/// Moves both halves out of a slot nothing else refers to, and frees the slot.
+///
+/// # Safety
+/// The slot holds a cell no reference counts any more.
+#[inline]
+unsafe fn halves_of(slot: NonNull<ConsBox>) -> (Value, Value) {
+    // SAFETY: the halves were packed by `ConsRef::new`; their counts move to the new values.
+    // The words are read, the slot freed, and only then are the values made: values held across
+    // the call would be spilled as words and reloaded as 16-byte pieces, a store-forwarding stall.
+    unsafe {
+        let b = slot.as_ref();
+        let (car_tag, car, cdr_tag, cdr) = (b.car_tag(), b.car, b.cdr_tag(), b.cdr);
+        pool::free(slot);
+        (Value::from_raw(car_tag, car), Value::from_raw(cdr_tag, cdr))
+    }
 }
 
 /// Moves both halves out of a slot nothing else refers to, and frees the slot.
@@ -119,40 +235,36 @@ impl ConsRef {
 /// # Safety
 /// The slot holds a cell no reference counts any more.
 unsafe fn take_halves(slot: NonNull<ConsBox>) -> Cons {
-    // SAFETY: the halves were packed by `ConsRef::new`; their counts move to the new values.
-    unsafe {
-        let b = slot.as_ref();
-        let cell = Cons {
-            car: Value::from_raw(b.car_tag, b.car),
-            cdr: Value::from_raw(b.cdr_tag, b.cdr),
-        };
-        pool::free(slot);
-        cell
-    }
+    // SAFETY: as for `halves_of`.
+    let (car, cdr) = unsafe { halves_of(slot) };
+    Cons { car, cdr }
 }
 
 impl Clone for ConsRef {
     fn clone(&self) -> ConsRef {
-        let count = &self.inner().count;
-        // As `Rc` does: overflowing the count would later free a cell still in use.
-        let Some(n) = count.get().checked_add(1) else {
-            std::process::abort();
-        };
-        count.set(n);
+        let b = self.inner();
+        // At its limit the count sticks (the cell is never freed) instead of overflowing.
+        if b.count() != STUCK {
+            b.meta.set(b.meta.get() + ONE);
+        }
         ConsRef(self.0)
     }
 }
 
 impl Drop for ConsRef {
     fn drop(&mut self) {
-        let count = &self.inner().count;
-        let n = count.get() - 1;
-        count.set(n);
-        if n == 0 {
+        let b = self.inner();
+        if b.count() == STUCK {
+            return;
+        }
+        let meta = b.meta.get() - ONE;
+        b.meta.set(meta);
+        if meta < ONE {
             // SAFETY: this was the last reference. The halves are moved out and the slot freed
             // before they are dropped (which may free other cells; `Cons`'s drop keeps a long
             // chain off the Rust stack).
-            drop(unsafe { take_halves(self.0) });
+            let (car, cdr) = unsafe { halves_of(self.0) };
+            super::value::drop_halves(car, cdr);
         }
     }
 }
@@ -181,7 +293,7 @@ impl<'a> CellRef<'a> {
         let b = self.inner();
         // SAFETY: the half was packed by `ConsRef::new` and stays packed for 'a.
         Half(
-            ManuallyDrop::new(unsafe { Value::from_raw(b.car_tag, b.car) }),
+            ManuallyDrop::new(unsafe { Value::from_raw(b.car_tag(), b.car) }),
             PhantomData,
         )
     }
@@ -191,7 +303,7 @@ impl<'a> CellRef<'a> {
         let b = self.inner();
         // SAFETY: as for `car`.
         Half(
-            ManuallyDrop::new(unsafe { Value::from_raw(b.cdr_tag, b.cdr) }),
+            ManuallyDrop::new(unsafe { Value::from_raw(b.cdr_tag(), b.cdr) }),
             PhantomData,
         )
     }
@@ -227,7 +339,7 @@ impl std::ops::Deref for Half<'_> {
 /// Cells come from chunks of [`pool::CHUNK`] bytes, aligned to their size, so a cell finds its
 /// chunk by masking its address; a freed cell goes on its chunk's free list, and a chunk whose
 /// cells are all free goes back to the system allocator. Against `Box` (the system allocator per
-/// cell), a cell costs its 24 bytes instead of a 32-byte block, and taking or freeing one is a
+/// cell), a cell costs its 20 bytes instead of a 32-byte block, and taking or freeing one is a
 /// few instructions.
 ///
 /// The pool is per thread (cells, like `Rc`, never leave their thread), an allocator's cache
@@ -253,8 +365,13 @@ mod pool {
         prev: Cell<*mut Header>,
         next: Cell<*mut Header>,
         listed: Cell<bool>,
+        /// Whether this is the chunk cells are taken from (the pool's `current`): kept here so
+        /// that freeing a cell of a chunk the pool already tracks needs no look at the pool.
+        current: Cell<bool>,
     }
 
+    /// 4-byte aligned, as the slots it is written into.
+    #[repr(C, packed(4))]
     struct Free {
         next: *mut Free,
     }
@@ -364,7 +481,14 @@ mod pool {
         } else {
             new_chunk()
         };
-        p.current.set(c);
+        let old = p.current.replace(c);
+        if !old.is_null() {
+            // SAFETY: the old current chunk is live (it holds cells, or it is being replaced
+            // only because it is full).
+            unsafe { (*old).current.set(false) };
+        }
+        // SAFETY: `c` is live and ours.
+        unsafe { (*c).current.set(true) };
         // SAFETY: `c` is live and has a free slot (fresh, empty, or listed because one was freed).
         match unsafe { take(c) } {
             Some(slot) => slot,
@@ -379,7 +503,11 @@ mod pool {
         if c.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        advise_huge_pages(c.cast(), CHUNK);
+        // Chunks are not advised into transparent huge pages (`MADV_HUGEPAGE`): one fault per
+        // 2 MiB instead of 512 looked cheaper, but measured on a virtual machine whose host takes
+        // back free memory, a fresh huge page is zeroed in memory the host must supply again, and
+        // bench_records spent 0.30 s in the kernel against 0.13 s with small pages (0.58 s
+        // against 0.13 s at worst), for the same user time.
         // SAFETY: the chunk is fresh and large enough for its header.
         unsafe {
             c.write(Header {
@@ -389,6 +517,7 @@ mod pool {
                 prev: Cell::new(ptr::null_mut()),
                 next: Cell::new(ptr::null_mut()),
                 listed: Cell::new(false),
+                current: Cell::new(false),
             })
         };
         c
@@ -409,6 +538,12 @@ mod pool {
         h.free.set(f);
         let live = h.live.get() - 1;
         h.live.set(live);
+        // The common case: a chunk the pool already tracks (the current one, or listed as having
+        // free slots) that still holds cells. Nothing else changes, and the thread-local pool is
+        // not touched.
+        if live != 0 && (h.current.get() || h.listed.get()) {
+            return;
+        }
         // After this thread's pool is gone (a value dropped by another thread-local's
         // destructor), the chunk is on its own: it goes back to the allocator once empty.
         let kept = POOL.try_with(|p| {
@@ -435,23 +570,6 @@ mod pool {
             unsafe { std::alloc::dealloc(c.cast(), layout()) };
         }
     }
-
-    /// Asks Linux to back a chunk with huge pages: filling it then takes one page fault instead
-    /// of 512, and page faults are much of the cost of building a large list. Only advice:
-    /// where huge pages are off (or on other systems) the chunk is filled page by page.
-    #[cfg(target_os = "linux")]
-    fn advise_huge_pages(p: *mut u8, len: usize) {
-        use std::ffi::{c_int, c_void};
-        extern "C" {
-            fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
-        }
-        const MADV_HUGEPAGE: c_int = 14;
-        // SAFETY: the range is one chunk of ours, page-aligned; the advice changes no contents.
-        unsafe { madvise(p.cast(), len, MADV_HUGEPAGE) };
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    fn advise_huge_pages(_: *mut u8, _: usize) {}
 
     unsafe fn enlist(p: &Pool, c: *mut Header) {
         let h = unsafe { &*c };
@@ -497,7 +615,69 @@ mod tests {
         drop(b);
         let cell = ConsRef::try_unwrap(a).expect("now unique");
         assert!(matches!(cell.car, Value::Int(1)));
-        assert_eq!(std::mem::size_of::<ConsBox>(), 24);
+        assert_eq!(std::mem::size_of::<ConsBox>(), 20);
+    }
+
+    /// Freeing a list of records, some holding strings, lists held elsewhere and deeper lists,
+    /// gives back exactly the references it held.
+    #[test]
+    fn freeing_lists_gives_back_every_reference() {
+        let s = std::rc::Rc::new(String::from("s"));
+        let shared = Value::list([Value::Int(1), Value::Int(2)]);
+        let records = Value::list((0..1000).map(|i| match i % 4 {
+            0 => Value::list([Value::Int(i), Value::Str(s.clone()), Value::Int(8)]),
+            1 => Value::list([Value::Int(i), shared.clone()]),
+            2 => Value::list([Value::list([Value::Str(s.clone())]), Value::Int(i)]),
+            _ => Value::cons(Value::Int(i), Value::Str(s.clone())),
+        }));
+        assert_eq!(std::rc::Rc::strong_count(&s), 1 + 750);
+        let Value::Pair(head) = &shared else {
+            panic!("a list")
+        };
+        assert_eq!(ConsRef::strong_count(head), 1 + 250);
+        drop(records);
+        assert_eq!(std::rc::Rc::strong_count(&s), 1);
+        assert_eq!(ConsRef::strong_count(head), 1);
+    }
+
+    /// The packed tags that own nothing are those of the values that own nothing.
+    #[test]
+    fn packed_tags_own_what_their_values_own() {
+        let values = [
+            Value::Nil,
+            Value::Bool(true),
+            Value::Int(-3),
+            Value::Float(0.5),
+            Value::str("s"),
+            Value::Symbol(crate::eval::Sym(4)),
+            Value::Keyword(crate::eval::Sym(4)),
+            Value::list([Value::Int(1)]),
+            Value::Task(2),
+        ];
+        for v in values {
+            let owns = v.owns_something();
+            let pair = matches!(v, Value::Pair(_));
+            let p = Packed::new(v);
+            assert_eq!(Value::tag_owns_something(p.tag), owns);
+            assert_eq!(p.tag == Value::PAIR_TAG, pair);
+        }
+    }
+
+    /// A count at its limit sticks there: the cell stays, readable, however many references
+    /// are then dropped.
+    #[test]
+    fn a_count_at_its_limit_sticks() {
+        let a = ConsRef::new(Value::Int(7), Value::Nil);
+        for _ in 1..STUCK {
+            std::mem::forget(a.clone());
+        }
+        assert_eq!(ConsRef::strong_count(&a), STUCK as usize);
+        let b = a.clone();
+        assert_eq!(ConsRef::strong_count(&b), STUCK as usize);
+        drop(b);
+        drop(a.clone());
+        assert_eq!(ConsRef::strong_count(&a), STUCK as usize);
+        assert!(matches!(*a.car(), Value::Int(7)));
     }
 
     /// Lists spanning many chunks, freed in an order that empties chunks other than the current

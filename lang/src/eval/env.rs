@@ -92,7 +92,7 @@ impl Env {
     }
 
     /// The frame `depth` steps out from the innermost one.
-    #[inline]
+    #[inline(always)]
     fn frame_at(&self, depth: u32) -> Option<&Frame> {
         let mut f = self.0.as_deref()?;
         for _ in 0..depth {
@@ -103,7 +103,10 @@ impl Env {
 
     /// The value in a resolved slot, if that slot is filled and holds `sym` (a frame still being
     /// filled, as `let*`'s, may not have reached it yet: then the caller looks `sym` up by name).
-    #[inline]
+    /// Always inlined: returned through memory, the value was written as two words and read back
+    /// as one 16-byte piece, which the store buffer cannot forward (a stall on every variable
+    /// reference).
+    #[inline(always)]
     pub fn get_at(&self, slot: Slot, sym: Sym) -> Option<Value> {
         let vars = self.frame_at(slot.depth)?.vars.borrow();
         match vars.get(slot.index as usize) {

@@ -7,6 +7,7 @@
 use std::rc::Rc;
 
 use super::ast::{Body, Lambda, Node, NodeKind, Quasi, QuasiItem};
+use super::builtins::Op;
 use super::machine::{closest, type_error, Machine, R};
 use super::symbol::Sym;
 use super::value::{Closure, ClosureKind, Value};
@@ -24,6 +25,37 @@ const STACK_CHECK_EVERY: usize = 8;
 
 /// Builtin calls with at most this many arguments pass them in a buffer on the Rust stack.
 const INLINE_ARGS: usize = 4;
+
+/// The builtins made in place on their common arguments: consing moves the evaluated values into
+/// the cells (no count taken and given back), and integer arithmetic skips the table call. `None`
+/// sends the call to the builtin itself, which gives the same answer or the error it always did
+/// (the checked operations below fail exactly where the builtin's do).
+#[inline]
+fn fast_builtin(op: Op, vals: &mut [Value]) -> Option<Value> {
+    use std::mem::take;
+    Some(match (op, vals) {
+        (Op::Cons, [car, cdr]) => Value::cons(take(car), take(cdr)),
+        (Op::List, vals) => vals
+            .iter_mut()
+            .rev()
+            .fold(Value::Nil, |acc, v| Value::cons(take(v), acc)),
+        (Op::Add, [Value::Int(x), Value::Int(y)]) => Value::Int(x.checked_add(*y)?),
+        (Op::Sub, [Value::Int(x), Value::Int(y)]) => Value::Int(x.checked_sub(*y)?),
+        (Op::Mul, [Value::Int(x), Value::Int(y)]) => Value::Int(x.checked_mul(*y)?),
+        (Op::Modulo, [Value::Int(x), Value::Int(y)]) => {
+            // As `numeric::modulo`: the sign of the divisor.
+            let r = x.checked_rem(*y)?;
+            Value::Int(if r != 0 && (r < 0) != (*y < 0) {
+                r + *y
+            } else {
+                r
+            })
+        }
+        (Op::NumEq, [Value::Int(x), Value::Int(y)]) => Value::Bool(x == y),
+        (Op::Lt, [Value::Int(x), Value::Int(y)]) => Value::Bool(x < y),
+        _ => return None,
+    })
+}
 
 /// What evaluating a form in tail position produced.
 pub enum Flow {
@@ -107,9 +139,28 @@ impl Machine {
     ) -> R<Value> {
         let mut vals: [Value; INLINE_ARGS] = Default::default();
         for (slot, a) in vals.iter_mut().zip(args) {
-            *slot = self.eval(a, env)?;
+            // The slot holds `Nil`, which owns nothing: forgetting it saves a call of the
+            // out-of-line drop per argument.
+            std::mem::forget(std::mem::replace(slot, self.eval(a, env)?));
         }
-        builtins::call(self, b, &vals[..args.len()], span, arg_spans)
+        let n = args.len();
+        if let Some(v) = fast_builtin(b.op, &mut vals[..n]) {
+            // What a builtin made in place leaves nothing to drop: consing moved every argument
+            // out, and arithmetic took only integers. Returned at once, the value is not held
+            // through a drop loop (spilled as two words and reloaded as one piece, a stall).
+            std::mem::forget(vals);
+            return Ok(v);
+        }
+        let r = builtins::call(self, b, &vals[..n], span, arg_spans);
+        // Only the filled slots can hold anything to drop; the rest are `Nil`. Dropping the
+        // array as a whole would call the out-of-line drop of a value once per slot.
+        for v in &mut vals[..n] {
+            if v.owns_something() {
+                drop(std::mem::take(v));
+            }
+        }
+        std::mem::forget(vals);
+        r
     }
 
     /// Applies any procedure to evaluated arguments (used by builtins such as `map`, and by

@@ -10,12 +10,19 @@ use ttdl_ir::traffic::TaskId;
 
 use super::ast::Lambda;
 use super::builtins::BuiltinDef;
-use super::cons::{CellRef, ConsRef, Half};
+use super::cons::{CellRef, ConsRef, Half, Packed};
 use super::env::Env;
 use super::symbol::{Interner, Sym};
 use crate::span::Span;
 
+/// `repr(C, u64)`: the tag fills the first word and every payload sits in the second, so a value
+/// has no padding and moves as two words. With Rust's own layout a `bool` sat at byte 1 and a
+/// symbol at byte 4, and a move of a value copied bytes 1 to 7 as two overlapping 4-byte pieces
+/// through the stack, whose reload stalled on the store buffer on the hottest paths of the
+/// evaluator (a one-byte tag with the payloads at byte 8 still copied the padding that way). Still
+/// 16 bytes, and a `Result` of it too (the tag's unused values are the niche).
 #[derive(Clone, Debug, Default)]
+#[repr(C, u64)]
 pub enum Value {
     /// The empty list, also false.
     #[default]
@@ -46,42 +53,34 @@ pub struct Cons {
 
 impl Drop for Cons {
     fn drop(&mut self) {
-        if !holds_deep(&self.cdr) {
-            if holds_deep(&self.car) {
-                drop_deep(vec![std::mem::take(&mut self.car)], Vec::new());
-            }
-            return;
+        drop_halves(std::mem::take(&mut self.car), std::mem::take(&mut self.cdr));
+    }
+}
+
+/// Drops the two halves of a cell nothing refers to any more. Halves that cannot start a chain
+/// (atoms, shared values) are dropped in place; otherwise [`drop_from`] takes the structure apart
+/// with an explicit stack, allocating only when both halves need it.
+pub(crate) fn drop_halves(car: Value, cdr: Value) {
+    match (holds_deep(&car), holds_deep(&cdr)) {
+        (false, false) => {
+            drop_shallow(car);
+            drop_shallow(cdr);
         }
-        // The common case, a list of atoms or shared values: follow the cdr chain cell by
-        // cell without allocating, and fall back to the explicit stack only at a cell whose car
-        // could start a chain of its own.
-        if holds_deep(&self.car) {
-            let car = std::mem::take(&mut self.car);
-            let cdr = std::mem::take(&mut self.cdr);
-            drop_deep(vec![car, cdr], Vec::new());
-            return;
+        (true, false) => {
+            drop_shallow(cdr);
+            drop_from(car, Vec::new(), Vec::new());
         }
-        let mut next = std::mem::take(&mut self.cdr);
-        while let Value::Pair(rc) = next {
-            let Ok(mut cell) = ConsRef::try_unwrap(rc) else {
-                return;
-            };
-            if holds_deep(&cell.car) {
-                let car = std::mem::take(&mut cell.car);
-                let cdr = std::mem::take(&mut cell.cdr);
-                drop_deep(vec![car, cdr], Vec::new());
-                return;
-            }
-            next = std::mem::take(&mut cell.cdr);
+        (false, true) => {
+            drop_shallow(car);
+            drop_from(cdr, Vec::new(), Vec::new());
         }
-        if holds_deep(&next) {
-            drop_deep(vec![next], Vec::new());
-        }
+        (true, true) => drop_from(car, vec![Packed::new(cdr)], Vec::new()),
     }
 }
 
 /// Whether dropping `v` could start a long chain of drops: a cell, closure or macro held
 /// nowhere else.
+#[inline]
 pub(crate) fn holds_deep(v: &Value) -> bool {
     match v {
         Value::Pair(rc) => ConsRef::strong_count(rc) == 1,
@@ -90,49 +89,114 @@ pub(crate) fn holds_deep(v: &Value) -> bool {
     }
 }
 
+/// Drops a value that cannot start a chain, looking at its tag in place: most are integers or
+/// `nil`, and moving them out to the drop glue would copy them through memory for nothing.
+#[inline]
+fn drop_shallow(v: Value) {
+    if v.owns_something() {
+        drop(v);
+    } else {
+        std::mem::forget(v);
+    }
+}
+
 /// Drops values and scopes with an explicit stack: lists hold closures, closures hold frames and
 /// frames hold lists and closures, so a chain of any mix of them, however long, never
 /// overflows the Rust stack. Only what nobody else holds is taken apart; the rest just loses
 /// one reference.
-pub(crate) fn drop_deep(mut values: Vec<Value>, mut envs: Vec<Env>) {
+pub(crate) fn drop_deep(values: Vec<Value>, envs: Vec<Env>) {
+    let mut stack: Vec<Packed> = values.into_iter().map(Packed::new).collect();
+    let first = stack.pop().map_or(Value::Nil, Packed::into_value);
+    drop_from(first, stack, envs);
+}
+
+/// Frees the cells of a list nobody else holds for as long as their elements own nothing that
+/// could start a chain; returns what is left to take apart (the first cell whose element could,
+/// or a tail that could), if anything.
+#[inline]
+fn drop_flat(v: Value) -> Option<Value> {
+    let mut v = v;
     loop {
-        if let Some(v) = values.pop() {
-            match v {
-                Value::Pair(rc) => {
-                    // Along the spine without the stack: only elements that could start a chain
-                    // of their own (nested lists, closures) wait on it.
-                    let mut next = Value::Pair(rc);
-                    while let Value::Pair(rc) = next {
-                        // A cell held elsewhere just loses this reference.
-                        let Ok(mut cell) = ConsRef::try_unwrap(rc) else {
-                            next = Value::Nil;
-                            break;
+        v = match v {
+            Value::Pair(rc) => ConsRef::free_atoms(rc),
+            other => return holds_deep(&other).then_some(other),
+        };
+        // A cell `free_atoms` stopped at: shared (this reference just goes), or holding something
+        // in its car. A car that cannot start a chain (a string, a shared list) is dropped here
+        // and the walk goes on; one that can is left to the caller's stack.
+        let Value::Pair(rc) = v else {
+            continue;
+        };
+        if holds_deep(&rc.car()) {
+            return Some(Value::Pair(rc));
+        }
+        let Ok((car, cdr)) = ConsRef::into_halves(rc) else {
+            return None;
+        };
+        drop(car);
+        v = cdr;
+    }
+}
+
+/// [`drop_deep`], starting with `v`; the values waiting are packed ([`Packed`]).
+fn drop_from(mut v: Value, mut stack: Vec<Packed>, mut envs: Vec<Env>) {
+    loop {
+        match v {
+            Value::Pair(rc) => {
+                // Along a list without the stack. An element that could start a chain of its own
+                // (a nested list, a closure) is taken apart first while the rest of the spine
+                // waits on the stack: a list of records then keeps one entry on the stack, where
+                // spine first would stack every record before freeing any.
+                let mut next = Value::Pair(rc);
+                while let Value::Pair(rc) = next {
+                    // A cell held elsewhere just loses this reference.
+                    let Ok((car, cdr)) = ConsRef::into_halves(rc) else {
+                        next = Value::Nil;
+                        break;
+                    };
+                    if holds_deep(&car) {
+                        // A list of atoms (a record) is freed here and now; only an element with
+                        // deeper structure of its own sends the walk through the stack.
+                        let Some(rest) = drop_flat(car) else {
+                            next = cdr;
+                            continue;
                         };
-                        let car = std::mem::take(&mut cell.car);
-                        if holds_deep(&car) {
-                            values.push(car);
+                        if holds_deep(&cdr) {
+                            stack.push(Packed::new(cdr));
+                        } else {
+                            drop_shallow(cdr);
                         }
-                        next = std::mem::take(&mut cell.cdr);
-                    }
-                    if holds_deep(&next) {
-                        values.push(next);
-                    }
-                }
-                Value::Closure(rc) | Value::Macro(rc) => {
-                    if let Ok(mut closure) = Rc::try_unwrap(rc) {
-                        envs.push(std::mem::take(&mut closure.env));
+                        next = rest;
+                    } else {
+                        drop_shallow(car);
+                        next = cdr;
                     }
                 }
-                _ => {}
+                if holds_deep(&next) {
+                    stack.push(Packed::new(next));
+                } else {
+                    drop_shallow(next);
+                }
             }
-        } else if let Some(mut env) = envs.pop() {
+            Value::Closure(rc) | Value::Macro(rc) => {
+                if let Ok(mut closure) = Rc::try_unwrap(rc) {
+                    envs.push(std::mem::take(&mut closure.env));
+                }
+            }
+            other => drop_shallow(other),
+        }
+        v = loop {
+            if let Some(p) = stack.pop() {
+                break p.into_value();
+            }
+            let Some(mut env) = envs.pop() else {
+                return;
+            };
             if let Some((vars, parent)) = env.take_apart() {
-                values.extend(vars);
+                stack.extend(vars.into_iter().map(Packed::new));
                 envs.push(parent);
             }
-        } else {
-            break;
-        }
+        };
     }
 }
 
@@ -205,6 +269,31 @@ impl NetValue {
 }
 
 impl Value {
+    /// The tag [`Value::into_raw`] gives a pair.
+    pub(crate) const PAIR_TAG: u8 = 7;
+
+    /// Whether a value packed with this tag owns something ([`Value::owns_something`]).
+    #[inline]
+    pub(crate) fn tag_owns_something(tag: u8) -> bool {
+        !matches!(tag, 0 | 1 | 2 | 3 | 5 | 6 | 9 | 11)
+    }
+
+    /// Whether dropping this value does anything (it holds a count on something shared).
+    #[inline]
+    pub fn owns_something(&self) -> bool {
+        !matches!(
+            self,
+            Value::Nil
+                | Value::Bool(_)
+                | Value::Int(_)
+                | Value::Float(_)
+                | Value::Symbol(_)
+                | Value::Keyword(_)
+                | Value::Builtin(_)
+                | Value::Task(_)
+        )
+    }
+
     pub fn is_true(&self) -> bool {
         !matches!(self, Value::Nil | Value::Bool(false))
     }

@@ -23,6 +23,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::anneal::{simanneal, Configuration, Progress, Schedule};
+use super::metric::Metric;
 use super::slots::Slots;
 use super::{wired_nodes, PlaceError, PlaceOptions};
 use rand::Rng;
@@ -160,9 +161,8 @@ struct PlaceState<'a> {
     /// Dimension-order routes between node pairs, as links, filled as the fine cost asks for
     /// them (networks of at most `ROUTE_TABLE_NODES` nodes).
     routes: std::cell::RefCell<Vec<Option<Box<[u32]>>>>,
-    /// Hop distances between all node pairs, when the network is small enough (≤ 4,096 nodes):
-    /// the annealer's inner loop is a handful of these lookups.
-    hops: Option<Vec<u16>>,
+    /// Hop distances: the annealer's inner loop is a handful of these.
+    metric: Metric<'a>,
     coarse: f64,
     pending: Option<(usize, usize, f64)>,
     best: (f64, Placement),
@@ -324,7 +324,7 @@ impl<'a> PlaceState<'a> {
             grid: None,
             ports: ports.max(1) as f64,
             routes: Default::default(),
-            hops: hop_table(net),
+            metric: Metric::new(net),
             coarse,
             pending: None,
             best: (f64::INFINITY, placement),
@@ -410,15 +410,9 @@ impl<'a> PlaceState<'a> {
     fn local(&self, t: Option<TaskId>) -> f64 {
         let Some(t) = t else { return 0.0 };
         let n = self.slots.node_of(t);
-        let nodes = self.net.nodes();
         let mut sum = 0.0;
         for &(u, w) in &self.adj[t] {
-            let v = self.slots.node_of(u);
-            let d = match &self.hops {
-                Some(h) => h[n * nodes + v] as usize,
-                None => self.net.distance(n, v),
-            };
-            sum += w * d as f64;
+            sum += w * self.metric.hops(n, self.slots.node_of(u)) as f64;
         }
         sum
     }
@@ -511,21 +505,6 @@ impl Configuration for PlaceState<'_> {
             self.best = (c, self.slots.placement());
         }
     }
-}
-
-fn hop_table(net: &Network) -> Option<Vec<u16>> {
-    let n = net.nodes();
-    if n > 4096 {
-        return None;
-    }
-    let mut t = vec![0u16; n * n];
-    for b in 0..n {
-        let to = net.distances_to(b);
-        for a in 0..n {
-            t[a * n + b] = to.from(a).min(u16::MAX as usize) as u16;
-        }
-    }
-    Some(t)
 }
 
 /// Simulated-annealing placement (Minsky Fig 4-5).

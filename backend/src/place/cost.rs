@@ -152,7 +152,9 @@ struct PlaceState<'a> {
     net: &'a Network,
     slots: Slots,
     /// Aggregated communication partners per task: (other task, Σ sizes both ways).
-    adj: Vec<Vec<(TaskId, f64)>>,
+    /// Task t's partners are `adj[adj_start[t]..adj_start[t + 1]]` (one flat array).
+    adj: Vec<(u32, f64)>,
+    adj_start: Vec<u32>,
     /// Messages sent or received by each task (for the fine cost).
     msgs_of: Vec<Vec<MsgId>>,
     /// Fine cost: rows `0..links` are links, then each node's injection and its ejection ports.
@@ -306,8 +308,8 @@ impl<'a> PlaceState<'a> {
                 w = w.saturating_add(pairs[i].2);
                 i += 1;
             }
-            adj[a].push((b, w as f64));
-            adj[b].push((a, w as f64));
+            adj[a].push((b as u32, w as f64));
+            adj[b].push((a as u32, w as f64));
         }
         for l in msgs_of.iter_mut() {
             l.sort_unstable();
@@ -319,7 +321,13 @@ impl<'a> PlaceState<'a> {
             traffic,
             net,
             slots,
-            adj,
+            adj_start: std::iter::once(0)
+                .chain(adj.iter().scan(0u32, |n, a| {
+                    *n += a.len() as u32;
+                    Some(*n)
+                }))
+                .collect(),
+            adj: adj.concat(),
             msgs_of,
             grid: None,
             ports: ports.max(1) as f64,
@@ -411,8 +419,9 @@ impl<'a> PlaceState<'a> {
         let Some(t) = t else { return 0.0 };
         let n = self.slots.node_of(t);
         let mut sum = 0.0;
-        for &(u, w) in &self.adj[t] {
-            sum += w * self.metric.hops(n, self.slots.node_of(u)) as f64;
+        let (lo, hi) = (self.adj_start[t] as usize, self.adj_start[t + 1] as usize);
+        for &(u, w) in &self.adj[lo..hi] {
+            sum += w * self.metric.hops(n, self.slots.node_of(u as usize)) as f64;
         }
         sum
     }

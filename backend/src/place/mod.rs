@@ -17,6 +17,7 @@ use crate::traffic::{Placement, TaskId, Traffic};
 
 pub mod anneal;
 mod cost;
+mod metric;
 mod slots;
 
 pub use anneal::{Progress, Schedule};

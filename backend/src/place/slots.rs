@@ -15,6 +15,8 @@ pub struct Slots {
     /// Slot s lives on node `s % nodes`.
     slot: Vec<Option<TaskId>>,
     slot_of: Vec<usize>,
+    /// `slot_of[t] % nodes`, kept so that the annealer's inner loop does not divide.
+    node: Vec<u32>,
     /// Slots that do not hold a wired-down task.
     movable: Vec<usize>,
     /// `is_movable[s]`: slot s is in `movable`.
@@ -36,6 +38,7 @@ impl Slots {
             nodes,
             slot: vec![None; nodes * cap],
             slot_of: vec![usize::MAX; tasks],
+            node: vec![0; tasks],
             movable: Vec::new(),
             is_movable: Vec::new(),
         }
@@ -48,6 +51,7 @@ impl Slots {
             if self.slot[s].is_none() {
                 self.slot[s] = Some(task);
                 self.slot_of[task] = s;
+                self.node[task] = node as u32;
                 return true;
             }
             s += self.nodes;
@@ -97,6 +101,7 @@ impl Slots {
                 if let Some(slot) = free.next() {
                     s.slot[slot] = Some(t);
                     s.slot_of[t] = slot;
+                    s.node[t] = (slot % nodes) as u32;
                 }
             }
         }
@@ -126,8 +131,9 @@ impl Slots {
         Some(s)
     }
 
+    #[inline]
     pub fn node_of(&self, t: TaskId) -> NodeId {
-        self.slot_of[t] % self.nodes
+        self.node[t] as usize
     }
 
     pub fn placement(&self) -> Placement {
@@ -191,9 +197,11 @@ impl Slots {
         self.slot.swap(a, b);
         if let Some(t) = self.slot[a] {
             self.slot_of[t] = a;
+            self.node[t] = (a % self.nodes) as u32;
         }
         if let Some(t) = self.slot[b] {
             self.slot_of[t] = b;
+            self.node[t] = (b % self.nodes) as u32;
         }
     }
 }

@@ -6,12 +6,12 @@
 //! (arrival = release + size), the execution-driven exact scheduler (arrival = what the schedule
 //! gives), and retiming after deadlines were relaxed (§4.2.4 "Propagation of results").
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use ttdl_ir::limits::Limits;
 
 use super::ScheduleError;
 use crate::topology::NodeId;
-use crate::traffic::{MsgId, Op, PhaseId, TaskId, Traffic};
+use crate::traffic::{Dests, MsgId, Op, PhaseId, TaskId, Traffic};
 
 /// Times that follow from running every program.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -362,6 +362,10 @@ pub fn port_timing(
     port_schedule(traffic, node_of, ports).map(|(t, a, _)| (t, a))
 }
 
+/// A node's messages waiting for its injection port, by (size, destination nodes), each queue
+/// in release order.
+type Queues = BTreeMap<(u64, Dests), VecDeque<(u64, MsgId)>>;
+
 /// [`port_timing`], also giving the cycle each message starts to leave its node (the order the
 /// exact scheduler may follow).
 pub fn port_schedule(
@@ -388,8 +392,13 @@ pub fn port_schedule(
         }
         // Dispatch by node, in time order: when a node's injection port comes free, it sends
         // the released message whose destination can take it earliest (a greedy matching of
-        // injection to ejection ports, as a Latin-square exchange would be scheduled).
-        let mut pending: BTreeMap<NodeId, Vec<(u64, MsgId)>> = BTreeMap::new();
+        // injection to ejection ports, as a Latin-square exchange would be scheduled). A node's
+        // waiting messages are queued by what decides that choice — size and destination
+        // nodes — so a choice costs the number of distinct queues, not of waiting messages (a
+        // writer far ahead of its reader may have hundreds of thousands waiting).
+        let mut pending: BTreeMap<NodeId, Queues> = BTreeMap::new();
+        let mut sent = sent;
+        sent.sort_unstable_by_key(|&(m, at)| (at, m));
         for &(m, at) in &sent {
             let Some(msg) = traffic.messages.get(m) else {
                 return Err(ScheduleError::Input(format!(
@@ -397,68 +406,83 @@ pub fn port_schedule(
                 )));
             };
             let src = node(msg.src)?;
-            let mut remote = false;
+            let mut remote = Dests::new();
             for &d in &msg.dst {
-                if node(d)? == src || msg.size == 0 {
+                let dn = node(d)?;
+                if dn == src || msg.size == 0 {
                     injected[m] = at;
                     let a = at + msg.size;
                     arrival[m] = arrival[m].max(a);
                     ex.deliver(m, d, a);
-                } else {
-                    remote = true;
+                } else if !remote.contains(&dn) {
+                    remote.push(dn);
                 }
             }
-            if remote {
-                pending.entry(src).or_default().push((at, m));
+            if !remote.is_empty() {
+                remote.sort_unstable();
+                pending
+                    .entry(src)
+                    .or_default()
+                    .entry((msg.size, remote))
+                    .or_default()
+                    .push_back((at, m));
             }
         }
+        let earliest =
+            |queues: &Queues| queues.values().filter_map(|q| q.front().map(|f| f.0)).min();
         let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<(u64, NodeId)>> =
             Default::default();
-        for (&u, list) in pending.iter_mut() {
-            list.sort_unstable();
-            heap.push(std::cmp::Reverse((list[0].0, u)));
+        for (&u, queues) in &pending {
+            if let Some(r) = earliest(queues) {
+                heap.push(std::cmp::Reverse((r, u)));
+            }
         }
         while let Some(std::cmp::Reverse((t, u))) = heap.pop() {
-            let Some(list) = pending.get_mut(&u) else {
+            let Some(queues) = pending.get_mut(&u) else {
                 continue;
             };
             let t = t.max(inject[u].free_at(t, 1));
-            let ready = list.partition_point(|&(r, _)| r <= t);
-            if ready == 0 {
-                if let Some(&(r, _)) = list.first() {
+            // The released message (earliest first among equals) whose destinations can all
+            // take it soonest.
+            let mut best: Option<(u64, (u64, MsgId), &(u64, Dests))> = None;
+            for (key, q) in queues.iter() {
+                let Some(&front) = q.front() else { continue };
+                if front.0 > t {
+                    continue;
+                }
+                let when = key
+                    .1
+                    .iter()
+                    .map(|&dn| eject[dn].free_at(t, key.0))
+                    .max()
+                    .unwrap_or(t);
+                if best.is_none_or(|(w, f, _)| (when, front) < (w, f)) {
+                    best = Some((when, front, key));
+                }
+            }
+            let Some((_, _, key)) = best else {
+                if let Some(r) = earliest(queues) {
                     heap.push(std::cmp::Reverse((r, u)));
                 }
                 continue;
-            }
-            let mut best: Option<(u64, usize)> = None;
-            for (i, &(_, m)) in list[..ready].iter().enumerate() {
-                let msg = &traffic.messages[m];
-                let mut when = 0;
-                for &d in &msg.dst {
-                    let dn = node(d)?;
-                    if dn != u {
-                        when = when.max(eject[dn].free_at(t, msg.size));
-                    }
-                }
-                if best.is_none_or(|(w, _)| when < w) {
-                    best = Some((when, i));
-                }
-            }
-            let (_, i) = best.unwrap_or((t, 0));
-            let (_, m) = list.remove(i);
-            let msg = &traffic.messages[m];
-            let start = inject[u].take(t, msg.size);
+            };
+            let key = key.clone();
+            let Some((_, m)) = queues.get_mut(&key).and_then(VecDeque::pop_front) else {
+                continue;
+            };
+            let size = key.0;
+            let start = inject[u].take(t, size);
             injected[m] = start;
-            for &d in &msg.dst {
+            for &d in &traffic.messages[m].dst {
                 let dn = node(d)?;
                 if dn != u {
-                    let a = eject[dn].take(start, msg.size) + msg.size;
+                    let a = eject[dn].take(start, size) + size;
                     arrival[m] = arrival[m].max(a);
                     ex.deliver(m, d, a);
                 }
             }
-            if let Some(&(r, _)) = list.first() {
-                heap.push(std::cmp::Reverse((r.max(start + msg.size.min(1)), u)));
+            if let Some(r) = earliest(queues) {
+                heap.push(std::cmp::Reverse((r.max(start + size.min(1)), u)));
             }
         }
     }

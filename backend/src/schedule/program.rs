@@ -364,7 +364,8 @@ pub fn port_timing(
 
 /// A node's messages waiting for its injection port, by (size, destination nodes), each queue
 /// in release order.
-type Queues = BTreeMap<(u64, Dests), VecDeque<(u64, MsgId)>>;
+type Queues = BTreeMap<QueueKey, VecDeque<(u64, MsgId)>>;
+type QueueKey = (u64, Dests);
 
 /// [`port_timing`], also giving the cycle each message starts to leave its node (the order the
 /// exact scheduler may follow).
@@ -444,7 +445,7 @@ pub fn port_schedule(
             let t = t.max(inject[u].free_at(t, 1));
             // The released message (earliest first among equals) whose destinations can all
             // take it soonest.
-            let mut best: Option<(u64, (u64, MsgId), &(u64, Dests))> = None;
+            let mut best: Option<(u64, (u64, MsgId), &QueueKey)> = None;
             for (key, q) in queues.iter() {
                 let Some(&front) = q.front() else { continue };
                 if front.0 > t {

@@ -446,7 +446,7 @@ impl PlaceChoice {
             })
             .collect();
         format!(
-            "placed by:        {} (makespans, scheduled exact: {}; the smallest kept, a tie to the first)\n",
+            "placed by:        {} (makespans, scheduled exact: {}; the smallest kept; on a tie, the fewest relaxed deadlines, then the first)\n",
             self.chosen.name(),
             tried.join(", ")
         )

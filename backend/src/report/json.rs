@@ -67,9 +67,16 @@ pub fn plan(p: &Plan) -> Value {
                 "msg": r.msg, "deadline": r.deadline, "upstream": r.upstream,
                 "new_deadline": r.new_deadline, "knock_on": r.knock_on,
                 "cause": r.cause(),
-                "blamed": r.blamed.iter().map(|b| json!({
-                    "link": resource(b.resource), "waited": b.waited, "holders": b.holders
-                })).collect::<Vec<_>>(),
+                "blamed": r.blamed.iter().map(|b| {
+                    let mut v = json!({
+                        "link": resource(b.resource), "waited": b.waited, "holders": b.holders
+                    });
+                    // Only the last holders are named after a long backlog; say so.
+                    if b.more_holders {
+                        v["more_holders"] = json!(true);
+                    }
+                    v
+                }).collect::<Vec<_>>(),
             })
         })
         .collect();

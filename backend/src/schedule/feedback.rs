@@ -126,6 +126,9 @@ pub(crate) fn blame_relaxed(problem: &Problem, s: &mut Schedule) {
     }
 }
 
+/// The most holders a [`Blame`] names: those that held the resource last.
+pub const HOLDERS_KEPT: usize = 16;
+
 /// Holds by resource, then start: built once, read only for the messages that were late.
 struct ByResource {
     /// Hold numbers sorted by (resource, start, message).
@@ -151,25 +154,39 @@ impl ByResource {
         }
     }
 
-    /// Messages other than `m` holding `r` at some cycle of `[ready, start)`, sorted.
-    fn holders(&self, holds: &[Hold], r: Resource, m: usize, ready: u64, start: u64) -> Vec<usize> {
+    /// Messages other than `m` holding `r` at some cycle of `[ready, start)`, sorted: the
+    /// [`HOLDERS_KEPT`] that held it last before `m` got it, and whether there were more.
+    fn holders(
+        &self,
+        holds: &[Hold],
+        r: Resource,
+        m: usize,
+        ready: u64,
+        start: u64,
+    ) -> (Vec<usize>, bool) {
         let Some(&(lo, hi)) = self.runs.get(&r) else {
-            return Vec::new();
+            return (Vec::new(), false);
         };
         let o = &self.order[lo..hi];
         // Only holds starting before `start` can overlap; of those, only the ones starting
         // within `longest` cycles before `ready` can still be held at `ready`.
         let upto = o.partition_point(|&i| holds[i].start < start);
         let from = o.partition_point(|&i| holds[i].start.saturating_add(self.longest) <= ready);
-        let mut hs: Vec<usize> = o[from.min(upto)..upto]
-            .iter()
-            .map(|&i| &holds[i])
-            .filter(|h| h.msg != m && h.end > ready)
-            .map(|h| h.msg)
-            .collect();
+        // Latest first, stopping past the kept number: a message queued behind a long backlog
+        // (a writer far ahead of its reader) would otherwise list, and cost, all of it.
+        let mut hs: Vec<usize> = Vec::new();
+        for h in o[from.min(upto)..upto].iter().rev().map(|&i| &holds[i]) {
+            if h.msg != m && h.end > ready && !hs.contains(&h.msg) {
+                hs.push(h.msg);
+                if hs.len() > HOLDERS_KEPT {
+                    break;
+                }
+            }
+        }
+        let more = hs.len() > HOLDERS_KEPT;
+        hs.truncate(HOLDERS_KEPT);
         hs.sort_unstable();
-        hs.dedup();
-        hs
+        (hs, more)
     }
 }
 
@@ -211,11 +228,12 @@ fn blame(
         if start <= ready {
             continue;
         }
-        let holders = by_resource.holders(holds, st.resource, m, ready, start);
+        let (holders, more_holders) = by_resource.holders(holds, st.resource, m, ready, start);
         out.push(Blame {
             resource: st.resource,
             waited: start - ready,
             holders,
+            more_holders,
         });
     }
     out

@@ -32,6 +32,9 @@ use super::program;
 use super::{Hold, LpStats, Method, Problem, Resource, Schedule, ScheduleError};
 use crate::traffic::MsgId;
 
+/// The most message-interval variables one level of the LP may have (see [`solve_phase`]).
+pub const LP_VARIABLE_LIMIT: usize = 50_000;
+
 /// `lhs (≤ | = | ≥) rhs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cmp {
@@ -265,6 +268,19 @@ fn solve_phase(
         })
         .collect();
     let resources = |i: usize| problem.steps[win[i].0].iter().map(|s| s.resource);
+    // The formulation has a variable per message per interval of its window. A message whose
+    // window spans the whole run (a writer far ahead of its reader) makes that quadratic in the
+    // messages, and the solver's time grows faster still: past the limit the LP is refused
+    // rather than left to run for hours (`best` then keeps the exact schedule).
+    let spans: usize = active.iter().map(|a| a.len()).sum();
+    if spans > LP_VARIABLE_LIMIT {
+        return Err(ScheduleError::Lp(format!(
+            "{} messages active over {intervals} intervals would need {spans} interval \
+             variables, more than the {LP_VARIABLE_LIMIT} this scheduler solves in reasonable \
+             time: use --schedule exact",
+            win.len()
+        )));
+    }
 
     // Maximal subsets: union messages that share a resource in an interval.
     let mut uf = UnionFind((0..win.len()).collect());

@@ -119,8 +119,11 @@ impl Relaxation {
                 .blamed
                 .iter()
                 .map(|b| {
-                    let held: Vec<String> =
+                    let mut held: Vec<String> =
                         b.holders.iter().take(6).map(|h| h.to_string()).collect();
+                    if b.more_holders || b.holders.len() > 6 {
+                        held.push("…".to_string());
+                    }
                     format!(
                         "waited {} on {} (held by {})",
                         b.waited,
@@ -146,7 +149,11 @@ impl Relaxation {
 pub struct Blame {
     pub resource: Resource,
     pub waited: u64,
+    /// The messages that held it meanwhile — the last [`feedback::HOLDERS_KEPT`] of them.
     pub holders: Vec<MsgId>,
+    /// True when more messages held it before those (a long backlog).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub more_holders: bool,
 }
 
 /// Sizes and times of the linear programs solved (for reports and benchmarks).

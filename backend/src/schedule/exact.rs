@@ -34,6 +34,10 @@ enum Priority {
     /// In the order the port-aware ideal timing sends them (a contention-free matching of
     /// injection to ejection ports, SPEC §2), then deadline.
     Ports,
+    /// By the cycle the port-aware ideal timing sends them rather than by release: a writer far
+    /// ahead of its reader releases its messages long before its port can send them, and placed
+    /// by release they would book the ports of the whole run before the messages due earlier.
+    Paced,
 }
 
 /// How many route steps the search over orders may place in all: a large program is scheduled
@@ -69,11 +73,12 @@ pub fn schedule_with_progress(
     };
     for prio in [
         Priority::Ports,
+        Priority::Paced,
         Priority::Deadline,
         Priority::Slack,
         Priority::Longest,
     ] {
-        if prio == Priority::Ports && ideal.is_none() {
+        if matches!(prio, Priority::Ports | Priority::Paced) && ideal.is_none() {
             continue;
         }
         if best.is_some() && tried.saturating_add(hops) > SEARCH_BUDGET {
@@ -113,6 +118,12 @@ fn key(problem: &Problem, prio: Priority, ideal: Option<&[u64]>, m: MsgId, relea
             release,
             ideal.and_then(|i| i.get(m).copied()).unwrap_or(u64::MAX),
             d,
+            m,
+        ),
+        Priority::Paced => (
+            release.max(ideal.and_then(|i| i.get(m).copied()).unwrap_or(0)),
+            d,
+            0,
             m,
         ),
         Priority::Deadline => (release, d, 0, m),

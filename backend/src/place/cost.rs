@@ -523,9 +523,20 @@ pub fn anneal(
     options: &PlaceOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Placement, PlaceError> {
-    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let wired = wired_nodes(traffic, network)?;
     let tasks = traffic.tasks.len();
+    // Large programs with nothing pinned and no schedule or start of the caller's: multilevel.
+    if tasks > super::multilevel::MIN_TASKS
+        && options.schedule.is_none()
+        && options.initial.is_none()
+        && options.min_acceptable_cost.is_none()
+        && wired.iter().all(Option::is_none)
+    {
+        if let Some(p) = super::multilevel::place(traffic, network, options.seed, progress) {
+            return Ok(p);
+        }
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let slots = match &options.initial {
         Some(p) => {
             Slots::from_placement(p, network.nodes(), &wired).ok_or(PlaceError::BadInitial {
@@ -557,6 +568,51 @@ pub fn anneal(
     simanneal(&mut state, &schedule, &mut rng, progress);
     state.checkpoint();
     Ok(state.best.1)
+}
+
+/// A short anneal that refines a placement already close to good (see `multilevel`): moves start
+/// within `radius` hops, and the temperature starts at `heat` × the mean cost increase of such
+/// moves.
+pub(super) struct Refine {
+    pub radius: usize,
+    pub heat: f64,
+    /// Iterations per task at the first temperature, and added per task at each one after.
+    pub first: u64,
+    pub step: u64,
+    /// The temperature ends at the mean uphill move's cost divided by this.
+    pub cold: f64,
+}
+
+/// Anneals `slots` on the coarse cost: from the default schedule, or as a refinement.
+pub(super) fn anneal_coarse(
+    traffic: &Traffic,
+    network: &Network,
+    slots: Slots,
+    refine: Option<&Refine>,
+    rng: &mut ChaCha8Rng,
+    progress: &mut dyn FnMut(Progress),
+) -> Placement {
+    let tasks = traffic.tasks.len();
+    let mut state = PlaceState::new(traffic, network, slots, CostKind::Coarse, 1);
+    let mut schedule = match refine {
+        None => {
+            let s = default_schedule(&mut state, rng, tasks);
+            state.window = Some(Window::new(network));
+            s
+        }
+        Some(r) => {
+            let mut w = Window::new(network);
+            w.radius = (r.radius as f64).min(w.r_max as f64);
+            state.window = Some(w);
+            let mean = mean_uphill(&mut state, rng);
+            let t = tasks.max(2) as u64;
+            Schedule::geometric(r.heat * mean, mean / r.cold, 0.93, r.first * t, r.step * t)
+        }
+    };
+    schedule.bail_out_t = f64::INFINITY;
+    simanneal(&mut state, &schedule, rng, progress);
+    state.checkpoint();
+    state.best.1
 }
 
 /// Up to this many tasks the anneal uses the fine cost. Its update re-routes every message of

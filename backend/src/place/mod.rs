@@ -18,6 +18,7 @@ use crate::traffic::{Placement, TaskId, Traffic};
 pub mod anneal;
 mod cost;
 mod metric;
+mod multilevel;
 mod slots;
 
 pub use anneal::{Progress, Schedule};

@@ -334,9 +334,10 @@ fn regular_and_general_transfers() {
           steps: 27
           lower bound: 27 (the most messages on one directed channel): optimal
         A(2:9,2:8:2) 2,4 -> B(1:8,3:6) 4,4 --subroutine one-to-one
-          method: first fit in diagonal order (Alg 6 (initial and final shifts with diagonal scheduling), one-to-one put two messages on channel (2, 1)->(1, 1) in step 1)
-          steps: 8
-          lower bound: 8 (the most messages on one directed channel): optimal
+          method: Alg 6 (initial and final shifts with diagonal scheduling), one-to-one; gather/gather base patterns up to 2x2 -> 1x1, sections 2x1 regions, 1 shift step(s)
+          thesis length: 9 (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)
+          steps: 9
+          lower bound: 8 (the most messages on one directed channel): 1 above it
     "#]].assert_eq(&s);
 }
 

@@ -13,7 +13,8 @@
 //! - **General** (Alg 6): the initial shifts (Eq 3.11, a source passes the data of a
 //!   destination it shares with its left/upper neighbour to that neighbour), the base-pattern
 //!   index (Eq 3.13) and the largest pattern sizes (Eq 3.14, one-to-one uses the larger), the
-//!   offsets and sections in base patterns (Eqs 3.16–3.17), regions `base_pattern_row div C'`,
+//!   offsets and sections in base patterns (Eqs 3.16–3.17; the offset raised to the patterns
+//!   that share a channel, where Eq 3.16 undercounts: `Dim::crossed`), regions `base_pattern_row div C'`,
 //!   `base_pattern_col div R` (the printed `base_pattern_row div R` is a typo) sent diagonally,
 //!   each region's messages packed into its slot, then the final shifts (Eq 3.12, a destination
 //!   passes on what belongs to its right/lower neighbour).
@@ -331,8 +332,47 @@ impl Dim {
         }
     }
 
-    /// Eq 3.16: the offset in base patterns, at most the number of patterns.
+    /// The offset in base patterns that Theorem 3 needs: Eq 3.16 as printed, raised to the
+    /// patterns a message actually passes (see [`Dim::crossed`]), at most the number of
+    /// patterns.
     fn offset(&self) -> i64 {
+        let patterns = self.i_src(self.n_src - 1) - self.i_src(0) + 1;
+        self.printed_offset().max(self.crossed()).min(patterns)
+    }
+
+    /// "The maximum number of base patterns a message traverses on its way" (§3.3.3), counted
+    /// on the channels: over every directed channel of this dimension that the main phase
+    /// uses (holder → receiver, after the initial and before the final shifts), the last
+    /// pattern using it minus the first, plus one.
+    ///
+    /// Eq 3.16 measures from the first destination node next to the first source node (and
+    /// the last source node next to the last destination): it counts the patterns between
+    /// the *single* nodes. Theorem 3's proof (App. A.3) assumes that a message of pattern i
+    /// never passes the single node of pattern i + offset, but a pattern's *cluster* can
+    /// reach past it when the clusters are displaced towards the direction of travel and
+    /// the end pattern is a node wider than the formula's count — a scatter whose
+    /// destinations start one node after the sources (`A(0:6) k=2 → B(3:9) k'=2`: pattern
+    /// 0 sends 0 → {1, 2}, pattern 1 sends 1 → {3}; both use channel 1→2 with offset 1), or a
+    /// gather whose sources start one node after the destinations (`A(2:9) k=2 → B(1:8)
+    /// k'=4`: rows {1, 2} → 0 and {3, 4} → 1 share 2→1). Counting on the channels gives 2
+    /// for both, and the diagonal then keeps the two patterns apart.
+    fn crossed(&self) -> i64 {
+        let mut span: BTreeMap<(i64, i64), (i64, i64)> = BTreeMap::new();
+        for e in 0..self.src.len() {
+            let (mut x, b) = (self.src0 + self.hold[e], self.dst0 + self.recv[e]);
+            let p = self.pattern[e];
+            while x != b {
+                let y = x + (b - x).signum();
+                let s = span.entry((x, y)).or_insert((p, p));
+                *s = (s.0.min(p), s.1.max(p));
+                x = y;
+            }
+        }
+        span.values().map(|s| s.1 - s.0 + 1).max().unwrap_or(0)
+    }
+
+    /// Eq 3.16 as printed: the offset in base patterns, at most the number of patterns.
+    fn printed_offset(&self) -> i64 {
         let (pl, ql) = (self.src0, self.dst0);
         let (ph, qh) = (self.src0 + self.n_src - 1, self.dst0 + self.n_dst - 1);
         let first = match pl.cmp(&ql) {
@@ -806,6 +846,26 @@ mod tests {
         assert_eq!(counts, vec![1, 2, 2, 4]);
     }
 
+    #[test]
+    fn alg_6_offset_counts_the_patterns_a_message_crosses() {
+        // Rows gather: sources {1, 2} → 0 and {3, 4} → 1 share channel 2→1, while Eq 3.16 as
+        // printed gives an offset of 1 (one section), which put both in one step.
+        let t = transfer("A(2:9,2:8:2)", (2, 4), "B(1:8,3:6)", (4, 4));
+        let el = Elements::new(&t);
+        assert_eq!((el.rows.printed_offset(), el.rows.offset()), (1, 2));
+        // Columns scatter: 0 → {1, 2} and 1 → {3} share channel 1→2.
+        let u = transfer("A(0:0,0:6)", (1, 2), "B(0:0,3:9)", (1, 2));
+        let el = Elements::new(&u);
+        assert_eq!((el.cols.printed_offset(), el.cols.offset()), (1, 2));
+        for t in [t, u] {
+            assert_eq!(t.kind(), Kind::General);
+            let p = plan_with(&t, Subroutine::OneToOne);
+            assert!(p.method.starts_with("Alg 6"), "{}", p.method);
+            p.check(&t).unwrap();
+            assert!(p.schedule.len() <= p.limit.unwrap());
+        }
+    }
+
     /// Block size, stride and first element of one dimension of a regular section holding
     /// `per` = k/s elements per node.
     fn regular_dim() -> impl Strategy<Value = (i64, i64, i64)> {
@@ -869,7 +929,7 @@ mod tests {
             a in (any_dim(), any_dim()), b in (any_dim(), any_dim()), n in (1i64..=8, 1i64..=8),
         ) {
             // As many elements as the mesh holds on both sides, up to n.
-            let fit = |(k, s, l): (i64, i64, i64)| (8 * k - 1 - l) / s + 1;
+            let fit = |(k, s, l): (i64, i64, i64)| (10 * k - 1 - l) / s + 1;
             let nr = n.0.min(fit(a.0)).min(fit(b.0));
             let nc = n.1.min(fit(a.1)).min(fit(b.1));
             let range = |(_, s, l): (i64, i64, i64), n: i64| Range::new(l, l + (n - 1) * s, s).unwrap();
@@ -881,7 +941,7 @@ mod tests {
                 Alignment::Identical,
             ).unwrap();
             prop_assume!(t.kind() == Kind::General);
-            check_plan(&t, Subroutine::OneToOne)?;
+            prop_assert!(check_plan(&t, Subroutine::OneToOne)?, "general transfers never fall back");
         }
     }
 }

@@ -341,6 +341,82 @@ fn regular_and_general_transfers() {
     "#]].assert_eq(&s);
 }
 
+/// Transposed regular and general transfers run Alg 7 on base patterns grouped by row (§4.2):
+/// the method, the length `shifts + S·reg` and the steps, checked in the backend.
+#[test]
+fn transposed_transfers() {
+    let mut s = String::new();
+    for (from, fd, to, td) in [
+        ("A(0:7,0:15)", "2,4", "B(8:23,8:15)", "2,2"),
+        ("A(0:7,0:7)", "2,2", "B(0:7,0:7)", "1,4"),
+        ("A(0:11,0:7)", "4,2", "B(8:15,12:23)", "1,2"),
+        ("A(2:9,2:8:2)", "2,4", "B(1:4,3:10)", "4,4"),
+        ("A(0:14,0:9)", "3,2", "B(0:9,0:14)", "2,4"),
+    ] {
+        let (out, code) = ttdl(&[
+            "array",
+            "transfer",
+            "--from",
+            from,
+            "--from-dist",
+            fd,
+            "--to",
+            to,
+            "--to-dist",
+            td,
+            "--align",
+            "transposed",
+        ]);
+        assert_eq!(code, 0, "{out}");
+        let _ = writeln!(s, "{from} {fd} -> {to} {td}");
+        for line in out.lines().filter(|l| {
+            [
+                "kind:",
+                "method:",
+                "thesis length:",
+                "steps:",
+                "lower bound:",
+            ]
+            .iter()
+            .any(|p| l.starts_with(p))
+        }) {
+            let _ = writeln!(s, "  {line}");
+        }
+    }
+    expect![[r#"
+        A(0:7,0:15) 2,4 -> B(8:23,8:15) 2,2
+          kind: regular (32 messages; source grid 4x4 at (0,0), destination grid 8x4 at (4,4))
+          method: §4.2 (Alg 7 on base patterns grouped by row), one-to-one; scatter/scatter base patterns up to 1x1 -> 2x1, 4 of 4 patterns per row from each end (Eq 4.2 as printed: 4), 2 step(s) per pattern, 0 shift step(s)
+          thesis length: 8 (S·reg, Alg 7 on base patterns, §4.2, with the shift steps)
+          steps: 8
+          lower bound: 8 (the most messages on one directed channel): optimal
+        A(0:7,0:7) 2,2 -> B(0:7,0:7) 1,4
+          kind: regular (28 messages; source grid 4x4 at (0,0), destination grid 8x2 at (0,0))
+          method: §4.2 (Alg 7 on base patterns grouped by row), one-to-one; gather/scatter base patterns up to 2x1 -> 2x1, 4 of 4 patterns per row from each end (Eq 4.2 as printed: 2), 4 step(s) per pattern, 0 shift step(s)
+          thesis length: 16 (S·reg, Alg 7 on base patterns, §4.2, with the shift steps)
+          steps: 16
+          lower bound: 12 (the most messages on one directed channel): 4 above it
+        A(0:11,0:7) 4,2 -> B(8:15,12:23) 1,2
+          kind: regular (48 messages; source grid 3x4 at (0,0), destination grid 8x6 at (8,6))
+          method: §4.2 (Alg 7 on base patterns grouped by row), one-to-one; scatter/scatter base patterns up to 1x1 -> 2x2, 4 of 4 patterns per row from each end (Eq 4.2 as printed: 4), 4 step(s) per pattern, 0 shift step(s)
+          thesis length: 16 (S·reg, Alg 7 on base patterns, §4.2, with the shift steps)
+          steps: 16
+          lower bound: 16 (the most messages on one directed channel): optimal
+        A(2:9,2:8:2) 2,4 -> B(1:4,3:10) 4,4
+          kind: general (16 messages; source grid 4x3 at (1,0), destination grid 2x3 at (0,0))
+          method: §4.2 (Alg 7 on base patterns grouped by row), one-to-one; gather/gather base patterns up to 2x2 -> 1x1, 2 of 2 patterns per row from each end (Eq 4.2 as printed: 4), 4 step(s) per pattern, 1 shift step(s)
+          thesis length: 9 (S·reg, Alg 7 on base patterns, §4.2, with the shift steps)
+          steps: 7
+          lower bound: 6 (the most messages on one directed channel): 1 above it
+        A(0:14,0:9) 3,2 -> B(0:9,0:14) 2,4
+          kind: general (32 messages; source grid 5x5 at (0,0), destination grid 5x4 at (0,0))
+          method: §4.2 (Alg 7 on base patterns grouped by row), one-to-one; gather/scatter base patterns up to 2x1 -> 1x1, 4 of 5 patterns per row from each end (Eq 4.2 as printed: 4), 2 step(s) per pattern, 1 shift step(s)
+          thesis length: 9 (S·reg, Alg 7 on base patterns, §4.2, with the shift steps)
+          steps: 9
+          lower bound: 6 (the most messages on one directed channel): 3 above it
+    "#]].assert_eq(&s);
+}
+
 /// The emitted program runs through the whole pipeline: an n×n shift with no overlap plans in
 /// n steps (n cycles for one-word messages), every deadline met.
 #[test]

@@ -236,14 +236,19 @@ pub fn render(args: &ArrayArgs) -> Result<String, CliError> {
                 g.rows, g.cols, g.row, g.col, d.rows, d.cols, d.row, d.col,
                 plan.method
             );
-            if plan.kind == Kind::Regular {
+            if plan.kind == Kind::Regular && alignment == Alignment::Identical {
                 let regions = plan.regions.unwrap_or(1) as u64;
                 head += &combining_line(&t, *subroutine, regions, common);
             }
             if let Some(limit) = plan.limit {
-                head += &format!(
-                    "thesis length: {limit} (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)\n"
-                );
+                head += &match alignment {
+                    Alignment::Identical => format!(
+                        "thesis length: {limit} (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)\n"
+                    ),
+                    Alignment::Transposed => format!(
+                        "thesis length: {limit} (S·reg, Alg 7 on base patterns, §4.2, with the shift steps)\n"
+                    ),
+                };
             }
             let title = format!("Eberhart: transfer {} -> {}", t.from, t.to);
             finish(

@@ -319,10 +319,10 @@ fn regular_and_general_transfers() {
           steps: 16
           lower bound: 16 (the most messages on one directed channel): optimal
         A(0:7,0:7) 4,1 -> B(8:15,8:15) 1,2 --subroutine gather-scatter
-          method: Alg 2 (extended diagonal scheduling), local gather/scatter, Alg 4; base pattern 1x2 -> 4x1, sections 2x2 regions; 1 gather and 3 scatter step(s)
-          thesis length: 6 (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)
-          steps: 6
-          lower bound: 16 (the most messages on one directed channel): 10 below it, combining sends fewer messages
+          method: Alg 2 (extended diagonal scheduling), local gather/scatter, Alg 4; base pattern 1x2 -> 4x1, sections 2x2 regions; 1 gather and 2 scatter step(s)
+          thesis length: 5 (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)
+          steps: 5
+          lower bound: 16 (the most messages on one directed channel): 11 below it, combining sends fewer messages
         A(0:7,0:7) 4,1 -> B(8:15,8:15) 1,2 --subroutine hybrid
           method: Alg 2 (extended diagonal scheduling), hybrid, Alg 5: 0 gather(s), 1 scatter(s); base pattern 1x2 -> 4x1, sections 2x2 regions; 0 gather and 1 scatter step(s)
           thesis length: 9 (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)

@@ -283,6 +283,15 @@ fn combining_line(t: &ArrayTransfer, sub: Subroutine, regions: u64, c: &Common) 
             o
         }
         Subroutine::Hybrid if pow2 => hybrid_choice(regions.max(1), sources, dests, c.alpha, c.beta),
+        Subroutine::GatherScatter => {
+            // Halving in each dimension of the pattern (Alg 4), outside the cost model.
+            let clog = |n: u64| 64 - (n - 1).leading_zeros();
+            return format!(
+                "base pattern: {r}x{cc} -> {r2}x{c2}; combining: {} gather(s), {} scatter(s), halving each dimension (the cost model of Eq 3.10 needs powers of two)\n",
+                clog(r) + clog(cc),
+                clog(r2) + clog(c2)
+            );
+        }
         _ => {
             return format!(
                 "base pattern: {r}x{cc} -> {r2}x{c2}; combining needs powers of two (Alg 5), one-to-one used\n"

@@ -6,10 +6,11 @@
 //!   source region's size, the notes' correction; clamped to ≥ 1); a region sends in step
 //!   `d = (region_row mod sec_ver) − (region_col mod sec_hor) + 1` (+M when ≤ 0), and its slot
 //!   is filled by the region subroutine: one-to-one (Alg 3, `reg = R·C·R'·C'` steps, each pair
-//!   its own step), local gather/scatter (Alg 4: the pattern gathers onto one node, one combined
-//!   message per pattern in a one-step slot, the destination node scatters), or the hybrid's
-//!   choice (Alg 5, `hybrid::hybrid_choice`: groups of 2^g sources and 2^s destinations
-//!   combine). Without combining the length is at most `reg·M` (Theorem 2).
+//!   its own step), local gather/scatter (Alg 4: the pattern gathers onto one node by
+//!   recursive halving, one combined message per pattern in a one-step slot, the destination
+//!   node scatters by recursive doubling), or the hybrid's choice (Alg 5,
+//!   `hybrid::hybrid_choice`: groups of 2^g sources and 2^s destinations combine the same
+//!   way) — as many gather and scatter steps as `hybrid::combining` counts. Without combining the length is at most `reg·M` (Theorem 2).
 //! - **General** (Alg 6): the initial shifts (Eq 3.11, a source passes the data of a
 //!   destination it shares with its left/upper neighbour to that neighbour), the base-pattern
 //!   index (Eq 3.13) and the largest pattern sizes (Eq 3.14, one-to-one uses the larger), the
@@ -595,47 +596,98 @@ pub fn regular(t: &ArrayTransfer, sub: Subroutine) -> Result<Built, String> {
             regions: m as usize,
         });
     }
-    // Combining: sources in groups of 2^g (row-major inside the pattern), destinations in
-    // groups of 2^s; each group combines on its leader. With complete combining the leaders
-    // are Alg 4's: source (local_col div C, 0) of the pattern, destination (0, local_row div R).
+    // Combining by recursive halving and doubling (Alg 4, Eq 3.10). Complete combining
+    // (Alg 4) gathers each pattern onto Alg 4's root, source (local_col div C, 0), first
+    // along the rows (step t moves what a node holds from distance d to the root to
+    // d − 2^t when bit t is the lowest set bit of d), then down the root's column, in
+    // ⌈log2 C⌉ + ⌈log2 R⌉ steps; the destination root (0, local_row div R) scatters the same
+    // way backwards, down its column and then along the rows, in ⌈log2 R'⌉ + ⌈log2 C'⌉ steps.
+    // Partial combining (Alg 5) halves groups of 2^g sources (row-major index) onto index 0
+    // of each group in g steps and doubles from the destination leaders in s steps. Each
+    // step's messages stay inside aligned blocks of distances, one per block and side, so
+    // they share no channel, and the step counts are the cost model's
+    // (`hybrid::combining`) whenever the pattern sizes are powers of two.
     let (g, s) = if all { full } else { (gathers, scatters) };
     let src_node =
         |p: (i64, i64), idx: i64| (rd.src0 + p.0 * r + idx / c, cd.src0 + p.1 * c + idx % c);
     let dst_node =
         |p: (i64, i64), idx: i64| (rd.dst0 + p.0 * r2 + idx / c2, cd.dst0 + p.1 * c2 + idx % c2);
-    let index = |n: Node, p: (i64, i64), src: bool| {
+    let local = |n: Node, p: (i64, i64), src: bool| {
         if src {
-            (n.0 - rd.src0 - p.0 * r) * c + (n.1 - cd.src0 - p.1 * c)
+            (n.0 - rd.src0 - p.0 * r, n.1 - cd.src0 - p.1 * c)
         } else {
-            (n.0 - rd.dst0 - p.0 * r2) * c2 + (n.1 - cd.dst0 - p.1 * c2)
+            (n.0 - rd.dst0 - p.0 * r2, n.1 - cd.dst0 - p.1 * c2)
         }
     };
-    let src_leader = |n: Node, p: (i64, i64)| {
+    let clog = |n: i64| 64 - ((n - 1) as u64).leading_zeros();
+    let toward = |x: i64, root: i64, bits: u32| {
+        let d = x - root;
+        root + d.signum() * ((d.abs() >> bits) << bits)
+    };
+    let (gather_steps, scatter_steps) = if all {
+        (clog(c) + clog(r), clog(r2) + clog(c2))
+    } else {
+        (g, s)
+    };
+    // Where a piece starting at `n` is after k gather steps.
+    let gathered = |n: Node, p: (i64, i64), k: u32| {
+        let (lr, lc) = local(n, p, true);
         if all {
-            src_node(p, (p.1 % r) * c)
+            let (root_r, tc) = (p.1 % r, clog(c));
+            let (row, col) = if k <= tc {
+                (lr, toward(lc, 0, k))
+            } else {
+                (toward(lr, root_r, k - tc), 0)
+            };
+            src_node(p, row * c + col)
         } else {
-            src_node(p, index(n, p, true) >> g << g)
+            src_node(p, (lr * c + lc) >> k << k)
         }
     };
-    let dst_leader = |n: Node, p: (i64, i64)| {
+    // Where a piece bound for `n` is after u scatter steps.
+    let scattered = |n: Node, p: (i64, i64), u: u32| {
+        let (lr, lc) = local(n, p, false);
         if all {
-            dst_node(p, p.0 % c2)
+            let (root_c, tr, tc) = (p.0 % c2, clog(r2), clog(c2));
+            let (row, col) = if u <= tr {
+                (toward(lr, 0, tr - u), root_c)
+            } else {
+                (lr, toward(lc, root_c, tc - (u - tr)))
+            };
+            dst_node(p, row * c2 + col)
         } else {
-            dst_node(p, index(n, p, false) >> s << s)
+            let bits = s - u;
+            dst_node(p, (lr * c2 + lc) >> bits << bits)
         }
     };
-    let (mut pre, mut main, mut post) = (Moves::default(), Moves::default(), Moves::default());
+    let mut pre: Vec<Moves> = (0..gather_steps).map(|_| Moves::default()).collect();
+    let mut post: Vec<Moves> = (0..scatter_steps).map(|_| Moves::default()).collect();
+    let mut main = Moves::default();
     for j in &journeys {
-        let (a, b) = (
-            src_leader(j.stages[0], j.pattern),
-            dst_leader(j.stages[5], j.pattern),
-        );
-        pre.add(j.stages[0], a, j);
-        main.add(a, b, j);
-        post.add(b, j.stages[5], j);
+        let (from, to, p) = (j.stages[0], j.stages[5], j.pattern);
+        for (t, step) in pre.iter_mut().enumerate() {
+            step.add(
+                gathered(from, p, t as u32),
+                gathered(from, p, t as u32 + 1),
+                j,
+            );
+        }
+        main.add(gathered(from, p, gather_steps), scattered(to, p, 0), j);
+        for (u, step) in post.iter_mut().enumerate() {
+            step.add(
+                scattered(to, p, u as u32),
+                scattered(to, p, u as u32 + 1),
+                j,
+            );
+        }
     }
-    let pre = pack(pre.messages());
-    let post = pack(post.messages());
+    let nonempty = |v: Vec<Moves>| -> Vec<Vec<Carried>> {
+        v.into_iter()
+            .map(Moves::messages)
+            .filter(|m| !m.is_empty())
+            .collect()
+    };
+    let (pre, post) = (nonempty(pre), nonempty(post));
     let mut slots: Vec<Vec<Carried>> = vec![Vec::new(); m as usize];
     for msg in main.messages() {
         let p = (
@@ -909,12 +961,24 @@ mod tests {
         assert_eq!((p.schedule.len(), p.bound, p.limit), (8, 8, Some(8)));
         p.check(&t).unwrap();
         // Alg 4: each source sends one combined message of its 4 units and the first
-        // destination of each pattern scatters: 2 region steps, then 3 scatter steps.
+        // destination of each pattern scatters by recursive doubling: 2 region steps, then
+        // log2 4 = 2 scatter steps (2 units to the third destination, then 1 to the second
+        // and the fourth), as `hybrid::combining` counts.
         let p = plan_with(&t, Subroutine::GatherScatter);
         p.check(&t).unwrap();
         let combined: Vec<_> = p.schedule.transfers().filter(|m| m.units == 4).collect();
         assert_eq!(combined.len(), 2);
-        assert_eq!(p.schedule.len(), 5);
+        assert_eq!(p.schedule.len(), 4);
+        assert!(
+            p.method.ends_with("; 0 gather and 2 scatter step(s)"),
+            "{}",
+            p.method
+        );
+        let units: Vec<Vec<u64>> = p.schedule.steps[2..]
+            .iter()
+            .map(|s| s.iter().map(|m| m.units).collect())
+            .collect();
+        assert_eq!(units, vec![vec![2, 2], vec![1, 1, 1, 1]]);
     }
 
     #[test]
@@ -1062,6 +1126,37 @@ mod tests {
             ).unwrap();
             prop_assume!(t.kind() == Kind::Regular);
             prop_assert!(check_plan(&t, sub)?, "regular transfers never fall back");
+            // Recursive halving and doubling: as many gather and scatter steps as the cost
+            // model (`hybrid::combining`) counts.
+            let el = Elements::new(&t);
+            let sources = (el.rows.src_per * el.cols.src_per) as u64;
+            let dests = (el.rows.dst_per * el.cols.dst_per) as u64;
+            let p = plan_with(&t, sub);
+            let order = match sub {
+                Subroutine::OneToOne => None,
+                Subroutine::GatherScatter => {
+                    let mut o = vec![true; sources.trailing_zeros() as usize];
+                    o.extend(vec![false; dests.trailing_zeros() as usize]);
+                    Some(o)
+                }
+                Subroutine::Hybrid { alpha, beta } => Some(hybrid_choice(p.regions.unwrap() as u64, sources, dests, alpha, beta)),
+            };
+            if let Some(order) = order.filter(|o| !o.is_empty()) {
+                let cost = crate::array::hybrid::combining(sources, dests, 1, &order);
+                // A step is left out only when it has nothing to move: every node that would
+                // send in it keeps its data (its destination is itself). With the grids apart
+                // no node does.
+                let (gs, ds) = (t.source_grid(), t.dest_grid());
+                let apart = gs.row + gs.rows <= ds.row || ds.row + ds.rows <= gs.row
+                    || gs.col + gs.cols <= ds.col || ds.col + ds.cols <= gs.col;
+                let tail = p.method.rsplit("; ").next().unwrap();
+                let counts: Vec<u32> = tail.split(' ').filter_map(|w| w.parse().ok()).collect();
+                prop_assert_eq!(counts.len(), 2, "{}", p.method);
+                prop_assert!(counts[0] <= cost.gathers && counts[1] <= cost.scatters, "{}", p.method);
+                if apart {
+                    prop_assert_eq!((counts[0], counts[1]), (cost.gathers, cost.scatters), "{}", p.method);
+                }
+            }
         }
 
         #[test]

@@ -319,10 +319,10 @@ fn regular_and_general_transfers() {
           steps: 16
           lower bound: 16 (the most messages on one directed channel): optimal
         A(0:7,0:7) 4,1 -> B(8:15,8:15) 1,2 --subroutine gather-scatter
-          method: Alg 2 (extended diagonal scheduling), local gather/scatter, Alg 4; base pattern 1x2 -> 4x1, sections 2x2 regions; 1 gather and 3 scatter step(s)
-          thesis length: 6 (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)
-          steps: 6
-          lower bound: 16 (the most messages on one directed channel): 10 below it, combining sends fewer messages
+          method: Alg 2 (extended diagonal scheduling), local gather/scatter, Alg 4; base pattern 1x2 -> 4x1, sections 2x2 regions; 1 gather and 2 scatter step(s)
+          thesis length: 5 (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)
+          steps: 5
+          lower bound: 16 (the most messages on one directed channel): 11 below it, combining sends fewer messages
         A(0:7,0:7) 4,1 -> B(8:15,8:15) 1,2 --subroutine hybrid
           method: Alg 2 (extended diagonal scheduling), hybrid, Alg 5: 0 gather(s), 1 scatter(s); base pattern 1x2 -> 4x1, sections 2x2 regions; 0 gather and 1 scatter step(s)
           thesis length: 9 (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)
@@ -334,9 +334,86 @@ fn regular_and_general_transfers() {
           steps: 27
           lower bound: 27 (the most messages on one directed channel): optimal
         A(2:9,2:8:2) 2,4 -> B(1:8,3:6) 4,4 --subroutine one-to-one
-          method: first fit in diagonal order (Alg 6 (initial and final shifts with diagonal scheduling), one-to-one put two messages on channel (2, 1)->(1, 1) in step 1)
+          method: Alg 6 (initial and final shifts with diagonal scheduling), one-to-one; gather/gather base patterns up to 2x2 -> 1x1, sections 2x1 regions, 1 shift step(s)
+          thesis length: 9 (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)
+          steps: 9
+          lower bound: 8 (the most messages on one directed channel): 1 above it
+    "#]].assert_eq(&s);
+}
+
+/// Transposed regular and general transfers run Alg 7 on base patterns grouped by row (§4.2):
+/// the method, the length `shifts + S·reg` and the steps, checked in the backend.
+#[test]
+fn transposed_transfers() {
+    let mut s = String::new();
+    for (from, fd, to, td) in [
+        ("A(0:7,0:15)", "2,4", "B(8:23,8:15)", "2,2"),
+        ("A(0:7,0:7)", "2,2", "B(0:7,0:7)", "1,4"),
+        ("A(0:11,0:7)", "4,2", "B(8:15,12:23)", "1,2"),
+        ("A(2:9,2:8:2)", "2,4", "B(1:4,3:10)", "4,4"),
+        ("A(0:14,0:9)", "3,2", "B(0:9,0:14)", "2,4"),
+    ] {
+        let (out, code) = ttdl(&[
+            "array",
+            "transfer",
+            "--from",
+            from,
+            "--from-dist",
+            fd,
+            "--to",
+            to,
+            "--to-dist",
+            td,
+            "--align",
+            "transposed",
+        ]);
+        assert_eq!(code, 0, "{out}");
+        let _ = writeln!(s, "{from} {fd} -> {to} {td}");
+        for line in out.lines().filter(|l| {
+            [
+                "kind:",
+                "method:",
+                "thesis length:",
+                "steps:",
+                "lower bound:",
+            ]
+            .iter()
+            .any(|p| l.starts_with(p))
+        }) {
+            let _ = writeln!(s, "  {line}");
+        }
+    }
+    expect![[r#"
+        A(0:7,0:15) 2,4 -> B(8:23,8:15) 2,2
+          kind: regular (32 messages; source grid 4x4 at (0,0), destination grid 8x4 at (4,4))
+          method: §4.2 (Alg 7 on base patterns grouped by row), one-to-one; scatter/scatter base patterns up to 1x1 -> 2x1, 4 of 4 patterns per row from each end (Eq 4.2 as printed: 4), 2 step(s) per pattern, 0 shift step(s)
+          thesis length: 8 (S·reg, Alg 7 on base patterns, §4.2, with the shift steps)
           steps: 8
           lower bound: 8 (the most messages on one directed channel): optimal
+        A(0:7,0:7) 2,2 -> B(0:7,0:7) 1,4
+          kind: regular (28 messages; source grid 4x4 at (0,0), destination grid 8x2 at (0,0))
+          method: §4.2 (Alg 7 on base patterns grouped by row), one-to-one; gather/scatter base patterns up to 2x1 -> 2x1, 4 of 4 patterns per row from each end (Eq 4.2 as printed: 2), 4 step(s) per pattern, 0 shift step(s)
+          thesis length: 16 (S·reg, Alg 7 on base patterns, §4.2, with the shift steps)
+          steps: 16
+          lower bound: 12 (the most messages on one directed channel): 4 above it
+        A(0:11,0:7) 4,2 -> B(8:15,12:23) 1,2
+          kind: regular (48 messages; source grid 3x4 at (0,0), destination grid 8x6 at (8,6))
+          method: §4.2 (Alg 7 on base patterns grouped by row), one-to-one; scatter/scatter base patterns up to 1x1 -> 2x2, 4 of 4 patterns per row from each end (Eq 4.2 as printed: 4), 4 step(s) per pattern, 0 shift step(s)
+          thesis length: 16 (S·reg, Alg 7 on base patterns, §4.2, with the shift steps)
+          steps: 16
+          lower bound: 16 (the most messages on one directed channel): optimal
+        A(2:9,2:8:2) 2,4 -> B(1:4,3:10) 4,4
+          kind: general (16 messages; source grid 4x3 at (1,0), destination grid 2x3 at (0,0))
+          method: §4.2 (Alg 7 on base patterns grouped by row), one-to-one; gather/gather base patterns up to 2x2 -> 1x1, 2 of 2 patterns per row from each end (Eq 4.2 as printed: 4), 4 step(s) per pattern, 1 shift step(s)
+          thesis length: 9 (S·reg, Alg 7 on base patterns, §4.2, with the shift steps)
+          steps: 7
+          lower bound: 6 (the most messages on one directed channel): 1 above it
+        A(0:14,0:9) 3,2 -> B(0:9,0:14) 2,4
+          kind: general (32 messages; source grid 5x5 at (0,0), destination grid 5x4 at (0,0))
+          method: §4.2 (Alg 7 on base patterns grouped by row), one-to-one; gather/scatter base patterns up to 2x1 -> 1x1, 4 of 5 patterns per row from each end (Eq 4.2 as printed: 4), 2 step(s) per pattern, 1 shift step(s)
+          thesis length: 9 (S·reg, Alg 7 on base patterns, §4.2, with the shift steps)
+          steps: 9
+          lower bound: 6 (the most messages on one directed channel): 3 above it
     "#]].assert_eq(&s);
 }
 

@@ -236,14 +236,19 @@ pub fn render(args: &ArrayArgs) -> Result<String, CliError> {
                 g.rows, g.cols, g.row, g.col, d.rows, d.cols, d.row, d.col,
                 plan.method
             );
-            if plan.kind == Kind::Regular {
+            if plan.kind == Kind::Regular && alignment == Alignment::Identical {
                 let regions = plan.regions.unwrap_or(1) as u64;
                 head += &combining_line(&t, *subroutine, regions, common);
             }
             if let Some(limit) = plan.limit {
-                head += &format!(
-                    "thesis length: {limit} (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)\n"
-                );
+                head += &match alignment {
+                    Alignment::Identical => format!(
+                        "thesis length: {limit} (reg·M, Theorems 2 and 3, with the shift, gather and scatter steps)\n"
+                    ),
+                    Alignment::Transposed => format!(
+                        "thesis length: {limit} (S·reg, Alg 7 on base patterns, §4.2, with the shift steps)\n"
+                    ),
+                };
             }
             let title = format!("Eberhart: transfer {} -> {}", t.from, t.to);
             finish(
@@ -278,6 +283,15 @@ fn combining_line(t: &ArrayTransfer, sub: Subroutine, regions: u64, c: &Common) 
             o
         }
         Subroutine::Hybrid if pow2 => hybrid_choice(regions.max(1), sources, dests, c.alpha, c.beta),
+        Subroutine::GatherScatter => {
+            // Halving in each dimension of the pattern (Alg 4), outside the cost model.
+            let clog = |n: u64| 64 - (n - 1).leading_zeros();
+            return format!(
+                "base pattern: {r}x{cc} -> {r2}x{c2}; combining: {} gather(s), {} scatter(s), halving each dimension (the cost model of Eq 3.10 needs powers of two)\n",
+                clog(r) + clog(cc),
+                clog(r2) + clog(c2)
+            );
+        }
         _ => {
             return format!(
                 "base pattern: {r}x{cc} -> {r2}x{c2}; combining needs powers of two (Alg 5), one-to-one used\n"

@@ -5,8 +5,9 @@
 //! diagonal scheduling, `regions`), and the WARP-style unscheduled baseline they are measured
 //! against (App. B). `transfer::plan_with` picks the algorithm by the kind of transfer and
 //! checks every schedule (no channel twice in a step, each source's data delivered to each
-//! destination exactly once); first fit is left only for transposed non-shift transfers and
-//! the rare general transfers whose Alg 6 schedule fails the check.
+//! destination exactly once); transposed regular and general transfers run Alg 7 on base
+//! patterns grouped by row (§4.2); first fit is left only as a safety net should a schedule
+//! ever fail its check.
 //!
 //! The machine of the thesis (§2.1): a mesh without wrap-around, two directed channels per
 //! link, multiport nodes, X-Y routing (horizontal first), a message of L units costs α + Lβ,

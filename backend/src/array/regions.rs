@@ -6,14 +6,16 @@
 //!   source region's size, the notes' correction; clamped to ≥ 1); a region sends in step
 //!   `d = (region_row mod sec_ver) − (region_col mod sec_hor) + 1` (+M when ≤ 0), and its slot
 //!   is filled by the region subroutine: one-to-one (Alg 3, `reg = R·C·R'·C'` steps, each pair
-//!   its own step), local gather/scatter (Alg 4: the pattern gathers onto one node, one combined
-//!   message per pattern in a one-step slot, the destination node scatters), or the hybrid's
-//!   choice (Alg 5, `hybrid::hybrid_choice`: groups of 2^g sources and 2^s destinations
-//!   combine). Without combining the length is at most `reg·M` (Theorem 2).
+//!   its own step), local gather/scatter (Alg 4: the pattern gathers onto one node by
+//!   recursive halving, one combined message per pattern in a one-step slot, the destination
+//!   node scatters by recursive doubling), or the hybrid's choice (Alg 5,
+//!   `hybrid::hybrid_choice`: groups of 2^g sources and 2^s destinations combine the same
+//!   way) — as many gather and scatter steps as `hybrid::combining` counts. Without combining the length is at most `reg·M` (Theorem 2).
 //! - **General** (Alg 6): the initial shifts (Eq 3.11, a source passes the data of a
 //!   destination it shares with its left/upper neighbour to that neighbour), the base-pattern
 //!   index (Eq 3.13) and the largest pattern sizes (Eq 3.14, one-to-one uses the larger), the
-//!   offsets and sections in base patterns (Eqs 3.16–3.17), regions `base_pattern_row div C'`,
+//!   offsets and sections in base patterns (Eqs 3.16–3.17; the offset raised to the patterns
+//!   that share a channel, where Eq 3.16 undercounts: `Dim::crossed`), regions `base_pattern_row div C'`,
 //!   `base_pattern_col div R` (the printed `base_pattern_row div R` is a typo) sent diagonally,
 //!   each region's messages packed into its slot, then the final shifts (Eq 3.12, a destination
 //!   passes on what belongs to its right/lower neighbour).
@@ -331,8 +333,47 @@ impl Dim {
         }
     }
 
-    /// Eq 3.16: the offset in base patterns, at most the number of patterns.
+    /// The offset in base patterns that Theorem 3 needs: Eq 3.16 as printed, raised to the
+    /// patterns a message actually passes (see [`Dim::crossed`]), at most the number of
+    /// patterns.
     fn offset(&self) -> i64 {
+        let patterns = self.i_src(self.n_src - 1) - self.i_src(0) + 1;
+        self.printed_offset().max(self.crossed()).min(patterns)
+    }
+
+    /// "The maximum number of base patterns a message traverses on its way" (§3.3.3), counted
+    /// on the channels: over every directed channel of this dimension that the main phase
+    /// uses (holder → receiver, after the initial and before the final shifts), the last
+    /// pattern using it minus the first, plus one.
+    ///
+    /// Eq 3.16 measures from the first destination node next to the first source node (and
+    /// the last source node next to the last destination): it counts the patterns between
+    /// the *single* nodes. Theorem 3's proof (App. A.3) assumes that a message of pattern i
+    /// never passes the single node of pattern i + offset, but a pattern's *cluster* can
+    /// reach past it when the clusters are displaced towards the direction of travel and
+    /// the end pattern is a node wider than the formula's count — a scatter whose
+    /// destinations start one node after the sources (`A(0:6) k=2 → B(3:9) k'=2`: pattern
+    /// 0 sends 0 → {1, 2}, pattern 1 sends 1 → {3}; both use channel 1→2 with offset 1), or a
+    /// gather whose sources start one node after the destinations (`A(2:9) k=2 → B(1:8)
+    /// k'=4`: rows {1, 2} → 0 and {3, 4} → 1 share 2→1). Counting on the channels gives 2
+    /// for both, and the diagonal then keeps the two patterns apart.
+    fn crossed(&self) -> i64 {
+        let mut span: BTreeMap<(i64, i64), (i64, i64)> = BTreeMap::new();
+        for e in 0..self.src.len() {
+            let (mut x, b) = (self.src0 + self.hold[e], self.dst0 + self.recv[e]);
+            let p = self.pattern[e];
+            while x != b {
+                let y = x + (b - x).signum();
+                let s = span.entry((x, y)).or_insert((p, p));
+                *s = (s.0.min(p), s.1.max(p));
+                x = y;
+            }
+        }
+        span.values().map(|s| s.1 - s.0 + 1).max().unwrap_or(0)
+    }
+
+    /// Eq 3.16 as printed: the offset in base patterns, at most the number of patterns.
+    fn printed_offset(&self) -> i64 {
         let (pl, ql) = (self.src0, self.dst0);
         let (ph, qh) = (self.src0 + self.n_src - 1, self.dst0 + self.n_dst - 1);
         let first = match pl.cmp(&ql) {
@@ -555,47 +596,98 @@ pub fn regular(t: &ArrayTransfer, sub: Subroutine) -> Result<Built, String> {
             regions: m as usize,
         });
     }
-    // Combining: sources in groups of 2^g (row-major inside the pattern), destinations in
-    // groups of 2^s; each group combines on its leader. With complete combining the leaders
-    // are Alg 4's: source (local_col div C, 0) of the pattern, destination (0, local_row div R).
+    // Combining by recursive halving and doubling (Alg 4, Eq 3.10). Complete combining
+    // (Alg 4) gathers each pattern onto Alg 4's root, source (local_col div C, 0), first
+    // along the rows (step t moves what a node holds from distance d to the root to
+    // d − 2^t when bit t is the lowest set bit of d), then down the root's column, in
+    // ⌈log2 C⌉ + ⌈log2 R⌉ steps; the destination root (0, local_row div R) scatters the same
+    // way backwards, down its column and then along the rows, in ⌈log2 R'⌉ + ⌈log2 C'⌉ steps.
+    // Partial combining (Alg 5) halves groups of 2^g sources (row-major index) onto index 0
+    // of each group in g steps and doubles from the destination leaders in s steps. Each
+    // step's messages stay inside aligned blocks of distances, one per block and side, so
+    // they share no channel, and the step counts are the cost model's
+    // (`hybrid::combining`) whenever the pattern sizes are powers of two.
     let (g, s) = if all { full } else { (gathers, scatters) };
     let src_node =
         |p: (i64, i64), idx: i64| (rd.src0 + p.0 * r + idx / c, cd.src0 + p.1 * c + idx % c);
     let dst_node =
         |p: (i64, i64), idx: i64| (rd.dst0 + p.0 * r2 + idx / c2, cd.dst0 + p.1 * c2 + idx % c2);
-    let index = |n: Node, p: (i64, i64), src: bool| {
+    let local = |n: Node, p: (i64, i64), src: bool| {
         if src {
-            (n.0 - rd.src0 - p.0 * r) * c + (n.1 - cd.src0 - p.1 * c)
+            (n.0 - rd.src0 - p.0 * r, n.1 - cd.src0 - p.1 * c)
         } else {
-            (n.0 - rd.dst0 - p.0 * r2) * c2 + (n.1 - cd.dst0 - p.1 * c2)
+            (n.0 - rd.dst0 - p.0 * r2, n.1 - cd.dst0 - p.1 * c2)
         }
     };
-    let src_leader = |n: Node, p: (i64, i64)| {
+    let clog = |n: i64| 64 - ((n - 1) as u64).leading_zeros();
+    let toward = |x: i64, root: i64, bits: u32| {
+        let d = x - root;
+        root + d.signum() * ((d.abs() >> bits) << bits)
+    };
+    let (gather_steps, scatter_steps) = if all {
+        (clog(c) + clog(r), clog(r2) + clog(c2))
+    } else {
+        (g, s)
+    };
+    // Where a piece starting at `n` is after k gather steps.
+    let gathered = |n: Node, p: (i64, i64), k: u32| {
+        let (lr, lc) = local(n, p, true);
         if all {
-            src_node(p, (p.1 % r) * c)
+            let (root_r, tc) = (p.1 % r, clog(c));
+            let (row, col) = if k <= tc {
+                (lr, toward(lc, 0, k))
+            } else {
+                (toward(lr, root_r, k - tc), 0)
+            };
+            src_node(p, row * c + col)
         } else {
-            src_node(p, index(n, p, true) >> g << g)
+            src_node(p, (lr * c + lc) >> k << k)
         }
     };
-    let dst_leader = |n: Node, p: (i64, i64)| {
+    // Where a piece bound for `n` is after u scatter steps.
+    let scattered = |n: Node, p: (i64, i64), u: u32| {
+        let (lr, lc) = local(n, p, false);
         if all {
-            dst_node(p, p.0 % c2)
+            let (root_c, tr, tc) = (p.0 % c2, clog(r2), clog(c2));
+            let (row, col) = if u <= tr {
+                (toward(lr, 0, tr - u), root_c)
+            } else {
+                (lr, toward(lc, root_c, tc - (u - tr)))
+            };
+            dst_node(p, row * c2 + col)
         } else {
-            dst_node(p, index(n, p, false) >> s << s)
+            let bits = s - u;
+            dst_node(p, (lr * c2 + lc) >> bits << bits)
         }
     };
-    let (mut pre, mut main, mut post) = (Moves::default(), Moves::default(), Moves::default());
+    let mut pre: Vec<Moves> = (0..gather_steps).map(|_| Moves::default()).collect();
+    let mut post: Vec<Moves> = (0..scatter_steps).map(|_| Moves::default()).collect();
+    let mut main = Moves::default();
     for j in &journeys {
-        let (a, b) = (
-            src_leader(j.stages[0], j.pattern),
-            dst_leader(j.stages[5], j.pattern),
-        );
-        pre.add(j.stages[0], a, j);
-        main.add(a, b, j);
-        post.add(b, j.stages[5], j);
+        let (from, to, p) = (j.stages[0], j.stages[5], j.pattern);
+        for (t, step) in pre.iter_mut().enumerate() {
+            step.add(
+                gathered(from, p, t as u32),
+                gathered(from, p, t as u32 + 1),
+                j,
+            );
+        }
+        main.add(gathered(from, p, gather_steps), scattered(to, p, 0), j);
+        for (u, step) in post.iter_mut().enumerate() {
+            step.add(
+                scattered(to, p, u as u32),
+                scattered(to, p, u as u32 + 1),
+                j,
+            );
+        }
     }
-    let pre = pack(pre.messages());
-    let post = pack(post.messages());
+    let nonempty = |v: Vec<Moves>| -> Vec<Vec<Carried>> {
+        v.into_iter()
+            .map(Moves::messages)
+            .filter(|m| !m.is_empty())
+            .collect()
+    };
+    let (pre, post) = (nonempty(pre), nonempty(post));
     let mut slots: Vec<Vec<Carried>> = vec![Vec::new(); m as usize];
     for msg in main.messages() {
         let p = (
@@ -692,6 +784,146 @@ pub fn general(t: &ArrayTransfer) -> Result<Built, String> {
     })
 }
 
+/// §4.2: a regular or general transfer between transposed sections (B's rows on processor
+/// columns). Array rows of A pair with array columns of B (dimension X: source rows,
+/// destination columns) and A's columns with B's rows (dimension Y: source columns,
+/// destination rows), each with the base patterns, initial and final shifts of §3.3; base
+/// pattern (px, py) of `R×C` holders sends to `C'×R'` receivers at pattern (py, px).
+///
+/// With X-Y routing every message of pattern row px runs along px's holder rows and down
+/// px's receiver columns, so pattern rows never meet (§4.2.1: patterns are grouped only
+/// within a row), and inside a row the patterns are Alg 7's nodes: the holders' columns and
+/// the receivers' rows grow with py while the intersection (px's receiver columns, holder
+/// rows) is shared, so the patterns on a channel moving right or up are a prefix of the row
+/// and those moving left or down a suffix. Sections: Eq 4.2 counts these patterns on each side
+/// of the intersection (reading its divisors as c = C, the holder columns per pattern, and
+/// c' = C', the receiver rows per pattern); here they are counted on the channels, per row,
+/// the largest over all rows, S. Pattern q (1-based in its row) sends in slot q when q ≤ S,
+/// else in slot N + 1 − q (the right sender): no prefix of length ≤ S holds N + 1 − q > S and
+/// no suffix of length ≤ S holds q, so the two patterns of a slot share no channel (Theorem
+/// 4's argument). Each pattern sends its messages one per step inside the slot (one-to-one),
+/// so the slot lasts `reg`, the most messages of one pattern. Eq 4.2's halving by
+/// `min(R, 2)` would need two patterns on one side to keep to different holder rows
+/// step by step; it is not applied, so the length is `shifts + S·reg`.
+pub fn transposed(t: &ArrayTransfer) -> Result<Built, String> {
+    let xd = Dim::new(t.from.rows, t.fd.kr, t.to.cols, t.td.kc);
+    let yd = Dim::new(t.from.cols, t.fd.kc, t.to.rows, t.td.kr);
+    let mut journeys = Vec::new();
+    for i in 0..xd.src.len() {
+        for j in 0..yd.src.len() {
+            let src = (xd.src0 + xd.src[i], yd.src0 + yd.src[j]);
+            let dst = (yd.dst0 + yd.dst[j], xd.dst0 + xd.dst[i]);
+            if src == dst {
+                continue;
+            }
+            let recv = (yd.dst0 + yd.recv[j], xd.dst0 + xd.recv[i]);
+            journeys.push(Journey {
+                stages: [
+                    src,
+                    (xd.src0 + xd.hold[i], src.1),
+                    (xd.src0 + xd.hold[i], yd.src0 + yd.hold[j]),
+                    recv,
+                    (recv.0, dst.1),
+                    dst,
+                ],
+                pattern: (xd.pattern[i], yd.pattern[j]),
+            });
+        }
+    }
+    let mut phases: Vec<Moves> = (0..5).map(|_| Moves::default()).collect();
+    for j in &journeys {
+        for (k, phase) in phases.iter_mut().enumerate() {
+            phase.add(j.stages[k], j.stages[k + 1], j);
+        }
+    }
+    let [p0, p1, p2, p3, p4] = <[Moves; 5]>::try_from(phases).ok().unwrap();
+    // The main messages by pattern (px, q), q the 1-based place of py in the row.
+    let py0 = *yd.pattern.iter().min().unwrap();
+    let n = *yd.pattern.iter().max().unwrap() - py0 + 1;
+    let mut by_pattern: BTreeMap<(i64, i64), Vec<Carried>> = BTreeMap::new();
+    for msg in p2.messages() {
+        let (px, _) = xd.holder[&(msg.msg.src.0 - xd.src0)];
+        let (py, _) = yd.holder[&(msg.msg.src.1 - yd.src0)];
+        by_pattern.entry((px, py - py0 + 1)).or_default().push(msg);
+    }
+    // S: over every channel, the prefix (right, up) or suffix (left, down) of the row that
+    // holds the patterns using it.
+    let mut s_max = 0;
+    for (&(_, q), msgs) in &by_pattern {
+        for m in msgs {
+            for (a, b) in xy_path(m.msg.src, m.msg.dst) {
+                let prefix = b.1 > a.1 || b.0 < a.0;
+                s_max = s_max.max(if prefix { q } else { n + 1 - q });
+            }
+        }
+    }
+    let s_max = s_max.max(1);
+    let reg = by_pattern.values().map(Vec::len).max().unwrap_or(0);
+    let mut main = Vec::new();
+    for ((_, q), msgs) in by_pattern {
+        let slot = if q <= s_max { q } else { n + 1 - q };
+        if slot > s_max || slot < 1 {
+            return Err(format!(
+                "§4.2: pattern {q} of {n} is beyond both ends' {s_max} sections"
+            ));
+        }
+        for (sub, m) in msgs.into_iter().enumerate() {
+            main.push(((slot - 1) as usize * reg + sub, m));
+        }
+    }
+    let mut steps = Vec::new();
+    let mut shifts = 0;
+    let mut one = |steps: &mut Vec<Vec<Carried>>, moves: Moves| {
+        let msgs = moves.messages();
+        if !msgs.is_empty() {
+            steps.push(msgs);
+            shifts += 1;
+        }
+    };
+    one(&mut steps, p0);
+    one(&mut steps, p1);
+    steps.extend(by_index(main));
+    one(&mut steps, p3);
+    one(&mut steps, p4);
+    // Eq 4.2 as printed, with c = C and c' = C', for comparison.
+    let side = |x: i64, nn: i64, per: i64, two: i64| div_ceil(x.clamp(0, nn), per) / two.min(2);
+    let (xh, yh) = (xd.dst0 + xd.n_dst - 1, yd.dst0 + yd.n_dst - 1);
+    let eq42 = [
+        side(xh - yd.src0, yd.n_src, yd.src_per, xd.src_per),
+        side(
+            yd.src0 + yd.n_src - 1 - xd.dst0,
+            yd.n_src,
+            yd.src_per,
+            xd.src_per,
+        ),
+        side(
+            xd.src0 + xd.n_src - 1 - yd.dst0,
+            xd.n_src,
+            yd.dst_per,
+            xd.dst_per,
+        ),
+        side(yh - xd.src0, xd.n_src, yd.dst_per, xd.dst_per),
+    ]
+    .into_iter()
+    .max()
+    .unwrap();
+    let kind = |d: &Dim| if d.scatter { "scatter" } else { "gather" };
+    Ok(Built {
+        steps,
+        method: format!(
+            "§4.2 (Alg 7 on base patterns grouped by row), one-to-one; {}/{} base patterns up to {}x{} -> {}x{}, {s_max} of {n} patterns per row from each end (Eq 4.2 as printed: {eq42}), {reg} step(s) per pattern, {shifts} shift step(s)",
+            kind(&xd),
+            kind(&yd),
+            xd.src_per,
+            yd.src_per,
+            yd.dst_per,
+            xd.dst_per,
+        ),
+        limit: shifts + reg * s_max as usize,
+        regions: s_max as usize,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -729,12 +961,24 @@ mod tests {
         assert_eq!((p.schedule.len(), p.bound, p.limit), (8, 8, Some(8)));
         p.check(&t).unwrap();
         // Alg 4: each source sends one combined message of its 4 units and the first
-        // destination of each pattern scatters: 2 region steps, then 3 scatter steps.
+        // destination of each pattern scatters by recursive doubling: 2 region steps, then
+        // log2 4 = 2 scatter steps (2 units to the third destination, then 1 to the second
+        // and the fourth), as `hybrid::combining` counts.
         let p = plan_with(&t, Subroutine::GatherScatter);
         p.check(&t).unwrap();
         let combined: Vec<_> = p.schedule.transfers().filter(|m| m.units == 4).collect();
         assert_eq!(combined.len(), 2);
-        assert_eq!(p.schedule.len(), 5);
+        assert_eq!(p.schedule.len(), 4);
+        assert!(
+            p.method.ends_with("; 0 gather and 2 scatter step(s)"),
+            "{}",
+            p.method
+        );
+        let units: Vec<Vec<u64>> = p.schedule.steps[2..]
+            .iter()
+            .map(|s| s.iter().map(|m| m.units).collect())
+            .collect();
+        assert_eq!(units, vec![vec![2, 2], vec![1, 1, 1, 1]]);
     }
 
     #[test]
@@ -806,6 +1050,26 @@ mod tests {
         assert_eq!(counts, vec![1, 2, 2, 4]);
     }
 
+    #[test]
+    fn alg_6_offset_counts_the_patterns_a_message_crosses() {
+        // Rows gather: sources {1, 2} → 0 and {3, 4} → 1 share channel 2→1, while Eq 3.16 as
+        // printed gives an offset of 1 (one section), which put both in one step.
+        let t = transfer("A(2:9,2:8:2)", (2, 4), "B(1:8,3:6)", (4, 4));
+        let el = Elements::new(&t);
+        assert_eq!((el.rows.printed_offset(), el.rows.offset()), (1, 2));
+        // Columns scatter: 0 → {1, 2} and 1 → {3} share channel 1→2.
+        let u = transfer("A(0:0,0:6)", (1, 2), "B(0:0,3:9)", (1, 2));
+        let el = Elements::new(&u);
+        assert_eq!((el.cols.printed_offset(), el.cols.offset()), (1, 2));
+        for t in [t, u] {
+            assert_eq!(t.kind(), Kind::General);
+            let p = plan_with(&t, Subroutine::OneToOne);
+            assert!(p.method.starts_with("Alg 6"), "{}", p.method);
+            p.check(&t).unwrap();
+            assert!(p.schedule.len() <= p.limit.unwrap());
+        }
+    }
+
     /// Block size, stride and first element of one dimension of a regular section holding
     /// `per` = k/s elements per node.
     fn regular_dim() -> impl Strategy<Value = (i64, i64, i64)> {
@@ -840,7 +1104,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(300))]
+        #![proptest_config(ProptestConfig { max_global_rejects: 10_000, ..ProptestConfig::with_cases(300) })]
 
         #[test]
         fn regular_transfers_run_alg_2(
@@ -862,6 +1126,57 @@ mod tests {
             ).unwrap();
             prop_assume!(t.kind() == Kind::Regular);
             prop_assert!(check_plan(&t, sub)?, "regular transfers never fall back");
+            // Recursive halving and doubling: as many gather and scatter steps as the cost
+            // model (`hybrid::combining`) counts.
+            let el = Elements::new(&t);
+            let sources = (el.rows.src_per * el.cols.src_per) as u64;
+            let dests = (el.rows.dst_per * el.cols.dst_per) as u64;
+            let p = plan_with(&t, sub);
+            let order = match sub {
+                Subroutine::OneToOne => None,
+                Subroutine::GatherScatter => {
+                    let mut o = vec![true; sources.trailing_zeros() as usize];
+                    o.extend(vec![false; dests.trailing_zeros() as usize]);
+                    Some(o)
+                }
+                Subroutine::Hybrid { alpha, beta } => Some(hybrid_choice(p.regions.unwrap() as u64, sources, dests, alpha, beta)),
+            };
+            if let Some(order) = order.filter(|o| !o.is_empty()) {
+                let cost = crate::array::hybrid::combining(sources, dests, 1, &order);
+                // A step is left out only when it has nothing to move: every node that would
+                // send in it keeps its data (its destination is itself). With the grids apart
+                // no node does.
+                let (gs, ds) = (t.source_grid(), t.dest_grid());
+                let apart = gs.row + gs.rows <= ds.row || ds.row + ds.rows <= gs.row
+                    || gs.col + gs.cols <= ds.col || ds.col + ds.cols <= gs.col;
+                let tail = p.method.rsplit("; ").next().unwrap();
+                let counts: Vec<u32> = tail.split(' ').filter_map(|w| w.parse().ok()).collect();
+                prop_assert_eq!(counts.len(), 2, "{}", p.method);
+                prop_assert!(counts[0] <= cost.gathers && counts[1] <= cost.scatters, "{}", p.method);
+                if apart {
+                    prop_assert_eq!((counts[0], counts[1]), (cost.gathers, cost.scatters), "{}", p.method);
+                }
+            }
+        }
+
+        #[test]
+        fn transposed_transfers_run_alg_7_on_patterns(
+            a in (any_dim(), any_dim()), b in (any_dim(), any_dim()), n in (1i64..=8, 1i64..=8),
+        ) {
+            // A's rows pair with B's columns and A's columns with B's rows.
+            let fit = |(k, s, l): (i64, i64, i64)| (8 * k - 1 - l) / s + 1;
+            let nr = n.0.min(fit(a.0)).min(fit(b.1));
+            let nc = n.1.min(fit(a.1)).min(fit(b.0));
+            let range = |(_, s, l): (i64, i64, i64), n: i64| Range::new(l, l + (n - 1) * s, s).unwrap();
+            let t = ArrayTransfer::new(
+                Section { name: "A".into(), rows: range(a.0, nr), cols: range(a.1, nc) },
+                Dist { kr: a.0 .0, kc: a.1 .0 },
+                Section { name: "B".into(), rows: range(b.0, nc), cols: range(b.1, nr) },
+                Dist { kr: b.0 .0, kc: b.1 .0 },
+                Alignment::Transposed,
+            ).unwrap();
+            prop_assume!(t.kind() != Kind::Shift);
+            prop_assert!(check_plan(&t, Subroutine::OneToOne)?, "transposed transfers never fall back");
         }
 
         #[test]
@@ -869,7 +1184,7 @@ mod tests {
             a in (any_dim(), any_dim()), b in (any_dim(), any_dim()), n in (1i64..=8, 1i64..=8),
         ) {
             // As many elements as the mesh holds on both sides, up to n.
-            let fit = |(k, s, l): (i64, i64, i64)| (8 * k - 1 - l) / s + 1;
+            let fit = |(k, s, l): (i64, i64, i64)| (10 * k - 1 - l) / s + 1;
             let nr = n.0.min(fit(a.0)).min(fit(b.0));
             let nc = n.1.min(fit(a.1)).min(fit(b.1));
             let range = |(_, s, l): (i64, i64, i64), n: i64| Range::new(l, l + (n - 1) * s, s).unwrap();
@@ -881,7 +1196,7 @@ mod tests {
                 Alignment::Identical,
             ).unwrap();
             prop_assume!(t.kind() == Kind::General);
-            check_plan(&t, Subroutine::OneToOne)?;
+            prop_assert!(check_plan(&t, Subroutine::OneToOne)?, "general transfers never fall back");
         }
     }
 }

@@ -4,9 +4,9 @@
 //! Alg 4 local gather/scatter, Alg 5 hybrid; `regions.rs`), general transfers by Alg 6
 //! (initial and final shifts around the diagonal scheduling of regions). Every schedule is
 //! checked — no directed channel twice in a step, every source's data at its destinations
-//! exactly once — and when a thesis algorithm does not apply (transposed regular and general
-//! transfers, Ch. 4.2) or its schedule fails the check, the messages are packed first-fit in
-//! diagonal order instead, and `method` says so.
+//! exactly once. Transposed regular and general transfers run Alg 7 on base patterns grouped
+//! by row (§4.2, `regions::transposed`). Should a schedule ever fail the check, the messages
+//! are packed first-fit in diagonal order instead, and `method` says so.
 
 pub use super::regions::Subroutine;
 use super::regions::{self, check_delivery, Built, Carried, Piece};
@@ -120,16 +120,21 @@ pub fn plan_with(t: &ArrayTransfer, sub: Subroutine) -> TransferPlan {
                 "Alg 7 (transpose, both ends inward)",
             )
         }
-        (Kind::Regular | Kind::General, Alignment::Identical) => {
-            let built = if kind == Kind::Regular {
-                regions::regular(t, sub)
-            } else {
-                regions::general(t).map(|mut b| {
+        (Kind::Regular | Kind::General, align) => {
+            let built = match (kind, align) {
+                (Kind::Regular, Alignment::Identical) => regions::regular(t, sub),
+                (_, Alignment::Identical) => regions::general(t).map(|mut b| {
                     if sub != Subroutine::OneToOne {
                         b.method += " (message combining is for regular transfers)";
                     }
                     b
-                })
+                }),
+                (_, Alignment::Transposed) => regions::transposed(t).map(|mut b| {
+                    if sub != Subroutine::OneToOne {
+                        b.method += " (message combining is for identical alignment)";
+                    }
+                    b
+                }),
             };
             match built.and_then(|b| checked(&messages, b)) {
                 Ok(b) => {
@@ -152,10 +157,6 @@ pub fn plan_with(t: &ArrayTransfer, sub: Subroutine) -> TransferPlan {
                 ),
             }
         }
-        _ => direct(
-            first_fit(&messages),
-            "first fit in diagonal order (transposed regular and general transfers, §4.2, are not scheduled by region)",
-        ),
     };
     TransferPlan {
         kind,

@@ -125,6 +125,42 @@ fn usage_errors_exit_2() {
     assert_eq!(code, 2);
 }
 
+/// A writer far ahead of its reader (it reads nothing, its messages are all released at once)
+/// builds a backlog that grows with the count. Nothing may grow with its square: `best` plans it
+/// close to its bound, the LP scheduler refuses it with a reason instead of solving for hours,
+/// and `check` times it unrolled rather than extrapolate samples that never settle.
+#[test]
+fn a_writer_far_ahead_of_its_reader_is_planned_and_refused_plainly() {
+    let dir = scratch("backlog");
+    let file = dir.join("backlog.ttdl");
+    std::fs::write(
+        &file,
+        "(deftask t0 t1 t2)\n\
+         (define-comm a0 (self) (iterate (write-stream 2 t2) (compute 11) 2000))\n(a0 t0)\n\
+         (define-comm a1 (self) (iterate (write-stream 4 t2) 2000))\n(a1 t1)\n\
+         (define-comm a2 (self) (iterate (compute 10) (read-stream 2 t0) (read-stream 4 t1) 2000))\n\
+         (a2 t2)\n",
+    )
+    .expect("write");
+    let f = file.to_string_lossy();
+    let (code, out, err) = ttdl(&["run", &f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("makespan:         22176 cycles"), "{out}");
+    assert!(out.contains("lower bound:      22000 cycles"), "{out}");
+    let (code, _, err) = ttdl(&["run", &f, "--schedule", "lp"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("use --schedule exact or best"), "{err}");
+    let (_, folded, _) = ttdl(&["check", &f]);
+    let (_, unfolded, _) = ttdl(&["check", &f, "--unfold"]);
+    let cp = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with("critical path"))
+            .map(str::to_string)
+    };
+    assert_eq!(cp(&folded), cp(&unfolded));
+    assert!(folded.contains("folded"), "{folded}");
+}
+
 #[test]
 fn pipelined_fft_runs_at_period_12() {
     let src =

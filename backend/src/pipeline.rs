@@ -91,7 +91,7 @@ impl std::error::Error for PipelineError {}
 impl From<ScheduleError> for PipelineError {
     fn from(e: ScheduleError) -> Self {
         match e {
-            ScheduleError::Input(_) | ScheduleError::Deadlock(_) => {
+            ScheduleError::Input(_) | ScheduleError::Deadlock(_) | ScheduleError::TooLarge(_) => {
                 PipelineError::Input(e.to_string())
             }
             ScheduleError::Invalid { .. } | ScheduleError::Lp(_) => {

@@ -274,10 +274,11 @@ fn solve_phase(
     // rather than left to run for hours (`best` then keeps the exact schedule).
     let spans: usize = active.iter().map(|a| a.len()).sum();
     if spans > LP_VARIABLE_LIMIT {
-        return Err(ScheduleError::Lp(format!(
-            "{} messages active over {intervals} intervals would need {spans} interval \
-             variables, more than the {LP_VARIABLE_LIMIT} this scheduler solves in reasonable \
-             time: use --schedule exact",
+        return Err(ScheduleError::TooLarge(format!(
+            "the LP scheduler cannot take this program: {} messages active over {intervals} \
+             intervals would need {spans} interval variables, more than the {LP_VARIABLE_LIMIT} \
+             it solves in reasonable time (a task far ahead of its readers spans the whole run); \
+             use --schedule exact or best",
             win.len()
         )));
     }

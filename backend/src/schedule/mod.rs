@@ -227,6 +227,9 @@ pub enum ScheduleError {
     /// The LP solver failed.
     #[error("the linear program could not be solved: {0}")]
     Lp(String),
+    /// The program is beyond what the chosen scheduler can take in reasonable time.
+    #[error("{0}")]
+    TooLarge(String),
     /// The front end asked to stop (Ctrl-C) before the schedule was done.
     #[error("interrupted")]
     Interrupted,

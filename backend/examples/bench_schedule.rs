@@ -124,6 +124,7 @@ fn case(spec: &str) -> Result<(), Box<dyn std::error::Error>> {
         place: PlaceMethod::Mapping,
         route: RouteMethod::Dor,
         schedule: method,
+        lp_solver: Default::default(),
         hardware,
         timing: TimingModel::Port,
         seed: 1,

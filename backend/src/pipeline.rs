@@ -17,7 +17,7 @@ use crate::topology::{Kind, Network, NetworkSpec};
 use crate::traffic::{Placement, Routing, Traffic};
 use ttdl_ir::iterations::{Layout, Shape};
 
-pub use ttdl_ir::config::{TimingModel, UnknownChoice};
+pub use ttdl_ir::config::{LpSolverKind, TimingModel, UnknownChoice};
 
 /// The defaults, defined once.
 pub struct Defaults;
@@ -39,6 +39,8 @@ pub struct Overrides {
     pub place: Option<String>,
     pub route: Option<String>,
     pub schedule: Option<String>,
+    /// The LP solver of `--schedule lp` and `best` (`--lp-solver`).
+    pub lp_solver: Option<String>,
     pub seed: Option<u64>,
     pub ports: Option<u32>,
     pub latency: Option<u64>,
@@ -56,6 +58,7 @@ pub struct PlanConfig {
     pub place: PlaceMethod,
     pub route: RouteMethod,
     pub schedule: Method,
+    pub lp_solver: LpSolverKind,
     pub hardware: Hardware,
     pub timing: TimingModel,
     pub seed: u64,
@@ -278,6 +281,14 @@ pub fn resolve(traffic: &Traffic, o: &Overrides) -> Result<PlanConfig, PipelineE
             .map_err(|e: UnknownChoice| PipelineError::Config(format!("--schedule: {e}")))?,
         None => Defaults::SCHEDULE,
     };
+    let lp_solver = match &o.lp_solver {
+        Some(m) => m
+            .parse()
+            .map_err(|e: UnknownChoice| PipelineError::Config(format!("--lp-solver: {e}")))?,
+        None => LpSolverKind::default(),
+    };
+    schedule::lp::solver(lp_solver)
+        .map_err(|e| PipelineError::Config(format!("--lp-solver: {e}")))?;
     let timing = match &o.timing {
         Some(t) => t
             .parse()
@@ -314,6 +325,7 @@ pub fn resolve(traffic: &Traffic, o: &Overrides) -> Result<PlanConfig, PipelineE
         place,
         route,
         schedule,
+        lp_solver,
         hardware,
         timing,
         seed: o.seed.or(target.seed).unwrap_or(Defaults::SEED),
@@ -686,6 +698,7 @@ pub fn plan_placed_with_progress(
         &routing,
         cfg.schedule,
         cfg.hardware,
+        cfg.lp_solver,
         progress,
     )?;
     // The switch programs, executed word by word, must deliver exactly what was planned.
@@ -759,6 +772,7 @@ fn plan_periodic(
                 &routing,
                 cfg.schedule,
                 cfg.hardware,
+                cfg.lp_solver,
                 progress,
             )?;
             let Some(k) = schedule::kernel::detect(&layout, &s, 4) else {
@@ -1287,6 +1301,10 @@ impl Placed {
                 out.push_str(&format!(" {key}={value}"));
             }
         }
+        // Named only when not the default, so the default spec reads as before.
+        if cfg.lp_solver != LpSolverKind::default() && !given("lp_solver") {
+            out.push_str(&format!(" lp_solver={}", cfg.lp_solver.name()));
+        }
         out
     }
 }
@@ -1355,6 +1373,7 @@ impl Overrides {
             place: self.place.or(base.place),
             route: self.route.or(base.route),
             schedule: self.schedule.or(base.schedule),
+            lp_solver: self.lp_solver.or(base.lp_solver),
             seed: self.seed.or(base.seed),
             ports: self.ports.or(base.ports),
             latency: self.latency.or(base.latency),

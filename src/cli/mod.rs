@@ -135,6 +135,10 @@ pub struct PlanArgs {
     /// Scheduler: lp | exact | best [default: best]
     #[arg(long, value_name = "HOW")]
     pub schedule: Option<String>,
+    /// LP solver of `--schedule lp` and `best`: microlp | highs [default: microlp; highs only
+    /// in a build with the `highs` feature]
+    #[arg(long, value_name = "SOLVER")]
+    pub lp_solver: Option<String>,
     /// Release and deadline timing: port (each node's injection and ejection ports serialize its
     /// messages; the default) or thesis (Minsky's instant writes, Fig 4-3)
     #[arg(long, value_name = "port|thesis")]
@@ -153,6 +157,7 @@ impl PlanArgs {
             place: self.place.clone(),
             route: self.route.clone(),
             schedule: self.schedule.clone(),
+            lp_solver: self.lp_solver.clone(),
             seed: self.seed,
             timing: self.timing.clone(),
             ..ttdl_backend::pipeline::Overrides::default()

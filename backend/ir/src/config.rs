@@ -111,6 +111,23 @@ choices! {
 }
 
 choices! {
+    /// Which linear-programming solver the LP scheduler uses (`--lp-solver`).
+    LpSolverKind, "LP solver", "microlp or highs" {
+        /// The pure-Rust simplex of the `microlp` crate (the default).
+        MicroLp = "microlp",
+        /// HiGHS, when built with the `highs` feature.
+        Highs = "highs",
+    }
+}
+
+#[allow(clippy::derivable_impls)] // the enum is made by `choices!`, which derives no Default
+impl Default for LpSolverKind {
+    fn default() -> Self {
+        LpSolverKind::MicroLp
+    }
+}
+
+choices! {
     /// How releases and deadlines are timed before scheduling (SPEC §2).
     TimingModel, "timing", "port or thesis" {
         /// Each node's injection and ejection ports serialize its messages (the default).

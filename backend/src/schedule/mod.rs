@@ -447,12 +447,14 @@ pub fn schedule(
         routing,
         method,
         hardware,
+        lp::LpSolverKind::default(),
         &Progress::none(),
     )
 }
 
-/// [`schedule`], reporting to `progress` and stopping with [`ScheduleError::Interrupted`] when
-/// it is cancelled.
+/// [`schedule`] with the LP solver `lp_solver` (for `lp` and `best`), reporting to `progress`
+/// and stopping with [`ScheduleError::Interrupted`] when it is cancelled.
+#[allow(clippy::too_many_arguments)]
 pub fn schedule_with_progress(
     traffic: &Traffic,
     network: &Network,
@@ -460,9 +462,11 @@ pub fn schedule_with_progress(
     routing: &Routing,
     method: Method,
     hardware: Hardware,
+    lp_solver: lp::LpSolverKind,
     progress: &Progress,
 ) -> Result<Schedule, ScheduleError> {
     let problem = Problem::new(traffic, network, placement, routing, hardware)?;
+    let solver = || lp::solver(lp_solver).map_err(ScheduleError::Input);
     let checked = |s: Schedule| -> Result<Schedule, ScheduleError> {
         progress.stage("verify", 1);
         if progress.is_cancelled() {
@@ -488,7 +492,7 @@ pub fn schedule_with_progress(
         }
         Method::Lp => {
             progress.stage("schedule (lp)", 1);
-            checked(lp::schedule(&problem, &lp::MicroLp)?)
+            checked(lp::schedule(&problem, solver()?)?)
         }
         Method::Best => {
             let e = checked(exact::schedule_with_progress(&problem, progress)?)?;
@@ -503,7 +507,8 @@ pub fn schedule_with_progress(
             }
             // An LP that fails to solve is not fatal when the exact answer exists.
             progress.stage("schedule (lp)", 1);
-            match lp::schedule(&problem, &lp::MicroLp).and_then(checked) {
+            let solver = solver()?;
+            match lp::schedule(&problem, solver).and_then(checked) {
                 Ok(l) => {
                     let (pe, pl) = (
                         periodic::analyze_with(&problem, &e, &phases),

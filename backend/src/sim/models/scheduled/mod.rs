@@ -11,7 +11,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use ttdl_ir::limits::Limits;
 
-use crate::pipeline::{self, Defaults, Overrides};
+use crate::pipeline::{self, Defaults, LpSolverKind, Overrides};
 use crate::schedule::{self};
 use crate::traffic::{MsgId, TaskId};
 
@@ -32,6 +32,12 @@ pub const OPTIONS: &[OptionSpec] = &[
         "as ttdl run",
         &["best", "exact", "lp"],
         "scheduler",
+    ),
+    choice_depends(
+        "lp_solver",
+        "as ttdl run",
+        &["microlp", "highs"],
+        "LP solver of the lp and best schedulers",
     ),
     int_depends(
         "latency",
@@ -72,6 +78,9 @@ pub fn build(
     let schedule = opts
         .choice_or("schedule", Defaults::SCHEDULE.name())?
         .to_string();
+    let lp_solver = opts
+        .choice_or("lp_solver", LpSolverKind::default().name())?
+        .to_string();
     let latency = opts.int_or("latency", Defaults::LATENCY)?;
     let setup = opts.int_or("setup", 0)?;
     let ports = opts.int_or("ports", Defaults::PORTS as u64)? as u32;
@@ -87,6 +96,7 @@ pub fn build(
         network: Some(ctx.network.spec.to_string()),
         route: Some(route),
         schedule: Some(schedule),
+        lp_solver: Some(lp_solver),
         seed: Some(ctx.seed),
         ports: Some(ports),
         latency: Some(latency),

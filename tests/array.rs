@@ -21,6 +21,30 @@ fn ttdl(args: &[&str]) -> (String, i32) {
     )
 }
 
+/// The arguments of `ttdl array transfer` from `from` (distributed `from_dist`) to `to`.
+fn transfer_args<'a>(
+    from: &'a str,
+    from_dist: &'a str,
+    to: &'a str,
+    to_dist: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec![
+        "array",
+        "transfer",
+        "--from",
+        from,
+        "--from-dist",
+        from_dist,
+        "--to",
+        to,
+        "--to-dist",
+        to_dist,
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
 /// §3.2.4 and Fig 3.13: the 4→2 base pattern, α = β = 1, and Alg 5's choice.
 #[test]
 fn hybrid_table_of_section_3_2_4() {
@@ -206,18 +230,13 @@ fn ttdl_array_commands() {
     let (out, code) = ttdl(&["array", "transpose", "--sources", "1x7", "--offset", "-2,4"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("steps: 4\n"), "{out}");
-    let (out, code) = ttdl(&[
-        "array",
-        "transfer",
-        "--from",
+    let (out, code) = ttdl(&transfer_args(
         "A(0:1,0:4:2)",
-        "--from-dist",
         "1,2",
-        "--to",
         "B(3:4,3:5)",
-        "--to-dist",
         "1,1",
-    ]);
+        &[],
+    ));
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains("kind: shift") && out.contains("steps: 3\n"),
@@ -226,42 +245,9 @@ fn ttdl_array_commands() {
     for bad in [
         vec!["array", "shift", "--sources", "0x5", "--offset", "2,3"],
         vec!["array", "shift", "--sources", "3x5", "--offset", "2"],
-        vec![
-            "array",
-            "transfer",
-            "--from",
-            "A(0:1)",
-            "--from-dist",
-            "1,1",
-            "--to",
-            "B(0:1,0:1)",
-            "--to-dist",
-            "1,1",
-        ],
-        vec![
-            "array",
-            "transfer",
-            "--from",
-            "A(0:1,0:1)",
-            "--from-dist",
-            "0,1",
-            "--to",
-            "B(0:1,0:1)",
-            "--to-dist",
-            "1,1",
-        ],
-        vec![
-            "array",
-            "transfer",
-            "--from",
-            "A(0:1,0:1)",
-            "--from-dist",
-            "1,1",
-            "--to",
-            "B(0:2,0:1)",
-            "--to-dist",
-            "1,1",
-        ],
+        transfer_args("A(0:1)", "1,1", "B(0:1,0:1)", "1,1", &[]),
+        transfer_args("A(0:1,0:1)", "0,1", "B(0:1,0:1)", "1,1", &[]),
+        transfer_args("A(0:1,0:1)", "1,1", "B(0:2,0:1)", "1,1", &[]),
     ] {
         let (out, code) = ttdl(&bad);
         assert_eq!(code, 2, "{bad:?}: {out}");
@@ -283,20 +269,7 @@ fn regular_and_general_transfers() {
         ("A(0:11,0:11)", "4,4", "B(11:22,11:22)", "2,2", "one-to-one"),
         ("A(2:9,2:8:2)", "2,4", "B(1:8,3:6)", "4,4", "one-to-one"),
     ] {
-        let (out, code) = ttdl(&[
-            "array",
-            "transfer",
-            "--from",
-            from,
-            "--from-dist",
-            fd,
-            "--to",
-            to,
-            "--to-dist",
-            td,
-            "--subroutine",
-            sub,
-        ]);
+        let (out, code) = ttdl(&transfer_args(from, fd, to, td, &["--subroutine", sub]));
         assert_eq!(code, 0, "{out}");
         let _ = writeln!(s, "{from} {fd} -> {to} {td} --subroutine {sub}");
         for line in out.lines().filter(|l| {
@@ -353,20 +326,7 @@ fn transposed_transfers() {
         ("A(2:9,2:8:2)", "2,4", "B(1:4,3:10)", "4,4"),
         ("A(0:14,0:9)", "3,2", "B(0:9,0:14)", "2,4"),
     ] {
-        let (out, code) = ttdl(&[
-            "array",
-            "transfer",
-            "--from",
-            from,
-            "--from-dist",
-            fd,
-            "--to",
-            to,
-            "--to-dist",
-            td,
-            "--align",
-            "transposed",
-        ]);
+        let (out, code) = ttdl(&transfer_args(from, fd, to, td, &["--align", "transposed"]));
         assert_eq!(code, 0, "{out}");
         let _ = writeln!(s, "{from} {fd} -> {to} {td}");
         for line in out.lines().filter(|l| {

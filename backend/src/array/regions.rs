@@ -309,13 +309,7 @@ impl Dim {
                 self.pattern[e]
             }
         };
-        if n < 0 {
-            at(0) + n
-        } else if n >= self.n_src {
-            at(self.n_src - 1) + n - (self.n_src - 1)
-        } else {
-            at(n)
-        }
+        extended(n, self.n_src, at)
     }
 
     /// `I'` of Eq 3.13 for a destination node (relative).
@@ -324,13 +318,7 @@ impl Dim {
             let e = self.dst.iter().position(|&x| x == n).unwrap();
             self.pattern[e]
         };
-        if n < 0 {
-            at(0) + n
-        } else if n >= self.n_dst {
-            at(self.n_dst - 1) + n - (self.n_dst - 1)
-        } else {
-            at(n)
-        }
+        extended(n, self.n_dst, at)
     }
 
     /// The offset in base patterns that Theorem 3 needs: Eq 3.16 as printed, raised to the
@@ -922,6 +910,18 @@ pub fn transposed(t: &ArrayTransfer) -> Result<Built, String> {
         limit: shifts + reg * s_max as usize,
         regions: s_max as usize,
     })
+}
+
+/// `at(n)` for a node `n` of a grid of `len` nodes, continued one pattern per node beyond either
+/// end (Eq 3.16 looks at the neighbours of the end nodes).
+fn extended(n: i64, len: i64, at: impl Fn(i64) -> i64) -> i64 {
+    if n < 0 {
+        at(0) + n
+    } else if n >= len {
+        at(len - 1) + n - (len - 1)
+    } else {
+        at(n)
+    }
 }
 
 #[cfg(test)]

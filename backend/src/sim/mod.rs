@@ -27,6 +27,7 @@ pub mod options;
 pub mod paths;
 pub mod plot;
 pub mod registry;
+pub mod slots;
 pub mod stats;
 pub mod sweep;
 

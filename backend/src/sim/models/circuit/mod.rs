@@ -315,16 +315,8 @@ impl NetworkModel for Circuit {
             generation: self.generations,
             wait_since: None,
         };
-        let slot = match self.free_slots.pop() {
-            Some(s) => {
-                self.pkts[s] = Some(pkt);
-                s
-            }
-            None => {
-                self.pkts.push(Some(pkt));
-                self.pkts.len() - 1
-            }
-        };
+        let slot =
+            crate::sim::slots::reuse_or_push(&mut self.pkts, &mut self.free_slots, Some(pkt));
         let g = self.pkts[slot].as_ref().map_or(0, |p| p.generation);
         self.events
             .push(Reverse((now + self.overhead, Ev::Probe(slot, g))));

@@ -360,16 +360,7 @@ impl NetworkModel for MultiHop {
         }
         let size = packet.size.div_ceil(self.packet_words.max(1)).max(1);
         let entry = Some((size, packet.id, now));
-        let msg = match self.free_msgs.pop() {
-            Some(i) => {
-                self.msgs[i] = entry;
-                i
-            }
-            None => {
-                self.msgs.push(entry);
-                self.msgs.len() - 1
-            }
-        };
+        let msg = crate::sim::slots::reuse_or_push(&mut self.msgs, &mut self.free_msgs, entry);
         let born = now * TICKS_PER_SLOT;
         for _ in 0..size {
             self.push(

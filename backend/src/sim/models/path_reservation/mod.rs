@@ -767,16 +767,7 @@ impl NetworkModel for PathReservation {
             hold_until: None,
             attempts: 0,
         };
-        let id = match self.free_reqs.pop() {
-            Some(i) => {
-                self.reqs[i] = Some(r);
-                i
-            }
-            None => {
-                self.reqs.push(Some(r));
-                self.reqs.len() - 1
-            }
-        };
+        let id = crate::sim::slots::reuse_or_push(&mut self.reqs, &mut self.free_reqs, Some(r));
         self.waiting[packet.src].push_back(id);
         self.admit(now, packet.src);
     }

@@ -799,16 +799,7 @@ impl NetworkModel for Router {
             hops: 0,
             flit_sum: 0,
         };
-        let slot = match self.free_pkts.pop() {
-            Some(s) => {
-                self.pkts[s as usize] = pkt;
-                s
-            }
-            None => {
-                self.pkts.push(pkt);
-                (self.pkts.len() - 1) as u32
-            }
-        };
+        let slot = crate::sim::slots::reuse_or_push(&mut self.pkts, &mut self.free_pkts, pkt);
         self.src[src].queue.push_back(slot);
         if !self.src_in[src] {
             self.src_in[src] = true;

@@ -179,16 +179,8 @@ impl NetworkModel for StoreForward {
             path,
             hop: 0,
         };
-        let slot = match self.free_slots.pop() {
-            Some(s) => {
-                self.pkts[s] = Some(pkt);
-                s
-            }
-            None => {
-                self.pkts.push(Some(pkt));
-                self.pkts.len() - 1
-            }
-        };
+        let slot =
+            crate::sim::slots::reuse_or_push(&mut self.pkts, &mut self.free_slots, Some(pkt));
         self.events.push(Reverse((now + self.a, Ev::Request(slot))));
     }
 

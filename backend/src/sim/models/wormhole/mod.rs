@@ -737,16 +737,7 @@ impl NetworkModel for Wormhole {
             dim: u8::MAX,
             class: 0,
         };
-        let slot = match self.free_pkts.pop() {
-            Some(s) => {
-                self.pkts[s as usize] = pkt;
-                s
-            }
-            None => {
-                self.pkts.push(pkt);
-                (self.pkts.len() - 1) as u32
-            }
-        };
+        let slot = crate::sim::slots::reuse_or_push(&mut self.pkts, &mut self.free_pkts, pkt);
         self.queues[src].push_back(slot);
         self.queued += 1;
     }

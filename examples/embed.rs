@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use ttdl::session::Session;
-use ttdl_backend::pipeline::Overrides;
+use ttdl_backend::pipeline::Settings;
 
 fn main() -> ExitCode {
     let Some(path) = std::env::args().nth(1) else {
@@ -19,7 +19,7 @@ fn main() -> ExitCode {
         // What the script printed goes to stderr: stdout is one JSON document.
         eprint!("{}", session.take_output());
         let plan = session
-            .plan(&Overrides::default())
+            .plan(&Settings::default())
             .map_err(|e| e.to_string())?;
         plan.to_json().map_err(|e| e.to_string())
     };

@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use ttdl::session::Session;
-use ttdl_backend::pipeline::{self, Overrides};
+use ttdl_backend::pipeline::{self, Settings};
 use ttdl_backend::schedule::{self, periodic, Problem};
 use ttdl_backend::Traffic;
 
@@ -96,15 +96,13 @@ proptest! {
         let kind = if torus { "torus" } else { "mesh" };
         let mut keys = Vec::new();
         for method in ["exact", "lp", "best"] {
-            let o = Overrides {
-                network: Some(format!("{kind}:{w}x{h}")),
-                place: Some(place.to_string()),
-                schedule: Some(method.into()),
-                ports: Some(ports),
-                latency: Some(latency),
-                seed: Some(3),
-                ..Overrides::default()
-            };
+            let o = Settings::new()
+                .with("network", format!("{kind}:{w}x{h}")).unwrap()
+                .with("place", place).unwrap()
+                .with("schedule", method).unwrap()
+                .with("ports", ports).unwrap()
+                .with("latency", latency).unwrap()
+                .with("seed", 3).unwrap();
             let cfg = pipeline::resolve(&traffic, &o).unwrap();
             let plan = pipeline::plan(&traffic, &cfg).map_err(|e| format!("{e}\n{src}")).unwrap();
             let s = &plan.schedule;
@@ -155,13 +153,11 @@ proptest! {
     ) {
         let src = source(tasks, &bodies[..tasks], iterations, false);
         let traffic = traffic(&src);
-        let o = Overrides {
-            network: Some("mesh:3x2".into()),
-            place: Some("identity".into()),
-            ports: Some(ports),
-            setup: Some(setup),
-            ..Overrides::default()
-        };
+        let o = Settings::new()
+                .with("network", "mesh:3x2").unwrap()
+                .with("place", "identity").unwrap()
+                .with("ports", ports).unwrap()
+                .with("setup", setup).unwrap();
         let cfg = pipeline::resolve(&traffic, &o).unwrap();
         let plan = pipeline::plan(&traffic, &cfg).map_err(|e| format!("{e}\n{src}")).unwrap();
         let s = &plan.schedule;
@@ -201,13 +197,11 @@ proptest! {
         let traffic = traffic(&src);
         let kind = if torus { "torus" } else { "mesh" };
         let plan_by = |place: &str| {
-            let o = Overrides {
-                network: Some(format!("{kind}:{w}x{h}")),
-                place: Some(place.to_string()),
-                schedule: Some("exact".into()),
-                seed: Some(seed),
-                ..Overrides::default()
-            };
+            let o = Settings::new()
+                .with("network", format!("{kind}:{w}x{h}")).unwrap()
+                .with("place", place).unwrap()
+                .with("schedule", "exact").unwrap()
+                .with("seed", seed).unwrap();
             let cfg = pipeline::resolve(&traffic, &o).unwrap();
             pipeline::plan(&traffic, &cfg).map_err(|e| format!("{e}\n{src}")).unwrap()
         };
@@ -255,13 +249,11 @@ proptest! {
         let src = source(tasks, &bodies[..tasks], iterations, false);
         let (whole, short) = (traffic(&src), folded(&src));
         let kind = if torus { "torus" } else { "mesh" };
-        let o = Overrides {
-            network: Some(format!("{kind}:{w}x{h}")),
-            place: Some("identity".into()),
-            ports: Some(ports),
-            latency: Some(latency),
-            ..Overrides::default()
-        };
+        let o = Settings::new()
+                .with("network", format!("{kind}:{w}x{h}")).unwrap()
+                .with("place", "identity").unwrap()
+                .with("ports", ports).unwrap()
+                .with("latency", latency).unwrap();
         let cfg = pipeline::resolve(&whole, &o).unwrap();
         let plan = pipeline::plan(&whole, &cfg).map_err(|e| format!("{e}\n{src}")).unwrap();
         let again = pipeline::plan(&short, &cfg).map_err(|e| format!("{e}\n{src}")).unwrap();
@@ -357,12 +349,13 @@ fn completions(c: &Case) -> (String, u64, u64, Dynamic) {
     let src = source(c.tasks, &c.bodies[..c.tasks], c.iterations, c.phases);
     let traffic = traffic(&src);
     let kind = if c.torus { "torus" } else { "mesh" };
-    let o = Overrides {
-        network: Some(format!("{kind}:{}x{}", c.w, c.h)),
-        place: Some(c.place.to_string()),
-        seed: Some(3),
-        ..Overrides::default()
-    };
+    let o = Settings::new()
+        .with("network", format!("{kind}:{}x{}", c.w, c.h))
+        .unwrap()
+        .with("place", c.place)
+        .unwrap()
+        .with("seed", 3)
+        .unwrap();
     let cfg = pipeline::resolve(&traffic, &o).unwrap();
     let (network, placement) = pipeline::place(&traffic, &cfg).unwrap();
     let ctx = ModelContext {

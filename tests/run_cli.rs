@@ -281,7 +281,7 @@ fn the_session_plans_what_run_prints() {
     s.load_file(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/jacobi-2d.ttdl"))
         .expect("the example evaluates");
     let plan = s
-        .plan(&ttdl_backend::pipeline::Overrides::default())
+        .plan(&ttdl_backend::pipeline::Settings::default())
         .expect("it plans");
     let (code, cli, _) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--format", "json"]);
     assert_eq!(code, 0);

@@ -6,7 +6,6 @@
 //! from the defaults defined here once ([`Defaults`]).
 
 use std::fmt;
-use ttdl_ir::limits::Limits;
 
 use crate::place::{self, PlaceMethod};
 use crate::progress::Progress;
@@ -19,37 +18,7 @@ use ttdl_ir::iterations::{Layout, Shape};
 
 pub use ttdl_ir::config::{LpSolverKind, TimingModel, UnknownChoice};
 
-/// The defaults, defined once.
-pub struct Defaults;
-
-impl Defaults {
-    pub const ROUTE: RouteMethod = RouteMethod::Dor;
-    pub const SCHEDULE: Method = Method::Best;
-    pub const PORTS: u32 = 1;
-    pub const LATENCY: u64 = 0;
-    pub const SEED: u64 = 1;
-    pub const TIMING: TimingModel = TimingModel::Port;
-}
-
-/// What the command line (or an embedder) asks for; `None` leaves the choice to the script's
-/// `target`, then to [`Defaults`].
-#[derive(Clone, Debug, Default)]
-pub struct Overrides {
-    pub network: Option<String>,
-    pub place: Option<String>,
-    pub route: Option<String>,
-    pub schedule: Option<String>,
-    /// The LP solver of `--schedule lp` and `best` (`--lp-solver`).
-    pub lp_solver: Option<String>,
-    pub seed: Option<u64>,
-    pub ports: Option<u32>,
-    pub latency: Option<u64>,
-    /// Set-up cycles every message's transfer pays before its words (`--setup`).
-    pub setup: Option<u64>,
-    pub timing: Option<String>,
-    /// Route for throughput (Minsky §5.2): routing sees every deadline at least release + period.
-    pub throughput: bool,
-}
+pub use ttdl_ir::settings::{Setting, SettingError, Settings, SETTINGS};
 
 /// A fully resolved plan configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,19 +75,19 @@ impl From<ScheduleError> for PipelineError {
 }
 
 /// The timing `check` shows before anything is placed: with `timing` (default
-/// [`Defaults::TIMING`]) port-aware, each task's writes and reads pass one port each way, as on a
+/// the table's) port-aware, each task's writes and reads pass one port each way, as on a
 /// node of its own; with `thesis`, Minsky's instant writes (Fig 4-3) as the language computed them.
 pub fn time_unplaced(traffic: &mut Traffic, timing: Option<&str>) -> Result<(), PipelineError> {
     let timing = match timing {
         Some(t) => t
             .parse()
             .map_err(|e: UnknownChoice| PipelineError::Config(format!("--timing: {e}")))?,
-        None => Defaults::TIMING,
+        None => TimingModel::default(),
     };
     let time = |t: &mut Traffic| -> Result<(), PipelineError> {
         if timing == TimingModel::Port && program::is_driven(t) {
             let own: Vec<usize> = (0..t.tasks.len()).collect();
-            program::apply_port_timing(t, &own, Defaults::PORTS)
+            program::apply_port_timing(t, &own, 1)
                 .map_err(|e| PipelineError::Input(e.to_string()))?;
         }
         Ok(())
@@ -243,17 +212,23 @@ impl Sample {
     }
 }
 
-/// Resolves the configuration: flags, else the script's `target`, else the defaults (the
-/// target's network, else the program's logical network, else the smallest square mesh that
-/// holds its tasks; the canned mapping when every task has one, else `best`).
-pub fn resolve(traffic: &Traffic, o: &Overrides) -> Result<PlanConfig, PipelineError> {
+/// Resolves the configuration: the given settings, else the script's `target`, else the table's
+/// defaults (the target's network, else the program's logical network, else the smallest square
+/// mesh that holds its tasks; the canned mapping when every task has one, else `best`). Every
+/// value was checked against its row when it was set; what is left to check here is what no
+/// single row can know (a solver this build lacks, set-up with the LP).
+pub fn resolve(traffic: &Traffic, o: &Settings) -> Result<PlanConfig, PipelineError> {
     let target = traffic.target.clone().unwrap_or_default();
-    let network = match &o.network {
-        Some(s) => s
+    let s = o
+        .clone()
+        .or(target.settings.clone())
+        .or(Settings::defaults());
+    let network = match s.word("network") {
+        Some(n) => n
             .parse()
             .map_err(|e| PipelineError::Config(format!("--network: {e}")))?,
         None => match target.network.clone().or_else(|| traffic.logical.clone()) {
-            Some(s) => s,
+            Some(n) => n,
             None => {
                 let n = traffic.tasks.len().max(1);
                 let k = (1..).find(|k| k * k >= n).unwrap_or(1);
@@ -262,57 +237,40 @@ pub fn resolve(traffic: &Traffic, o: &Overrides) -> Result<PlanConfig, PipelineE
         },
     };
     let all_mapped = !traffic.tasks.is_empty() && traffic.tasks.iter().all(|t| t.mapped.is_some());
-    let place = match o.place.clone().or(target.place.clone()) {
-        Some(m) => m
-            .parse()
-            .map_err(|e: UnknownChoice| PipelineError::Config(format!("--place: {e}")))?,
-        None if all_mapped => PlaceMethod::Mapping,
-        None => PlaceMethod::Best,
+    let place = s.choice("place").unwrap_or(if all_mapped {
+        PlaceMethod::Mapping
+    } else {
+        PlaceMethod::Best
+    });
+    let chosen = |name: &str| -> Result<String, PipelineError> {
+        s.get(name)
+            .map(|v| v.to_string())
+            .ok_or_else(|| PipelineError::Internal(format!("the setting `{name}` has no value")))
     };
-    let route = match o.route.clone().or(target.route.clone()) {
-        Some(m) => m
-            .parse()
-            .map_err(|e: UnknownChoice| PipelineError::Config(format!("--route: {e}")))?,
-        None => Defaults::ROUTE,
+    let parse = |name: &str| -> Result<u64, PipelineError> {
+        s.int(name)
+            .ok_or_else(|| PipelineError::Internal(format!("the setting `{name}` has no value")))
     };
-    let schedule = match o.schedule.clone().or(target.schedule.clone()) {
-        Some(m) => m
-            .parse()
-            .map_err(|e: UnknownChoice| PipelineError::Config(format!("--schedule: {e}")))?,
-        None => Defaults::SCHEDULE,
-    };
-    let lp_solver = match &o.lp_solver {
-        Some(m) => m
-            .parse()
-            .map_err(|e: UnknownChoice| PipelineError::Config(format!("--lp-solver: {e}")))?,
-        None => LpSolverKind::default(),
-    };
+    let choice = |name: &str| chosen(name);
+    let route: RouteMethod = choice("route")?
+        .parse()
+        .map_err(|e: UnknownChoice| PipelineError::Config(e.to_string()))?;
+    let schedule: Method = choice("schedule")?
+        .parse()
+        .map_err(|e: UnknownChoice| PipelineError::Config(e.to_string()))?;
+    let lp_solver: LpSolverKind = choice("lp-solver")?
+        .parse()
+        .map_err(|e: UnknownChoice| PipelineError::Config(e.to_string()))?;
     schedule::lp::solver(lp_solver)
         .map_err(|e| PipelineError::Config(format!("--lp-solver: {e}")))?;
-    let timing = match &o.timing {
-        Some(t) => t
-            .parse()
-            .map_err(|e: UnknownChoice| PipelineError::Config(format!("--timing: {e}")))?,
-        None => Defaults::TIMING,
-    };
+    let timing: TimingModel = choice("timing")?
+        .parse()
+        .map_err(|e: UnknownChoice| PipelineError::Config(e.to_string()))?;
     let hardware = Hardware {
-        ports: o.ports.unwrap_or(Defaults::PORTS).max(1),
-        hop_latency: o.latency.unwrap_or(Defaults::LATENCY),
-        setup: o.setup.unwrap_or(0),
+        ports: parse("ports")? as u32,
+        hop_latency: parse("latency")?,
+        setup: parse("setup")?,
     };
-    if hardware.ports > Limits::PORTS
-        || hardware.hop_latency > Limits::HOP_LATENCY
-        || hardware.setup > Limits::HOP_LATENCY
-    {
-        return Err(PipelineError::Input(format!(
-            "{} ports per node, {} cycles per switch and {} set-up cycles: at most {} ports and {} cycles are supported",
-            hardware.ports,
-            hardware.hop_latency,
-            hardware.setup,
-            Limits::PORTS,
-            Limits::HOP_LATENCY
-        )));
-    }
     if hardware.setup > 0 && schedule == Method::Lp {
         return Err(PipelineError::Config(
             "--setup with --schedule lp: the LP scheduler splits messages into fragments, each \
@@ -328,9 +286,36 @@ pub fn resolve(traffic: &Traffic, o: &Overrides) -> Result<PlanConfig, PipelineE
         lp_solver,
         hardware,
         timing,
-        seed: o.seed.or(target.seed).unwrap_or(Defaults::SEED),
-        throughput: o.throughput,
+        seed: parse("seed")?,
+        throughput: s.flag("throughput").unwrap_or(false),
     })
+}
+
+impl PlanConfig {
+    /// Every setting of the table as this configuration resolved it: the plan document's
+    /// `config`, from which the same plan is made again.
+    pub fn settings(&self) -> Settings {
+        let mut s = Settings::new();
+        let mut put = |name: &str, v: String| {
+            // Every value here came from the table's own checks.
+            let _ = s.set(name, &v);
+        };
+        put("network", self.network.to_string());
+        put("place", self.place.name().to_string());
+        put("route", self.route.name().to_string());
+        put("schedule", self.schedule.name().to_string());
+        put("lp-solver", self.lp_solver.name().to_string());
+        put("ports", self.hardware.ports.to_string());
+        put("latency", self.hardware.hop_latency.to_string());
+        put("setup", self.hardware.setup.to_string());
+        put("timing", self.timing.name().to_string());
+        put(
+            "throughput",
+            if self.throughput { "on" } else { "off" }.to_string(),
+        );
+        put("seed", self.seed.to_string());
+        s
+    }
 }
 
 /// The network and placement of a configuration. With `best`, each candidate is planned and the
@@ -1074,19 +1059,7 @@ impl Plan {
         let windows = self.routed_as.as_ref().unwrap_or(&self.traffic);
         let report = crate::report::Plan::new(&problem, &self.schedule, windows);
         let mut doc = crate::report::json::plan(&report);
-        let c = &self.config;
-        doc["config"] = serde_json::json!({
-            "network": c.network.to_string(),
-            "place": c.place.name(),
-            "route": c.route.name(),
-            "schedule": c.schedule.name(),
-            "timing": c.timing.name(),
-            "ports": c.hardware.ports,
-            "latency": c.hardware.hop_latency,
-            "setup": c.hardware.setup,
-            "seed": c.seed,
-            "throughput": c.throughput,
-        });
+        doc["config"] = self.config.settings().to_json();
         if let Some(choice) = &self.placed_by {
             doc["config"]["placed_by"] = choice.chosen.name().into();
             doc["config"]["place_tried"] = choice
@@ -1109,8 +1082,9 @@ impl Plan {
                 doc["metrics"]["lower_bound_by"] = p.busiest.1.clone().into();
             }
         }
-        doc["program"] = serde_json::to_value(as_written(&self.traffic, c.hardware.setup))
-            .map_err(|e| PipelineError::Internal(e.to_string()))?;
+        doc["program"] =
+            serde_json::to_value(as_written(&self.traffic, self.config.hardware.setup))
+                .map_err(|e| PipelineError::Internal(e.to_string()))?;
         // The sample of a periodic plan stands for the whole program: its last iteration repeats.
         if let Some(p) = self.periodic.as_ref().filter(|p| !p.whole) {
             doc["program"]["repeat"] = p.count.into();
@@ -1184,7 +1158,7 @@ pub struct Placed {
 }
 
 /// Resolves the configuration and places the program, as [`plan`] would.
-pub fn placed(traffic: &Traffic, o: &Overrides) -> Result<Placed, PipelineError> {
+pub fn placed(traffic: &Traffic, o: &Settings) -> Result<Placed, PipelineError> {
     let config = resolve(traffic, o)?;
     let (network, placement) = place(traffic, &config)?;
     Ok(Placed {
@@ -1257,6 +1231,31 @@ impl Placed {
         crate::sim::registry::build(&self.with_plan_settings(spec), &ctx).map(|_| ())
     }
 
+    /// The model specs `compare` runs: `models` as a comma-separated list (`wormhole,circuit
+    /// setup=3`), or every registered model's standard set when it is `None` — the one default
+    /// list every front end shows. An unknown model name is refused with the closest name.
+    pub fn compare_specs(&self, models: Option<&str>) -> Result<Vec<String>, PipelineError> {
+        use crate::sim::registry;
+        let Some(list) = models else {
+            return Ok(registry::compare_specs());
+        };
+        let specs: Vec<String> = list
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        if specs.is_empty() {
+            return Err(PipelineError::Config(
+                "the model list names no model".into(),
+            ));
+        }
+        for s in &specs {
+            let name = s.split([' ', ':']).next().unwrap_or("");
+            registry::known(name).map_err(PipelineError::Config)?;
+        }
+        Ok(specs)
+    }
+
     /// Every spec in turn, side by side (`compare`); `progress` is called before each.
     pub fn compare(
         &self,
@@ -1287,23 +1286,11 @@ impl Placed {
             spec.split([' ', ',', ':'])
                 .any(|w| w.split_once('=').is_some_and(|(k, _)| k == key))
         };
-        let cfg = &self.config;
         let mut out = spec.to_string();
-        for (key, value) in [
-            ("route", cfg.route.name().to_string()),
-            ("schedule", cfg.schedule.name().to_string()),
-            ("timing", cfg.timing.name().to_string()),
-            ("ports", cfg.hardware.ports.to_string()),
-            ("latency", cfg.hardware.hop_latency.to_string()),
-            ("setup", cfg.hardware.setup.to_string()),
-        ] {
-            if !given(key) {
-                out.push_str(&format!(" {key}={value}"));
+        for (setting, value) in self.config.settings().iter() {
+            if setting.model && !given(setting.key) && !given(setting.name) {
+                out.push_str(&format!(" {}={value}", setting.key));
             }
-        }
-        // Named only when not the default, so the default spec reads as before.
-        if cfg.lp_solver != LpSolverKind::default() && !given("lp_solver") {
-            out.push_str(&format!(" lp_solver={}", cfg.lp_solver.name()));
         }
         out
     }
@@ -1312,7 +1299,7 @@ impl Placed {
 /// A document `ttdl run --format json` wrote, read back: its program placed where the plan placed
 /// it (each task mapped to its node's coordinates), and the plan's settings as the base the
 /// command line overrides. `Ok(None)` when `text` is not a plan document (a bare Traffic IR).
-pub fn read_plan_document(text: &str) -> Result<Option<(Traffic, Overrides)>, PipelineError> {
+pub fn read_plan_document(text: &str) -> Result<Option<(Traffic, Settings)>, PipelineError> {
     let bad = |e: String| PipelineError::Input(format!("not a plan document: {e}"));
     let doc: serde_json::Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
     let (Some(program), Some(config)) = (doc.get("program"), doc.get("config")) else {
@@ -1320,9 +1307,15 @@ pub fn read_plan_document(text: &str) -> Result<Option<(Traffic, Overrides)>, Pi
     };
     let mut traffic: Traffic =
         serde_json::from_value(program.clone()).map_err(|e| bad(format!("program: {e}")))?;
-    let text_of = |k: &str| config.get(k).and_then(|v| v.as_str()).map(str::to_string);
-    let num = |k: &str| config.get(k).and_then(|v| v.as_u64());
-    let network: NetworkSpec = text_of("network")
+    let config = config
+        .as_object()
+        .ok_or_else(|| bad("config is not an object".into()))?;
+    // Every setting the plan was made with; what else `config` records (how the placement was
+    // chosen) is not a setting.
+    let mut settings =
+        Settings::from_json(config, false).map_err(|e| bad(format!("config: {e}")))?;
+    let network: NetworkSpec = settings
+        .word("network")
         .ok_or_else(|| bad("config.network is missing".into()))?
         .parse()
         .map_err(|e: crate::topology::TopologyError| bad(format!("config.network: {e}")))?;
@@ -1346,40 +1339,9 @@ pub fn read_plan_document(text: &str) -> Result<Option<(Traffic, Overrides)>, Pi
             .ok_or_else(|| bad(format!("task {} has no node of {network}", task.id)))?;
         task.mapped = net.coords.get(node as usize).cloned();
     }
-    traffic.target = Some(crate::traffic::Target {
-        network: Some(network),
-        mapping: None,
-        place: Some("mapping".into()),
-        route: text_of("route"),
-        schedule: text_of("schedule"),
-        seed: num("seed"),
-    });
-    let base = Overrides {
-        ports: num("ports").map(|p| p as u32),
-        latency: num("latency"),
-        setup: num("setup"),
-        timing: text_of("timing"),
-        throughput: config.get("throughput").and_then(|v| v.as_bool()) == Some(true),
-        ..Overrides::default()
-    };
-    Ok(Some((traffic, base)))
-}
-
-impl Overrides {
-    /// These overrides, each unset field taken from `base`.
-    pub fn or(self, base: Overrides) -> Overrides {
-        Overrides {
-            network: self.network.or(base.network),
-            place: self.place.or(base.place),
-            route: self.route.or(base.route),
-            schedule: self.schedule.or(base.schedule),
-            lp_solver: self.lp_solver.or(base.lp_solver),
-            seed: self.seed.or(base.seed),
-            ports: self.ports.or(base.ports),
-            latency: self.latency.or(base.latency),
-            setup: self.setup.or(base.setup),
-            timing: self.timing.or(base.timing),
-            throughput: self.throughput || base.throughput,
-        }
-    }
+    // The document's placement is kept: each task is mapped to its node.
+    settings
+        .set("place", "mapping")
+        .map_err(|e| bad(e.to_string()))?;
+    Ok(Some((traffic, settings)))
 }

@@ -83,18 +83,11 @@ pub fn write(traffic: &Traffic, placement: Option<(&Network, &Placement)>) -> St
         if let Some(n) = &t.network {
             let _ = writeln!(s, "network {}", spec_text(n));
         }
-        for (k, v) in [
-            ("mapping", &t.mapping),
-            ("place", &t.place),
-            ("route", &t.route),
-            ("schedule", &t.schedule),
-        ] {
-            if let Some(v) = v {
-                let _ = writeln!(s, "{k} {v}");
-            }
+        if let Some(m) = &t.mapping {
+            let _ = writeln!(s, "mapping {m}");
         }
-        if let Some(seed) = t.seed {
-            let _ = writeln!(s, "seed {seed}");
+        for (setting, v) in t.settings.iter() {
+            let _ = writeln!(s, "{} {v}", setting.name);
         }
     }
     if let Some(l) = &traffic.logical {
@@ -367,11 +360,11 @@ pub fn read(text: &str) -> Result<Traffic, TasksFileError> {
                 match first {
                     "network" => t.network = Some(spec_from(ln, &rest)?),
                     "mapping" => t.mapping = Some(rest),
-                    "place" => t.place = Some(rest),
-                    "route" => t.route = Some(rest),
-                    "schedule" => t.schedule = Some(rest),
-                    "seed" => t.seed = Some(num(ln, &rest, "a seed")?),
-                    k => return err(ln, format!("unknown target key `{k}`: expected network, mapping, place, route, schedule or seed")),
+                    k => {
+                        if let Err(e) = t.settings.set(k, &rest) {
+                            return err(ln, format!("target: {e}"));
+                        }
+                    }
                 }
             }
             Section::Logical => logical = Some(spec_from(ln, line)?),
@@ -768,10 +761,11 @@ mod tests {
             target: Some(Target {
                 network: Some("mesh:4x4".parse().unwrap()),
                 mapping: Some("torus->mesh".into()),
-                place: None,
-                route: Some("dor".into()),
-                schedule: None,
-                seed: Some(7),
+                settings: ttdl_ir::settings::Settings::new()
+                    .with("route", "dor")
+                    .unwrap()
+                    .with("seed", 7)
+                    .unwrap(),
             }),
         }
     }

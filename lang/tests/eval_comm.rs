@@ -310,10 +310,10 @@ fn target_records_the_backend_request_and_the_mapping_is_applied() {
         Some("mesh:4x2")
     );
     assert_eq!(target.mapping.as_deref(), Some("fold"));
-    assert_eq!(target.place.as_deref(), Some("anneal"));
-    assert_eq!(target.route.as_deref(), Some("dor"));
-    assert_eq!(target.schedule.as_deref(), Some("lp"));
-    assert_eq!(target.seed, Some(7));
+    assert_eq!(target.settings.word("place"), Some("anneal"));
+    assert_eq!(target.settings.word("route"), Some("dor"));
+    assert_eq!(target.settings.word("schedule"), Some("lp"));
+    assert_eq!(target.settings.int("seed"), Some(7));
     // A canned mapping is a placement to use, not a constraint: nothing is wired down.
     assert!(t.tasks.iter().all(|t| !t.wired && t.mapped.is_some()));
     let mapped: Vec<Vec<i64>> = t.tasks.iter().filter_map(|t| t.mapped.clone()).collect();
@@ -388,7 +388,10 @@ fn bare_names_still_mean_names_when_a_variable_has_another_meaning() {
     let t = i
         .traffic(None)
         .unwrap_or_else(|d| panic!("{}", i.render(&d, false)));
-    assert_eq!(t.target.and_then(|t| t.schedule).as_deref(), Some("lp"));
+    assert_eq!(
+        t.target.as_ref().and_then(|t| t.settings.word("schedule")),
+        Some("lp")
+    );
     // A variable holding a kind name is used for its value.
     let i = interp("(define kind \"ring\") (define r (make-network :topology kind :n 5))");
     assert_eq!(i.global("r").as_deref(), Some("#<network ring:5>"));

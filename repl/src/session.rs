@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use ttdl_backend::pipeline::{Overrides, Plan};
+use ttdl_backend::pipeline::{Plan, Settings, SETTINGS};
 use ttdl_backend::report;
 use ttdl_lang::diagnostic::render;
 use ttdl_lang::syntax::{is_incomplete, read};
@@ -40,7 +40,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         ":set",
-        "[KEY VALUE]  plan settings (network place route schedule seed ports latency timing); alone: show them",
+        "[KEY VALUE]  a plan setting (`:set` alone lists them all, with their defaults); `:set KEY` alone clears it",
     ),
     (":save", "DIR  write what `ttdl run --out DIR` writes, for the last plan"),
     (":reset", "start over with a fresh interpreter"),
@@ -48,11 +48,6 @@ pub const COMMANDS: &[(&str, &str)] = &[
         ":env",
         "[PREFIX]  the names bound in the global environment",
     ),
-];
-
-/// The settings `:set` changes, in the order `:set` shows them.
-const SETTINGS: &[&str] = &[
-    "network", "place", "route", "schedule", "seed", "ports", "latency", "timing",
 ];
 
 /// What one call of [`Repl::handle`] produced.
@@ -139,7 +134,7 @@ pub struct Repl {
     session: Session,
     options: ReplOptions,
     /// What `:set` chose; `:run` flags override it for one run.
-    settings: Overrides,
+    settings: Settings,
     /// The last plan `:run` made (`:show` and `:save` use it); cleared when the program changes.
     plan: Option<Plan>,
     /// Lines of an entry that is not complete yet.
@@ -156,7 +151,7 @@ impl Repl {
         Ok(Repl {
             session,
             options,
-            settings: Overrides::default(),
+            settings: Settings::default(),
             plan: None,
             pending: String::new(),
             entries: 0,
@@ -192,6 +187,8 @@ impl Repl {
     pub fn completions(&self) -> Vec<String> {
         let mut names = self.session.interpreter().global_names();
         names.extend(COMMANDS.iter().map(|(c, _)| c.to_string()));
+        // `:set KEY`: the settings table's names.
+        names.extend(SETTINGS.iter().map(|s| s.name.to_string()));
         names.sort();
         names.dedup();
         names
@@ -314,9 +311,12 @@ impl Repl {
                 } else {
                     Some(arg.to_string())
                 };
-                match self.session.traffic(mapping.as_deref()) {
+                match self
+                    .session
+                    .check(mapping.as_deref(), self.settings.word("timing"))
+                {
                     Ok(t) => Output::text(report::traffic::text(&t)),
-                    Err(diags) => Output::error(self.render(&diags)),
+                    Err(e) => Output::error(format!("{e}\n")),
                 }
             }
             ":run" | ":r" => self.run(arg),
@@ -373,7 +373,9 @@ impl Repl {
                 ));
             };
             if flag == "throughput" {
-                o.throughput = true;
+                if let Err(e) = o.set("throughput", "on") {
+                    return Output::error(format!("error: {e}\n"));
+                }
                 i += 1;
                 continue;
             }
@@ -387,8 +389,8 @@ impl Repl {
                     }
                 }
             };
-            if let Err(e) = set_field(&mut o, key, value) {
-                return Output::error(format!("error: {e}\n"));
+            if let Err(e) = o.set(key, value.trim_matches('"')) {
+                return Output::error(format!("error: --{key}: {e}\n"));
             }
             i += 1;
         }
@@ -433,10 +435,10 @@ impl Repl {
             Ok(p) => p,
             Err(e) => return Output::error(format!("{e}\n")),
         };
-        let specs: Vec<String> = if models.is_empty() {
-            ttdl_backend::sim::registry::compare_specs()
-        } else {
-            models.iter().map(|m| m.to_string()).collect()
+        let list = models.join(",");
+        let specs = match placed.compare_specs((!models.is_empty()).then_some(list.as_str())) {
+            Ok(s) => s,
+            Err(e) => return Output::error(format!("error: {e}\n")),
         };
         let rows = placed.compare(&specs, None, |_| {});
         Output::text(report::compare::text("the program", &placed, &rows))
@@ -509,38 +511,53 @@ impl Repl {
     }
 
     /// `:set` shows the settings; `:set KEY VALUE` changes one (`:set KEY` alone clears it).
+    /// The settings are the table's (SPEC §3): the same names, checks and defaults as the
+    /// command line's flags and a script's `target`.
     fn set(&mut self, arg: &str) -> Output {
         if arg.is_empty() {
             let mut s = String::new();
-            for key in SETTINGS {
-                let value = get_field(&self.settings, key)
-                    .unwrap_or_else(|| "(the script's target, else the default)".into());
-                s.push_str(&format!("{key:<9} {value}\n"));
+            for row in SETTINGS {
+                let value = match row.name {
+                    "mapping" => self.session.mapping().map(str::to_string),
+                    name => self.settings.get(name).map(|v| v.to_string()),
+                };
+                let value = value.unwrap_or_else(|| {
+                    format!("(the script's target, else {})", row.default_text())
+                });
+                s.push_str(&format!("{:<10} {value}\n", row.name));
             }
             return Output::text(s);
         }
         let (key, value) = match arg.split_once(char::is_whitespace) {
-            Some((k, v)) => (k, v.trim()),
+            Some((k, v)) => (k, v.trim().trim_matches('"')),
             None => (arg, ""),
         };
-        if !SETTINGS.contains(&key) {
-            return Output::error(format!(
-                "error: `:set` knows {}, not `{key}`\n",
-                SETTINGS.join(", ")
-            ));
-        }
-        let result = if value.is_empty() {
-            clear_field(&mut self.settings, key);
-            Ok(())
-        } else {
-            set_field(&mut self.settings, key, value)
+        let row = match ttdl_backend::pipeline::Setting::find(key) {
+            Ok(row) => row,
+            Err(e) => return Output::error(format!("error: {e}\n")),
+        };
+        let result = match (row.name, value.is_empty()) {
+            ("mapping", true) => {
+                self.session.set_mapping(None);
+                Ok(())
+            }
+            ("mapping", false) => row.parse(value).map(|v| {
+                self.session.set_mapping(Some(v.to_string()));
+            }),
+            (name, true) => self.settings.clear(name),
+            (name, false) => self.settings.set(name, value).map(|_| ()),
         };
         match result {
             Ok(()) => {
                 self.plan = None;
+                let now = match row.name {
+                    "mapping" => self.session.mapping().map(str::to_string),
+                    name => self.settings.get(name).map(|v| v.to_string()),
+                };
                 Output::text(format!(
-                    "; {key} = {}\n",
-                    get_field(&self.settings, key).unwrap_or_else(|| "(default)".into())
+                    "; {} = {}\n",
+                    row.name,
+                    now.unwrap_or_else(|| "(the script's target, else the default)".into())
                 ))
             }
             Err(e) => Output::error(format!("error: {e}\n")),
@@ -566,139 +583,14 @@ impl Repl {
     }
 }
 
-/// Sets one plan setting from text, checking it names something that exists.
-fn set_field(o: &mut Overrides, key: &str, value: &str) -> Result<(), String> {
-    use ttdl_backend::pipeline::TimingModel;
-    use ttdl_backend::place::PlaceMethod;
-    use ttdl_backend::route::RouteMethod;
-    use ttdl_backend::schedule::Method;
-    use ttdl_ir::topology::NetworkSpec;
-    let value = value.trim_matches('"').to_string();
-    match key {
-        "network" => {
-            value
-                .parse::<NetworkSpec>()
-                .map_err(|e| format!("network: {e}"))?;
-            o.network = Some(value);
-        }
-        "place" => {
-            value
-                .parse::<PlaceMethod>()
-                .map_err(|e| format!("place: {e}"))?;
-            o.place = Some(value);
-        }
-        "route" => {
-            value
-                .parse::<RouteMethod>()
-                .map_err(|e| format!("route: {e}"))?;
-            o.route = Some(value);
-        }
-        "schedule" => {
-            value
-                .parse::<Method>()
-                .map_err(|e| format!("schedule: {e}"))?;
-            o.schedule = Some(value);
-        }
-        "timing" => {
-            value.parse::<TimingModel>().map_err(|e| e.to_string())?;
-            o.timing = Some(value);
-        }
-        "seed" => {
-            o.seed = Some(
-                value
-                    .parse()
-                    .map_err(|_| format!("seed: `{value}` is not a whole number"))?,
-            )
-        }
-        "ports" => {
-            let n: u32 = value
-                .parse()
-                .map_err(|_| format!("ports: `{value}` is not a whole number"))?;
-            if n == 0 {
-                return Err("ports: a node needs at least one port each way".into());
-            }
-            o.ports = Some(n);
-        }
-        "latency" => {
-            o.latency = Some(
-                value
-                    .parse()
-                    .map_err(|_| format!("latency: `{value}` is not a whole number of cycles"))?,
-            )
-        }
-        other => {
-            return Err(format!(
-                "unknown setting `{other}`; settings: {}",
-                SETTINGS.join(", ")
-            ))
-        }
-    }
-    Ok(())
-}
-
-fn get_field(o: &Overrides, key: &str) -> Option<String> {
-    match key {
-        "network" => o.network.clone(),
-        "place" => o.place.clone(),
-        "route" => o.route.clone(),
-        "schedule" => o.schedule.clone(),
-        "timing" => o.timing.clone(),
-        "seed" => o.seed.map(|v| v.to_string()),
-        "ports" => o.ports.map(|v| v.to_string()),
-        "latency" => o.latency.map(|v| v.to_string()),
-        _ => None,
-    }
-}
-
-fn clear_field(o: &mut Overrides, key: &str) {
-    match key {
-        "network" => o.network = None,
-        "place" => o.place = None,
-        "route" => o.route = None,
-        "schedule" => o.schedule = None,
-        "timing" => o.timing = None,
-        "seed" => o.seed = None,
-        "ports" => o.ports = None,
-        "latency" => o.latency = None,
-        _ => {}
-    }
-}
-
 /// The command closest to `word` by edit distance, if it is close enough to be a typo.
 fn closest(word: &str) -> Option<&'static str> {
     COMMANDS
         .iter()
-        .map(|(c, _)| (edit_distance(word, c), *c))
+        .map(|(c, _)| (ttdl_ir::settings::edit_distance(word, c), *c))
         .filter(|&(d, c)| d <= 2.max(c.len() / 3))
         .min()
         .map(|(_, c)| c)
-}
-
-/// Edits (insert, delete, substitute, swap two neighbours) from `a` to `b`: a swapped pair is
-/// the commonest typo (`:rnu`).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = v;
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 fn fresh_session(options: &ReplOptions) -> Result<Session, String> {

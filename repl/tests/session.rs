@@ -37,7 +37,7 @@ fn help_lists_every_command() {
           :compare   [MODEL,MODEL…]  every model (or those named) side by side
           :dag       [dot|json]  the task graph
           :show      schedule|routes|deadlines|bounds  a table of the last plan
-          :set       [KEY VALUE]  plan settings (network place route schedule seed ports latency timing); alone: show them
+          :set       [KEY VALUE]  a plan setting (`:set` alone lists them all, with their defaults); `:set KEY` alone clears it
           :save      DIR  write what `ttdl run --out DIR` writes, for the last plan
           :reset     start over with a fresh interpreter
           :env       [PREFIX]  the names bound in the global environment
@@ -234,9 +234,19 @@ fn run_simulate_compare_show_set_save() {
     assert!(text(r.handle(":show schedule")).contains("inject@"));
     assert!(error(r.handle(":show nothing")).contains("schedule, routes, deadlines or bounds"));
     // Settings: shown, validated, used by the next run, and overridden by `:run` flags.
-    assert!(text(r.handle(":set")).contains("schedule  (the script's target, else the default)"));
+    assert!(text(r.handle(":set")).contains("schedule   (the script's target, else best)"));
     assert!(error(r.handle(":set route zigzag")).contains("route"));
-    assert!(error(r.handle(":set ports 0")).contains("at least one port"));
+    assert!(error(r.handle(":set ports 0")).contains("`ports` takes a whole number from 1 to 64"));
+    assert!(error(r.handle(":set prots 2")).contains("did you mean `ports`?"));
+    assert_eq!(
+        text(r.handle(":set lp-solver microlp")),
+        "; lp-solver = microlp\n"
+    );
+    assert_eq!(text(r.handle(":set setup 1")), "; setup = 1\n");
+    assert_eq!(
+        text(r.handle(":set setup")),
+        "; setup = (the script's target, else the default)\n"
+    );
     assert_eq!(
         text(r.handle(":set schedule exact")),
         "; schedule = exact\n"

@@ -34,8 +34,8 @@ pub fn run(args: &CheckArgs) -> CliResult {
     let (printed, mut traffic) = (input.printed, input.traffic);
     print!("{printed}");
     let spinner = super::Spinner::new("timing the program");
-    pipeline::time_unplaced(&mut traffic, args.timing.as_deref()).map_err(|e| match e {
-        pipeline::PipelineError::Config(s) => CliError::Usage(s),
+    Session::time_for_check(&mut traffic, args.timing.as_deref()).map_err(|e| match e {
+        ttdl_session::SessionError::Plan(pipeline::PipelineError::Config(s)) => CliError::Usage(s),
         other => CliError::Input(other.to_string()),
     })?;
     drop(spinner);

@@ -8,7 +8,6 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use ttdl_backend::report;
-use ttdl_backend::sim::registry;
 
 use super::simulate::{load_program, models_help, models_long_help, network_json};
 use super::{CliError, CliResult, Format, Output, PlanArgs, Source};
@@ -39,30 +38,9 @@ pub struct CompareArgs {
 
 pub fn run(args: &CompareArgs) -> CliResult {
     let prog = load_program(args.file.as_deref(), &args.source, &args.plan)?;
-    let specs: Vec<String> = match &args.models {
-        Some(list) => list
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
-        None => registry::compare_specs(),
-    };
-    if specs.is_empty() {
-        return Err(CliError::Usage("--models names no model".into()));
-    }
-    for s in &specs {
-        let name = s.split([' ', ':']).next().unwrap_or("");
-        if registry::find(name).is_none() {
-            return Err(CliError::Usage(format!(
-                "unknown model `{name}`; known models: {}",
-                registry::MODELS
-                    .iter()
-                    .map(|m| m.name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
-    }
+    let specs = prog
+        .compare_specs(args.models.as_deref())
+        .map_err(super::run::cli_error)?;
     let bar = ProgressBar::new(specs.len() as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use ttdl_backend::pipeline::{self, Overrides};
+use ttdl_backend::pipeline::{self, Settings};
 use ttdl_backend::{tasks_file, Traffic};
 
 use super::{CliError, Source};
@@ -15,7 +15,7 @@ pub struct Program {
     /// What evaluating the script printed.
     pub printed: String,
     /// Settings the input carries (a plan document's configuration); flags override them.
-    pub base: Overrides,
+    pub base: Settings,
 }
 
 /// Reads `file` by its extension: `.tasks`, `.json`, else TTDL source.
@@ -38,7 +38,7 @@ fn read_as(file: &Path, source: &Source, folded: bool) -> Result<Program, CliErr
     let plain = |traffic: Traffic| Program {
         traffic,
         printed: String::new(),
-        base: Overrides::default(),
+        base: Settings::default(),
     };
     match ext {
         "tasks" => {
@@ -83,7 +83,7 @@ fn read_as(file: &Path, source: &Source, folded: bool) -> Result<Program, CliErr
             Ok(Program {
                 traffic,
                 printed,
-                base: Overrides::default(),
+                base: Settings::default(),
             })
         }
     }

@@ -91,7 +91,7 @@ pub enum Format {
 #[derive(Clone, Debug, Default, Args)]
 pub struct Source {
     /// Canned mapping to place with (a `define-mapping` name; overrides `target :mapping`)
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = mapping_name)]
     pub mapping: Option<String>,
     /// Do not load the standard library before the script
     #[arg(long)]
@@ -106,6 +106,14 @@ pub struct Source {
     pub unfold: bool,
 }
 
+/// `--mapping`, checked by the settings table's row.
+fn mapping_name(s: &str) -> Result<String, String> {
+    ttdl_ir::settings::Setting::find("mapping")
+        .and_then(|row| row.parse(s))
+        .map(|v| v.to_string())
+        .map_err(|e| e.to_string())
+}
+
 impl Source {
     /// The evaluation limits these flags ask for.
     pub fn limits(&self) -> ttdl_lang::Limits {
@@ -117,51 +125,84 @@ impl Source {
     }
 }
 
-/// Where and how a program is planned; each overrides the script's `(target …)` field by field.
-#[derive(Clone, Debug, Default, Args)]
+/// Where and how a program is planned: every plan setting of the settings table
+/// ([`ttdl_ir::settings::SETTINGS`]) as a flag, each overriding the script's `(target …)` field
+/// by field. The flags, their help, value checks and defaults are made from the table, so
+/// `run`, `simulate` and `compare` take the same settings the REPL's `:set` and a script's
+/// `target` take. (`--mapping` belongs to [`Source`]: it changes how the script is evaluated.)
+#[derive(Clone, Debug, Default)]
 pub struct PlanArgs {
-    /// Physical network, e.g. `mesh:4x4`, `torus:8x8`, `mesh:3x3x3`, `hypercube:6`, `ring:16`,
-    /// `crossbar:16`, `diamond:4x4` (overrides the script's `target`)
-    #[arg(long, value_name = "KIND:DIMS")]
-    pub network: Option<String>,
-    /// Placement: best | mapping | anneal | identity | random [default: mapping when the script
-    /// names one, else best: identity and anneal (and a mapping, if any) each scheduled, the
-    /// best kept]
-    #[arg(long, value_name = "HOW")]
-    pub place: Option<String>,
-    /// Routing: dor | random | shortest | reroute
-    #[arg(long, value_name = "HOW")]
-    pub route: Option<String>,
-    /// Scheduler: lp | exact | best [default: best]
-    #[arg(long, value_name = "HOW")]
-    pub schedule: Option<String>,
-    /// LP solver of `--schedule lp` and `best`: microlp | highs [default: microlp; highs only
-    /// in a build with the `highs` feature]
-    #[arg(long, value_name = "SOLVER")]
-    pub lp_solver: Option<String>,
-    /// Release and deadline timing: port (each node's injection and ejection ports serialize its
-    /// messages; the default) or thesis (Minsky's instant writes, Fig 4-3)
-    #[arg(long, value_name = "port|thesis")]
-    pub timing: Option<String>,
-    /// Seed for every random choice (same input and seed give byte-identical output)
-    #[arg(long)]
-    pub seed: Option<u64>,
+    pub settings: ttdl_ir::settings::Settings,
+}
+
+/// The rows that are flags of [`PlanArgs`].
+fn plan_rows() -> impl Iterator<Item = &'static ttdl_ir::settings::Setting> {
+    ttdl_ir::settings::SETTINGS
+        .iter()
+        .filter(|s| s.name != "mapping")
+}
+
+impl clap::Args for PlanArgs {
+    fn augment_args(mut cmd: clap::Command) -> clap::Command {
+        use clap::builder::ValueParser;
+        use ttdl_ir::settings::Kind;
+        for row in plan_rows() {
+            let arg = clap::Arg::new(row.name)
+                .long(row.name)
+                .help(row.help_line())
+                .help_heading("Plan settings");
+            let arg = match row.kind {
+                Kind::Flag => arg.action(clap::ArgAction::SetTrue),
+                _ => arg
+                    .value_name(row.value_name)
+                    .value_parser(ValueParser::new(move |s: &str| {
+                        row.parse(s)
+                            .map(|_| s.to_string())
+                            .map_err(|e| e.to_string())
+                    })),
+            };
+            cmd = cmd.arg(arg);
+        }
+        cmd
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl clap::FromArgMatches for PlanArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let mut args = PlanArgs::default();
+        args.update_from_arg_matches(m)?;
+        Ok(args)
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        use ttdl_ir::settings::Kind;
+        for row in plan_rows() {
+            let text = match row.kind {
+                Kind::Flag => m.get_flag(row.name).then(|| "on".to_string()),
+                _ => m.get_one::<String>(row.name).cloned(),
+            };
+            if let Some(text) = text {
+                self.settings.set(row.name, &text).map_err(|e| {
+                    clap::Error::raw(
+                        clap::error::ErrorKind::InvalidValue,
+                        format!("--{}: {e}\n", row.name),
+                    )
+                })?;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl PlanArgs {
-    /// The pipeline's overrides these flags make (`None` leaves the choice to the script's
-    /// `target`, then to the defaults).
-    pub fn overrides(&self) -> ttdl_backend::pipeline::Overrides {
-        ttdl_backend::pipeline::Overrides {
-            network: self.network.clone(),
-            place: self.place.clone(),
-            route: self.route.clone(),
-            schedule: self.schedule.clone(),
-            lp_solver: self.lp_solver.clone(),
-            seed: self.seed,
-            timing: self.timing.clone(),
-            ..ttdl_backend::pipeline::Overrides::default()
-        }
+    /// The settings these flags chose (the rest are left to the script's `target`, then to the
+    /// table's defaults).
+    pub fn overrides(&self) -> ttdl_ir::settings::Settings {
+        self.settings.clone()
     }
 }
 

@@ -18,24 +18,6 @@ use super::{CliError, CliResult, Format, Output, PlanArgs, Source};
 pub struct RunArgs {
     /// The program: TTDL source, a tasks file (`.tasks`) or Traffic JSON (`.json`)
     pub file: Option<PathBuf>,
-    /// Processor–network ports per node, each way, 1 to 64 [default: 1]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub ports: Option<u32>,
-    /// Cycles a word takes through one switch, 0 to 65536 (0: the thesis's circuit model)
-    /// [default: 0]
-    #[arg(long, value_name = "CYCLES", value_parser = clap::value_parser!(u64).range(0..=65_536))]
-    pub latency: Option<u64>,
-    /// Set-up cycles every message's transfer pays before its words, 0 to 65536 (Minsky §5.1.2:
-    /// the NuMesh's Jacobi exchange takes 8 + 1 cycles per direction, `--setup 1`). Each message
-    /// then goes as one transfer, so the LP scheduler, which splits messages, is not used
-    /// [default: 0]
-    #[arg(long, value_name = "CYCLES", value_parser = clap::value_parser!(u64).range(0..=65_536))]
-    pub setup: Option<u64>,
-    /// Route for throughput (Minsky §5.2): before routing, move every message's deadline to at
-    /// least its release plus the period lower bound — the slack a periodically invoked task graph
-    /// has — so rerouting can spread messages over the whole period
-    #[arg(long)]
-    pub throughput: bool,
     /// Write the plan as one self-contained HTML report (open it in a browser)
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
@@ -95,14 +77,8 @@ pub fn run(args: &RunArgs) -> CliResult {
 }
 
 /// The command line's share of the plan configuration.
-fn overrides(args: &RunArgs) -> pipeline::Overrides {
-    pipeline::Overrides {
-        ports: args.ports,
-        latency: args.latency,
-        setup: args.setup,
-        throughput: args.throughput,
-        ..args.plan.overrides()
-    }
+fn overrides(args: &RunArgs) -> pipeline::Settings {
+    args.plan.overrides()
 }
 
 /// Pipeline errors as exit statuses: a bad setting is usage (2), a bad program input (1), a

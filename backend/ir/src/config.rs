@@ -35,6 +35,9 @@ macro_rules! choices {
             /// Every choice, in the order `--help` lists them.
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
 
+            /// Every choice's word, in the same order (the settings table's choices).
+            pub const NAMES: &'static [&'static str] = &[$($word),+];
+
             /// The word a user writes.
             pub const fn name(self) -> &'static str {
                 match self {

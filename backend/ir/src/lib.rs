@@ -8,6 +8,7 @@
 pub mod config;
 pub mod iterations;
 pub mod limits;
+pub mod settings;
 pub mod topology;
 pub mod traffic;
 

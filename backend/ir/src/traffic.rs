@@ -221,15 +221,14 @@ pub struct Period {
     pub bound_by: String,
 }
 
-/// What `(target …)` asked for. Every field is optional.
+/// What `(target …)` asked for. Every field is optional: the network, the canned mapping, and
+/// any other setting of the table ([`crate::settings::SETTINGS`]) the script chose.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Target {
     pub network: Option<NetworkSpec>,
     pub mapping: Option<String>,
-    pub place: Option<String>,
-    pub route: Option<String>,
-    pub schedule: Option<String>,
-    pub seed: Option<u64>,
+    #[serde(flatten)]
+    pub settings: crate::settings::Settings,
 }
 
 /// Where each task runs: `node_of[task]`. Several tasks may share a node.

@@ -120,18 +120,11 @@ pub fn text(t: &Traffic) -> String {
         if let Some(n) = &tg.network {
             parts.push(n.to_string());
         }
-        for (k, v) in [
-            ("mapping", &tg.mapping),
-            ("place", &tg.place),
-            ("route", &tg.route),
-            ("schedule", &tg.schedule),
-        ] {
-            if let Some(v) = v {
-                parts.push(format!("{k} {v}"));
-            }
+        if let Some(m) = &tg.mapping {
+            parts.push(format!("mapping {m}"));
         }
-        if let Some(seed) = tg.seed {
-            parts.push(format!("seed {seed}"));
+        for (setting, v) in tg.settings.iter() {
+            parts.push(format!("{} {v}", setting.name));
         }
         line(&mut s, "target", parts.join(", "));
     }

@@ -37,6 +37,8 @@ pub enum OptionKind {
     Choice(&'static [&'static str]),
     /// Free text the model parses itself.
     Text,
+    /// A plan setting, checked by its row of the settings table.
+    Setting(&'static ttdl_ir::settings::Setting),
 }
 
 /// The default of an option: a value, or one the model works out from the network or its other
@@ -85,6 +87,19 @@ pub const fn int_depends(
         kind: OptionKind::Int { lo, hi },
         default: OptionDefault::Depends(how),
         help,
+    }
+}
+
+/// A plan setting of the settings table as an option: its key, kind, default and help.
+pub const fn setting(s: &'static ttdl_ir::settings::Setting) -> OptionSpec {
+    OptionSpec {
+        key: s.key,
+        kind: OptionKind::Setting(s),
+        default: match s.default {
+            ttdl_ir::settings::DefaultValue::Is(d) => OptionDefault::Is(d),
+            ttdl_ir::settings::DefaultValue::Depends(d) => OptionDefault::Depends(d),
+        },
+        help: s.help,
     }
 }
 
@@ -145,9 +160,17 @@ impl OptionSpec {
             OptionDefault::Is(v) => v.to_string(),
             OptionDefault::Depends(how) => format!("({how})"),
         };
-        match self.kind {
-            OptionKind::Choice(words) => {
-                // The default first, then the others.
+        let words = match self.kind {
+            OptionKind::Choice(words) => Some(words),
+            OptionKind::Setting(s) => match s.kind {
+                ttdl_ir::settings::Kind::Choice(words) => Some(words),
+                _ => None,
+            },
+            _ => None,
+        };
+        match words {
+            Some(words) => {
+                // The default first, then the others (a default that depends is said in words).
                 let mut all = vec![default.clone()];
                 all.extend(
                     words
@@ -157,7 +180,7 @@ impl OptionSpec {
                 );
                 format!("{}={}", self.key, all.join("|"))
             }
-            _ => format!("{}={default}", self.key),
+            None => format!("{}={default}", self.key),
         }
     }
 
@@ -195,6 +218,10 @@ impl OptionSpec {
                 }
             }
             OptionKind::Text => {}
+            OptionKind::Setting(s) => {
+                s.parse(value)
+                    .map_err(|e| ModelError(format!("option `{key}={value}`: {e}")))?;
+            }
         }
         Ok(())
     }
@@ -285,6 +312,11 @@ impl ModelOptions {
         })
     }
 
+    /// The text written for this option, if any.
+    pub fn written_text(&self, key: &str) -> Option<&str> {
+        self.written(key)
+    }
+
     /// Whether the user wrote this option.
     pub fn is_set(&self, key: &str) -> bool {
         self.written(key).is_some()
@@ -319,6 +351,19 @@ impl ModelOptions {
             .unwrap_or_default()
             .parse()
             .map_err(|_| ModelError(format!("option `{key}`: expected a non-negative integer")))
+    }
+
+    /// A plan setting of the settings table as an option: its key, kind, default and help.
+    pub const fn setting(s: &'static ttdl_ir::settings::Setting) -> OptionSpec {
+        OptionSpec {
+            key: s.key,
+            kind: OptionKind::Setting(s),
+            default: match s.default {
+                ttdl_ir::settings::DefaultValue::Is(d) => OptionDefault::Is(d),
+                ttdl_ir::settings::DefaultValue::Depends(d) => OptionDefault::Depends(d),
+            },
+            help: s.help,
+        }
     }
 
     /// A real option.

@@ -88,12 +88,7 @@ pub fn build_with<'a>(
     words: impl IntoIterator<Item = &'a str>,
     ctx: &ModelContext<'_>,
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
-    let entry = find(name).ok_or_else(|| {
-        ModelError(format!(
-            "unknown model `{name}`; known models: {}",
-            MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", ")
-        ))
-    })?;
+    let entry = known(name).map_err(ModelError)?;
     let mut opts = ModelOptions::parse(entry.name, entry.options, words)?;
     (entry.build)(ctx, &mut opts)
 }
@@ -126,6 +121,20 @@ pub fn help_long() -> String {
 }
 
 /// Every spec `compare` runs by default, in table order: `["wormhole", "path-reservation d=4", …]`.
+/// `name` if it is a registered model; else why not, with the closest name.
+pub fn known(name: &str) -> Result<&'static ModelEntry, String> {
+    find(name).ok_or_else(|| {
+        let names = MODELS.iter().map(|m| m.name);
+        match ttdl_ir::settings::did_you_mean(name, names.clone()) {
+            Some(m) => format!("unknown model `{name}`: did you mean `{m}`?"),
+            None => format!(
+                "unknown model `{name}`; known models: {}",
+                names.collect::<Vec<_>>().join(", ")
+            ),
+        }
+    })
+}
+
 pub fn compare_specs() -> Vec<String> {
     let mut out = Vec::new();
     for m in MODELS {

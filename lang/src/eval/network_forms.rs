@@ -5,6 +5,7 @@
 
 use std::rc::Rc;
 
+use ttdl_ir::settings::{Setting, SETTINGS};
 use ttdl_ir::topology::{Kind, Network, NetworkSpec, Port, TopologyError};
 use ttdl_ir::traffic::{Target, TaskId};
 
@@ -17,7 +18,18 @@ use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 
 const NETWORK_KEYS: &str = ":topology :dims :n :ndim :nx :ny :nz :routing :edges";
-const TARGET_KEYS: &str = ":mapping :place :route :schedule :seed";
+/// The keywords `(target …)` takes: the settings table's rows marked for it.
+fn target_keys_help(key: &str) -> String {
+    let keys: Vec<&str> = SETTINGS
+        .iter()
+        .filter(|s| s.target)
+        .map(|s| s.name)
+        .collect();
+    match ttdl_ir::settings::did_you_mean(key, keys.iter().copied()) {
+        Some(k) => format!("did you mean `:{k}`? the options are :{}", keys.join(" :")),
+        None => format!("the options are :{}", keys.join(" :")),
+    }
+}
 
 fn bad(span: Span, msg: impl Into<String>, label: &str) -> Diagnostic {
     Diagnostic::new("type", msg).with_label(span, label.to_string())
@@ -51,7 +63,14 @@ impl Machine {
         for arg in args {
             let v = match arg.key.as_str() {
                 "topology" | "routing" => self.eval_soft_as(&arg.value, env, name_like)?,
-                _ => self.eval_soft(&arg.value, env)?,
+                // A number or a flag is evaluated; any other setting's bare name means the
+                // name even where a variable has another meaning (`:schedule lp`).
+                key => match Setting::find(key).map(|r| r.kind) {
+                    Ok(ttdl_ir::settings::Kind::Int { .. })
+                    | Ok(ttdl_ir::settings::Kind::IntOrUnbounded { .. })
+                    | Ok(ttdl_ir::settings::Kind::Flag) => self.eval_soft(&arg.value, env)?,
+                    _ => self.eval_soft_as(&arg.value, env, name_like)?,
+                },
             };
             let vspan = arg.value.span();
             let positive = |m: &Machine, v: &Value| -> R<usize> {
@@ -276,8 +295,14 @@ impl Machine {
                 "mapping" => self.eval_soft_as(&arg.value, env, |v| {
                     name_like(v) || matches!(v, Value::Closure(_) | Value::Builtin(_))
                 })?,
-                "seed" => self.eval_soft(&arg.value, env)?,
-                _ => self.eval_soft_as(&arg.value, env, name_like)?,
+                // A number or a flag is evaluated; any other setting's bare name means the
+                // name even where a variable has another meaning (`:schedule lp`).
+                key => match Setting::find(key).map(|r| r.kind) {
+                    Ok(ttdl_ir::settings::Kind::Int { .. })
+                    | Ok(ttdl_ir::settings::Kind::IntOrUnbounded { .. })
+                    | Ok(ttdl_ir::settings::Kind::Flag) => self.eval_soft(&arg.value, env)?,
+                    _ => self.eval_soft_as(&arg.value, env, name_like)?,
+                },
             };
             let vspan = arg.value.span();
             let text = |m: &Machine, v: &Value| -> R<String> {
@@ -291,40 +316,37 @@ impl Machine {
             };
             match arg.key.as_str() {
                 "mapping" => target.mapping = Some(text(self, &v)?),
-                // Checked now, with the value's span, not later as a flag the user never passed.
-                "place" => {
-                    let t = text(self, &v)?;
-                    check_choice::<ttdl_ir::config::PlaceMethod>(vspan, "place", &t)?;
-                    target.place = Some(t)
-                }
-                "route" => {
-                    let t = text(self, &v)?;
-                    check_choice::<ttdl_ir::config::RouteMethod>(vspan, "route", &t)?;
-                    target.route = Some(t)
-                }
-                "schedule" => {
-                    let t = text(self, &v)?;
-                    check_choice::<ttdl_ir::config::ScheduleMethod>(vspan, "schedule", &t)?;
-                    target.schedule = Some(t)
-                }
-                "seed" => match v {
-                    Value::Int(s) if s >= 0 => target.seed = Some(s as u64),
-                    other => {
-                        return Err(type_error(
+                // Every other keyword is a row of the settings table, checked now, with the
+                // value's span, not later as a flag the user never passed.
+                key => {
+                    let row = match Setting::find(key) {
+                        Ok(row) if row.target && row.name != "mapping" => row,
+                        _ => {
+                            return Err(bad(
+                                arg.key_span,
+                                format!("`target` has no option `:{key}`"),
+                                "unknown option",
+                            )
+                            .with_help(target_keys_help(key)))
+                        }
+                    };
+                    let written = match &v {
+                        Value::Int(n) => n.to_string(),
+                        Value::Bool(b) => if *b { "on" } else { "off" }.to_string(),
+                        other => text(self, other)?,
+                    };
+                    if let Err(e) = target.settings.set(row.name, &written) {
+                        return Err(bad(
                             vspan,
-                            "a non-negative integer seed",
-                            &other,
-                            self.show(&other),
-                        ))
+                            format!("`target :{key}` cannot be `{written}`"),
+                            if matches!(row.kind, ttdl_ir::settings::Kind::Choice(_)) {
+                                "not a choice"
+                            } else {
+                                "not a value it takes"
+                            },
+                        )
+                        .with_help(e.to_string()));
                     }
-                },
-                other => {
-                    return Err(bad(
-                        arg.key_span,
-                        format!("`target` has no option `:{other}`"),
-                        "unknown option",
-                    )
-                    .with_help(format!("the options are {TARGET_KEYS}")))
                 }
             }
         }
@@ -649,19 +671,4 @@ pub fn network_dims(m: &mut Machine, a: &Args) -> R<Value> {
 pub fn network_kind(m: &mut Machine, a: &Args) -> R<Value> {
     let net = net_arg(m, a, 0)?;
     Ok(Value::Symbol(m.intern(net.spec.kind.name())))
-}
-
-/// An error at `span` unless `value` names one of the `T` choices (`:route 'zigzag`).
-fn check_choice<T: std::str::FromStr>(span: Span, key: &str, value: &str) -> R<()>
-where
-    T::Err: std::fmt::Display,
-{
-    value.parse::<T>().map(|_| ()).map_err(|e| {
-        bad(
-            span,
-            format!("`target :{key}` cannot be `{value}`"),
-            "not a choice",
-        )
-        .with_help(e.to_string())
-    })
 }

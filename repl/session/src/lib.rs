@@ -10,7 +10,7 @@ use std::fmt;
 use std::path::Path;
 pub use ttdl_lang::comm::FOLD_FAILED;
 
-use ttdl_backend::pipeline::{self, ModelRun, Overrides, PipelineError, Placed, Plan};
+use ttdl_backend::pipeline::{self, ModelRun, PipelineError, Placed, Plan, Settings};
 use ttdl_backend::progress::Progress;
 use ttdl_backend::sim::drive::program::{SimError, SimReport};
 use ttdl_ir::traffic::Traffic;
@@ -174,6 +174,31 @@ impl Session {
         Ok(traffic)
     }
 
+    /// What `check` shows (SPEC §2): the program's communication timed as the program's own,
+    /// before anything is placed — port-aware by default (each task's writes and reads pass one
+    /// port each way, as on a node of its own), or Minsky's instant writes with `timing` =
+    /// `thesis`. The command line's `check`, the REPL's `:check` and embedders all get it here,
+    /// so they print the same critical path.
+    pub fn check(
+        &self,
+        mapping: Option<&str>,
+        timing: Option<&str>,
+    ) -> Result<Traffic, SessionError> {
+        let mut traffic = match self.traffic_folded(mapping) {
+            // Iterations that looked alike but do not fold together: take them unrolled.
+            Err(d) if d.iter().any(|d| d.code == FOLD_FAILED) => self.traffic(mapping),
+            other => other,
+        }
+        .map_err(|d| self.script_error(d))?;
+        Session::time_for_check(&mut traffic, timing)?;
+        Ok(traffic)
+    }
+
+    /// The timing of [`Session::check`], for traffic read from a tasks file or a document.
+    pub fn time_for_check(traffic: &mut Traffic, timing: Option<&str>) -> Result<(), SessionError> {
+        pipeline::time_unplaced(traffic, timing).map_err(SessionError::Plan)
+    }
+
     /// Whether evaluation folds long repeating `iterate`s (on by default). Off before loading
     /// anything, every iteration is evaluated.
     pub fn set_fold(&mut self, on: bool) {
@@ -191,23 +216,22 @@ impl Session {
     }
 
     /// Places, routes, schedules, verifies and replays the program evaluated so far, with the
-    /// defaults of [`pipeline::Defaults`] where neither `overrides` nor the script's `(target …)`
-    /// choose.
+    /// settings table's defaults where neither `settings` nor the script's `(target …)` choose.
     ///
     /// ```
     /// use ttdl_session::Session;
-    /// use ttdl_backend::pipeline::Overrides;
+    /// use ttdl_backend::pipeline::Settings;
     ///
     /// let mut s = Session::new().unwrap();
     /// s.eval_source("demo.ttdl", "(deftask a b)
     ///                             (with-task a (write-stream 8 b))
     ///                             (with-task b (read-stream 8 a))").unwrap();
-    /// let plan = s.plan(&Overrides { network: Some("mesh:2x1".into()), ..Overrides::default() }).unwrap();
+    /// let plan = s.plan(&Settings::new().with("network", "mesh:2x1").unwrap()).unwrap();
     /// assert_eq!(plan.schedule.makespan, 8);
     /// assert!(plan.schedule.deadlines_met());
     /// assert!(plan.to_json().unwrap().contains("\"makespan\": 8"));
     /// ```
-    pub fn plan(&self, overrides: &Overrides) -> Result<Plan, SessionError> {
+    pub fn plan(&self, overrides: &Settings) -> Result<Plan, SessionError> {
         let traffic = self
             .traffic(self.mapping.as_deref())
             .map_err(|d| self.script_error(d))?;
@@ -221,7 +245,7 @@ impl Session {
     }
 
     /// The program placed for the hardware models, as `plan` would place it.
-    pub fn placed(&self, overrides: &Overrides) -> Result<Placed, SessionError> {
+    pub fn placed(&self, overrides: &Settings) -> Result<Placed, SessionError> {
         let traffic = self
             .traffic(self.mapping.as_deref())
             .map_err(|d| self.script_error(d))?;
@@ -232,18 +256,18 @@ impl Session {
     ///
     /// ```
     /// use ttdl_session::Session;
-    /// use ttdl_backend::pipeline::Overrides;
+    /// use ttdl_backend::pipeline::Settings;
     ///
     /// let mut s = Session::new().unwrap();
     /// s.eval_source("demo.ttdl", "(deftask a b)
     ///                             (with-task a (write-stream 8 b))
     ///                             (with-task b (read-stream 8 a))").unwrap();
-    /// let o = Overrides { network: Some("mesh:2x1".into()), ..Overrides::default() };
+    /// let o = Settings::new().with("network", "mesh:2x1").unwrap();
     /// // One flit per cycle through one router: the header's hop, then 8 flits.
     /// assert_eq!(s.simulate(&o, "wormhole").unwrap().completion, 9);
     /// assert_eq!(s.simulate(&o, "scheduled").unwrap().completion, 8);
     /// ```
-    pub fn simulate(&self, overrides: &Overrides, model: &str) -> Result<SimReport, SessionError> {
+    pub fn simulate(&self, overrides: &Settings, model: &str) -> Result<SimReport, SessionError> {
         self.placed(overrides)?
             .simulate(model, None)
             .map_err(SessionError::Simulation)
@@ -254,11 +278,11 @@ impl Session {
     ///
     /// ```
     /// use ttdl_session::Session;
-    /// use ttdl_backend::pipeline::Overrides;
+    /// use ttdl_backend::pipeline::Settings;
     ///
     /// let mut s = Session::new().unwrap();
     /// s.eval_source("demo.ttdl", "(all-to-all-on (list (task 'a) (task 'b) (task 'c) (task 'd)))").unwrap();
-    /// let o = Overrides { network: Some("mesh:2x2".into()), ..Overrides::default() };
+    /// let o = Settings::new().with("network", "mesh:2x2").unwrap();
     /// let rows = s.compare(&o, &["scheduled", "store-forward", "pms", "compiled algorithm=aapc"]).unwrap();
     /// let done: Vec<u64> = rows.iter().filter_map(|r| r.result.as_ref().ok()).map(|r| r.completion).collect();
     /// assert!(done[0] <= done[1]);
@@ -267,15 +291,15 @@ impl Session {
     /// ```
     pub fn compare(
         &self,
-        overrides: &Overrides,
+        overrides: &Settings,
         models: &[&str],
     ) -> Result<Vec<ModelRun>, SessionError> {
-        let specs: Vec<String> = if models.is_empty() {
-            ttdl_backend::sim::registry::compare_specs()
-        } else {
-            models.iter().map(|m| m.to_string()).collect()
-        };
-        Ok(self.placed(overrides)?.compare(&specs, None, |_| {}))
+        let placed = self.placed(overrides)?;
+        let list = models.join(",");
+        let specs = placed
+            .compare_specs((!models.is_empty()).then_some(list.as_str()))
+            .map_err(SessionError::Plan)?;
+        Ok(placed.compare(&specs, None, |_| {}))
     }
 
     /// Wraps diagnostics with their rendering.

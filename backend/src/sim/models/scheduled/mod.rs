@@ -9,64 +9,44 @@ pub mod replay;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use ttdl_ir::limits::Limits;
 
-use crate::pipeline::{self, Defaults, LpSolverKind, Overrides};
+use crate::pipeline::{self, Setting, Settings, SETTINGS};
 use crate::schedule::{self};
 use crate::traffic::{MsgId, TaskId};
 
-use crate::sim::options::{choice_depends, int_depends, ModelError, ModelOptions, OptionSpec};
+use crate::sim::options::{setting, ModelError, ModelOptions, OptionSpec};
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 
-/// The defaults are the pipeline's, the ones `ttdl run` uses.
-pub const OPTIONS: &[OptionSpec] = &[
-    choice_depends(
-        "route",
-        "as ttdl run",
-        &["dor", "random", "shortest", "reroute"],
-        "routing",
-    ),
-    choice_depends(
-        "schedule",
-        "as ttdl run",
-        &["best", "exact", "lp"],
-        "scheduler",
-    ),
-    choice_depends(
-        "lp_solver",
-        "as ttdl run",
-        &["microlp", "highs"],
-        "LP solver of the lp and best schedulers",
-    ),
-    int_depends(
-        "latency",
-        "as ttdl run",
-        0,
-        Limits::HOP_LATENCY,
-        "cycles per switch",
-    ),
-    int_depends(
-        "setup",
-        "as ttdl run",
-        0,
-        Limits::HOP_LATENCY,
-        "set-up cycles each message's transfer pays (Minsky §5.1.2)",
-    ),
-    int_depends(
-        "ports",
-        "as ttdl run",
-        1,
-        Limits::PORTS as u64,
-        "processor-network ports per node",
-    ),
-    choice_depends(
-        "timing",
-        "as ttdl run",
-        &["port", "thesis"],
-        "ideal timing the deadlines come from",
-    ),
-];
+/// The plan settings the model takes as `key=value` options: the rows of the settings table
+/// marked for it (SPEC §3), with the table's types, ranges, defaults and help. A program run by
+/// `simulate` or `compare` fills in the command's own settings where the spec leaves them out.
+pub const OPTIONS: &[OptionSpec] = &model_options();
+
+const MODEL_SETTINGS: usize = {
+    let mut n = 0;
+    let mut i = 0;
+    while i < SETTINGS.len() {
+        if SETTINGS[i].model {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+};
+
+const fn model_options() -> [OptionSpec; MODEL_SETTINGS] {
+    let mut out = [setting(&SETTINGS[0]); MODEL_SETTINGS];
+    let (mut i, mut j) = (0, 0);
+    while i < SETTINGS.len() {
+        if SETTINGS[i].model {
+            out[j] = setting(&SETTINGS[i]);
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+}
 
 /// Builds the plan for the context's program and placement with the one pipeline `ttdl run`
 /// uses (same defaults), so `compare` shows the plan `run` prints.
@@ -74,48 +54,35 @@ pub fn build(
     ctx: &ModelContext<'_>,
     opts: &mut ModelOptions,
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
-    let route = opts.choice_or("route", Defaults::ROUTE.name())?.to_string();
-    let schedule = opts
-        .choice_or("schedule", Defaults::SCHEDULE.name())?
-        .to_string();
-    let lp_solver = opts
-        .choice_or("lp_solver", LpSolverKind::default().name())?
-        .to_string();
-    let latency = opts.int_or("latency", Defaults::LATENCY)?;
-    let setup = opts.int_or("setup", 0)?;
-    let ports = opts.int_or("ports", Defaults::PORTS as u64)? as u32;
-    let timing = opts
-        .choice_or("timing", Defaults::TIMING.name())?
-        .to_string();
+    let mut settings = Settings::new();
+    for s in SETTINGS.iter().filter(|s| s.model) {
+        if let Some(v) = opts.written_text(s.key) {
+            settings
+                .set(s.name, v)
+                .map_err(|e| ModelError(format!("scheduled: {e}")))?;
+        }
+    }
+    settings
+        .set("network", &ctx.network.spec.to_string())
+        .and_then(|s| s.set("seed", &ctx.seed.to_string()))
+        .map_err(|e| ModelError(format!("scheduled: {e}")))?;
     let (Some(traffic), Some(placement)) = (ctx.traffic, ctx.placement) else {
         return Err(ModelError(
             "the scheduled model plans a whole program; it cannot run synthetic traffic".into(),
         ));
     };
-    let overrides = Overrides {
-        network: Some(ctx.network.spec.to_string()),
-        route: Some(route),
-        schedule: Some(schedule),
-        lp_solver: Some(lp_solver),
-        seed: Some(ctx.seed),
-        ports: Some(ports),
-        latency: Some(latency),
-        setup: Some(setup),
-        timing: Some(timing),
-        ..Overrides::default()
-    };
-    let cfg = pipeline::resolve(traffic, &overrides)
-        .map_err(|e| ModelError(format!("scheduled: {e}")))?;
+    let cfg =
+        pipeline::resolve(traffic, &settings).map_err(|e| ModelError(format!("scheduled: {e}")))?;
     let plan = pipeline::plan_placed(traffic, ctx.network.clone(), placement.clone(), &cfg)
         .map_err(|e| ModelError(format!("scheduled: {e}")))?;
     let mut name = format!("scheduled {}", plan.schedule.method.name());
-    if setup > 0 {
-        name.push_str(&format!(" setup={setup}"));
+    if cfg.hardware.setup > 0 {
+        name.push_str(&format!(" setup={}", cfg.hardware.setup));
     }
-    if cfg.route != Defaults::ROUTE {
+    if cfg.route.name() != default_of("route") {
         name.push_str(&format!(" route={}", cfg.route.name()));
     }
-    if cfg.timing != Defaults::TIMING {
+    if cfg.timing.name() != default_of("timing") {
         // Minsky's rule (a write waits for its subtask's compute) differs from the dynamic
         // models' semantics: the row says so.
         name.push_str(&format!(" timing={}", cfg.timing.name()));
@@ -196,4 +163,9 @@ impl NetworkModel for Scheduled {
     fn link_busy(&self) -> Vec<u64> {
         self.busy.clone()
     }
+}
+
+/// A setting's default as the table states it.
+fn default_of(name: &str) -> &'static str {
+    Setting::find(name).map_or("", |s| s.default_text())
 }

@@ -299,6 +299,7 @@ pub fn resolve(traffic: &Traffic, o: &Overrides) -> Result<PlanConfig, PipelineE
         ports: o.ports.unwrap_or(Defaults::PORTS).max(1),
         hop_latency: o.latency.unwrap_or(Defaults::LATENCY),
         setup: o.setup.unwrap_or(0),
+        buffer: None,
     };
     if hardware.ports > Limits::PORTS
         || hardware.hop_latency > Limits::HOP_LATENCY

@@ -5,6 +5,7 @@
 
 mod array;
 mod benchmarks;
+mod bounds;
 mod diagnostics;
 mod examples;
 mod fidelity;

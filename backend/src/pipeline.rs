@@ -270,6 +270,7 @@ pub fn resolve(traffic: &Traffic, o: &Settings) -> Result<PlanConfig, PipelineEr
         ports: parse("ports")? as u32,
         hop_latency: parse("latency")?,
         setup: parse("setup")?,
+        buffer: None,
     };
     if hardware.setup > 0 && schedule == Method::Lp {
         return Err(PipelineError::Config(

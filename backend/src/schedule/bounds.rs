@@ -49,9 +49,8 @@ pub struct Setting<'a> {
     pub node_of: Option<&'a [NodeId]>,
     /// Injection and ejection ports per node.
     pub ports: u32,
-    /// Per-switch latency and, per message, the links on its route (after routing).
-    pub hop_latency: u64,
-    pub hops: Option<&'a [u64]>,
+    /// After routing: per message and reader, the switch latency it pays at the least.
+    pub latency: Option<&'a Latencies>,
 }
 
 impl<'a> Setting<'a> {
@@ -61,8 +60,7 @@ impl<'a> Setting<'a> {
             traffic,
             node_of: None,
             ports,
-            hop_latency: 0,
-            hops: None,
+            latency: None,
         }
     }
 
@@ -70,9 +68,10 @@ impl<'a> Setting<'a> {
         self.node_of.and_then(|n| n.get(t).copied()).unwrap_or(t)
     }
 
-    fn latency(&self, m: MsgId) -> u64 {
-        let hops = self.hops.and_then(|h| h.get(m).copied()).unwrap_or(0);
-        hops.saturating_mul(self.hop_latency)
+    /// The fewest switch-latency cycles between message `m` leaving its sender and its first
+    /// word reaching reader `t`.
+    fn latency(&self, m: MsgId, t: TaskId) -> u64 {
+        self.latency.map_or(0, |l| l.to(self.traffic, m, t))
     }
 
     fn local(&self, m: &crate::traffic::Message) -> bool {
@@ -80,9 +79,68 @@ impl<'a> Setting<'a> {
     }
 }
 
+/// Per message and reader, the switch latency its words pay at the least (SPEC §2 "Bounds hold
+/// under every setting"): every resource after the injection starts `hop_latency` cycles after
+/// the one before it (the verifier's causality rule), so a reader whose node is `d` links down
+/// the message's path or multicast tree sees its first word `(d + 1) × hop_latency` cycles after
+/// it left at the earliest — its own depth, not the tree's size nor its deepest branch.
+#[derive(Clone, Debug, Default)]
+pub struct Latencies {
+    /// Message `m`'s readers (in `dst` order) take slots `first[m]..first[m + 1]`.
+    first: Vec<usize>,
+    cycles: Vec<u64>,
+}
+
+impl Latencies {
+    /// The latencies of a placed and routed problem.
+    pub fn of(problem: &Problem) -> Latencies {
+        let lat = problem.hardware.hop_latency;
+        let mut first = Vec::with_capacity(problem.traffic.messages.len() + 1);
+        first.push(0);
+        let mut cycles = Vec::new();
+        let mut depth: Vec<u64> = Vec::new();
+        for (m, msg) in problem.traffic.messages.iter().enumerate() {
+            let steps = problem.steps.get(m).map_or(&[][..], Vec::as_slice);
+            depth.clear();
+            for st in steps {
+                let d = st.parent().and_then(|p| depth.get(p)).map_or(0, |&d| d + 1);
+                depth.push(d);
+            }
+            for &t in &msg.dst {
+                let node = problem.placement.node_of.get(t).copied();
+                let d = steps
+                    .iter()
+                    .zip(&depth)
+                    .find(|(st, _)| Some(st.resource) == node.map(Resource::Eject))
+                    .map_or(0, |(_, &d)| d);
+                cycles.push(d.saturating_mul(lat));
+            }
+            first.push(cycles.len());
+        }
+        Latencies { first, cycles }
+    }
+
+    fn to(&self, traffic: &Traffic, m: MsgId, t: TaskId) -> u64 {
+        let Some(msg) = traffic.messages.get(m) else {
+            return 0;
+        };
+        let base = self.first.get(m).copied().unwrap_or(0);
+        msg.dst
+            .iter()
+            .position(|&d| d == t)
+            .and_then(|j| self.cycles.get(base + j))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
 /// How many recent reads of a task the port term of the critical path looks back over (a subset
 /// of the reads gives a weaker, still true bound; this keeps the pass linear).
 const WINDOW: usize = 64;
+
+/// Edges the drain recurrence visits at most per phase, over all its anchors (about a tenth of a
+/// second): beyond it the tasks left unanchored add nothing, and the bound stays true.
+const DRAIN_BUDGET: usize = 20_000_000;
 
 /// The lower-bound timing: releases and the critical path under the port model.
 pub struct LowerTiming {
@@ -103,7 +161,7 @@ pub fn lower_timing(s: &Setting) -> Result<LowerTiming, ScheduleError> {
         for &(m, r) in read {
             let msg = &traffic.messages[m];
             if !local[m] && msg.size > 0 {
-                w.push_back((r + s.latency(m), msg.size));
+                w.push_back((r + s.latency(m, t), msg.size));
                 if w.len() > WINDOW {
                     w.pop_front();
                 }
@@ -112,12 +170,14 @@ pub fn lower_timing(s: &Setting) -> Result<LowerTiming, ScheduleError> {
         start.max(jackson(w.iter().map(|&(r, p)| (r, p, 0)), cap))
     });
     let ex = Executor::with_read_bound(traffic, bound);
-    let timing = drive(ex, traffic, |m, _, at| {
-        at + traffic.messages[m].size + s.latency(m)
+    let timing = drive(ex, traffic, |m, t, at| {
+        at + traffic.messages[m].size + s.latency(m, t)
     })?;
     let mut critical = timing.makespan();
-    for (m, r) in timing.release.iter().enumerate() {
-        critical = critical.max(r + traffic.messages[m].size + s.latency(m));
+    for (msg, r) in traffic.messages.iter().zip(&timing.release) {
+        for &t in &msg.dst {
+            critical = critical.max(r + msg.size + s.latency(msg.id, t));
+        }
     }
     Ok(LowerTiming {
         release: timing.release,
@@ -139,12 +199,13 @@ fn jackson(jobs: impl Iterator<Item = (u64, u64, u64)>, cap: u64) -> u64 {
     best
 }
 
-/// Per message, a lower bound on the time from its arrival to the end of the program: the
-/// longest chain of work some reader still has after reading it — its compute, and each message
+/// Per message and reader (in `dst` order, flat: message `m`'s readers from `first[m]`), a lower
+/// bound on the time from the message's arrival at that reader to the end of the program: the
+/// longest chain of work the reader still has after reading it — its compute, and each message
 /// it then sends (at least its size in cycles) followed by that message's own chain. Waits,
 /// port sharing and latency only add to it. A program whose ops do not form a DAG (it could not
 /// run) gets 0 for the messages on a cycle.
-fn chain_tails(traffic: &Traffic) -> Vec<u64> {
+fn chain_tails(traffic: &Traffic) -> (Vec<usize>, Vec<u64>) {
     let tasks = traffic.tasks.len();
     let nmsg = traffic.messages.len();
     let mut base = vec![0usize; tasks + 1];
@@ -154,14 +215,14 @@ fn chain_tails(traffic: &Traffic) -> Vec<u64> {
     let n = base[tasks];
     // Where each message is sent and read (op nodes numbered task by task).
     let mut sender = vec![usize::MAX; nmsg];
-    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); nmsg];
+    let mut readers: Vec<Vec<(TaskId, usize)>> = vec![Vec::new(); nmsg];
     let mut op_of = Vec::with_capacity(n);
     for (t, task) in traffic.tasks.iter().enumerate() {
         for (i, op) in task.ops.iter().enumerate() {
             let node = base[t] + i;
             match *op {
                 Op::Send(m) if m < nmsg => sender[m] = node,
-                Op::Recv(m) if m < nmsg => readers[m].push(node),
+                Op::Recv(m) if m < nmsg => readers[m].push((t, node)),
                 _ => {}
             }
             op_of.push((*op, i > 0, i + 1 < task.ops.len()));
@@ -189,7 +250,7 @@ fn chain_tails(traffic: &Traffic) -> Vec<u64> {
                 let size = traffic.messages[m].size;
                 readers[m]
                     .iter()
-                    .map(|&r| size.saturating_add(f[r]))
+                    .map(|&(_, r)| size.saturating_add(f[r]))
                     .fold(after, u64::max)
             }
             _ => after,
@@ -210,33 +271,43 @@ fn chain_tails(traffic: &Traffic) -> Vec<u64> {
             }
         }
     }
-    (0..nmsg)
-        .map(|m| {
-            readers[m]
+    let mut first = Vec::with_capacity(nmsg + 1);
+    first.push(0);
+    let mut tails = Vec::new();
+    for (m, msg) in traffic.messages.iter().enumerate() {
+        for &d in &msg.dst {
+            let tail = readers[m]
                 .iter()
-                .filter(|&&r| left[r] == 0)
-                .map(|&r| f[r])
+                .filter(|&&(t, r)| t == d && left[r] == 0)
+                .map(|&(_, r)| f[r])
                 .max()
-                .unwrap_or(0)
-        })
-        .collect()
+                .unwrap_or(0);
+            tails.push(tail);
+        }
+        first.push(tails.len());
+    }
+    (first, tails)
 }
 
 /// The makespan lower bound of a placed and routed problem: the port-model critical path, and
 /// Jackson's bound on every port and link.
+///
+/// On every resource a message holds, its words cannot start before the message's earliest
+/// release plus the switch latency of the resources before it (the lead-in: a link `d` hops
+/// from the source is reached `d × hop_latency` cycles after the injection at the earliest),
+/// and after its last word there the readers below it still wait one switch latency per
+/// resource down to their ejection, then do the work their programs have left (the lead-out).
+/// Jackson's preemptive bound over these heads, bodies and tails is the busiest resource's
+/// words plus the shortest lead-in and lead-out among the messages that carry them (SPEC §2
+/// "Bounds hold under every setting": multicast, latency, set-up, ports).
 pub fn makespan(problem: &Problem) -> Result<Bound, ScheduleError> {
     let traffic = problem.traffic;
-    let hops: Vec<u64> = problem
-        .steps
-        .iter()
-        .map(|st| st.len().saturating_sub(2) as u64)
-        .collect();
+    let latencies = Latencies::of(problem);
     let setting = Setting {
         traffic,
         node_of: Some(&problem.placement.node_of),
         ports: problem.hardware.ports,
-        hop_latency: problem.hardware.hop_latency,
-        hops: Some(&hops),
+        latency: Some(&latencies),
     };
     let lower = lower_timing(&setting)?;
     let mut bound = Bound {
@@ -246,33 +317,222 @@ pub fn makespan(problem: &Problem) -> Result<Bound, ScheduleError> {
             lower.critical_path
         ),
     };
-    // Per message: the work its readers still have after it arrives.
-    let tail = chain_tails(traffic);
+    // Per message and reader: the work the reader still has after it arrives.
+    let (first, reader_tail) = chain_tails(traffic);
     let lat = problem.hardware.hop_latency;
+    let node_of = &problem.placement.node_of;
     let mut jobs: BTreeMap<Resource, Vec<(u64, u64, u64)>> = BTreeMap::new();
+    let mut depth: Vec<u64> = Vec::new();
+    let mut tail: Vec<u64> = Vec::new();
+    // Bufferless switches: per message, the depth and lead-out of every step.
+    let mut leads: Vec<(MsgId, Vec<u64>, Vec<u64>)> = Vec::new();
     for (m, msg) in traffic.messages.iter().enumerate() {
         if msg.size == 0 {
             continue;
         }
         let steps = &problem.steps[m];
-        let mut depth = vec![0u64; steps.len()];
+        depth.clear();
+        for st in steps {
+            let d = st.parent().and_then(|p| depth.get(p)).map_or(0, |&d| d + 1);
+            depth.push(d);
+        }
+        // Lead-out of every step: at an ejection, the most work left to a reader on that
+        // node; above it, the most over the steps below plus one switch latency each.
+        tail.clear();
+        tail.resize(steps.len(), 0);
+        for (i, st) in steps.iter().enumerate().rev() {
+            if let Resource::Eject(x) = st.resource {
+                let left = msg
+                    .dst
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &d)| node_of.get(d) == Some(&x))
+                    .filter_map(|(j, _)| reader_tail.get(first[m] + j))
+                    .copied()
+                    .max()
+                    .unwrap_or(0);
+                tail[i] = tail[i].max(left);
+            }
+            if let Some(p) = st.parent() {
+                let t = tail[i].saturating_add(lat);
+                if let Some(up) = tail.get_mut(p) {
+                    *up = (*up).max(t);
+                }
+            }
+        }
         for (i, st) in steps.iter().enumerate() {
-            depth[i] = st.parent().map_or(0, |p| depth[p] + 1);
-            let head = lower.release[m] + depth[i].saturating_sub(1) * lat;
-            let q = tail[m];
+            let head = lower.release[m].saturating_add(depth[i].saturating_mul(lat));
             jobs.entry(st.resource)
                 .or_default()
-                .push((head, msg.size, q));
+                .push((head, msg.size, tail[i]));
         }
+        if problem.hardware.buffer == Some(0) {
+            leads.push((m, depth.clone(), tail.clone()));
+        }
+    }
+    if problem.hardware.buffer == Some(0) {
+        let v = bufferless_clique(problem, &lower.release, &leads);
+        bound.raise(v.0, || v.1);
     }
     for (r, js) in jobs {
         let words: u64 = js.iter().map(|j| j.1).sum();
         let v = jackson(js.into_iter(), problem.hardware.capacity(r) as u64);
         bound.raise(v, || {
-            format!("{} ({words} words, from their releases)", describe(r))
+            format!(
+                "{} ({words} words, from their releases, with the least lead-in and lead-out)",
+                describe(r)
+            )
         });
     }
     Ok(bound)
+}
+
+/// Pairs of messages the bufferless clique term compares at most (a smaller clique is still a
+/// bound).
+const CLIQUE_BUDGET: usize = 4_000_000;
+
+/// Bufferless switches (`buffer` 0, SPEC §2; Minsky's clear path, the TDM NoCs): a word never
+/// waits in a switch, so a fragment that leaves its source at `t` holds the resource `d` hops
+/// down its path or tree at exactly `t + d × hop_latency`, for its whole length — it holds its
+/// whole path at once. Shift each message's time by the depth `δ` of one of its resources: two
+/// messages that share a resource at the same shifted depth (`depth − δ` equal on both) then
+/// hold it in the same shifted cycles, so they cannot overlap in shifted time at all. A set of
+/// messages that pairwise do so (a clique; one resource shared by all is the link bound) needs
+/// its summed words in one shifted timeline: Jackson's bound with each message's release plus
+/// `δ × hop_latency` as head and its lead-out from that resource as tail. The cliques are grown
+/// greedily from the busiest exclusive resources.
+fn bufferless_clique(
+    problem: &Problem,
+    release: &[u64],
+    leads: &[(MsgId, Vec<u64>, Vec<u64>)],
+) -> (u64, String) {
+    let traffic = problem.traffic;
+    let hw = problem.hardware;
+    let exclusive = |r: Resource| hw.capacity(r) == 1;
+    // Per message (index into `leads`), its exclusive resources with their depths.
+    let held: Vec<Vec<(Resource, u64)>> = leads
+        .iter()
+        .map(|(m, depth, _)| {
+            let mut v: Vec<(Resource, u64)> = problem.steps[*m]
+                .iter()
+                .zip(depth)
+                .filter(|(st, _)| exclusive(st.resource))
+                .map(|(st, &d)| (st.resource, d))
+                .collect();
+            v.sort_unstable();
+            v
+        })
+        .collect();
+    let mut on: BTreeMap<Resource, Vec<usize>> = BTreeMap::new();
+    for (i, h) in held.iter().enumerate() {
+        for &(r, _) in h {
+            on.entry(r).or_default().push(i);
+        }
+    }
+    let size = |i: usize| traffic.messages[leads[i].0].size;
+    let mut busiest: Vec<(u64, Resource)> = on
+        .iter()
+        .map(|(&r, ms)| (ms.iter().map(|&i| size(i)).sum(), r))
+        .collect();
+    busiest.sort_unstable_by(|a, b| b.cmp(a));
+    let depth_on = |i: usize, r: Resource| -> Option<u64> {
+        held[i]
+            .binary_search_by(|&(x, _)| x.cmp(&r))
+            .ok()
+            .map(|k| held[i][k].1)
+    };
+    let lat = hw.hop_latency as i128;
+    let mut best = (0u64, String::new());
+    let mut spent = 0usize;
+    for &(_, r0) in busiest.iter().take(8) {
+        // Members with their shift δ (as a signed depth).
+        let mut clique: Vec<(usize, i128)> = on[&r0]
+            .iter()
+            .map(|&i| (i, depth_on(i, r0).unwrap_or(0) as i128))
+            .collect();
+        let inside: BTreeSet<usize> = clique.iter().map(|&(i, _)| i).collect();
+        // Candidates: messages sharing a resource with a member, the largest first.
+        let mut candidates: BTreeSet<(std::cmp::Reverse<u64>, usize)> = BTreeSet::new();
+        for &(i, _) in &clique {
+            for &(r, _) in &held[i] {
+                for &j in &on[&r] {
+                    if !inside.contains(&j) {
+                        candidates.insert((std::cmp::Reverse(size(j)), j));
+                    }
+                }
+            }
+        }
+        for (_, x) in candidates {
+            if spent > CLIQUE_BUDGET {
+                break;
+            }
+            // The shift x must take to meet the first member, then every member at it.
+            let mut shift: Option<i128> = None;
+            let mut fits = true;
+            for &(m, dm) in &clique {
+                spent += 1;
+                let meets = held[x]
+                    .iter()
+                    .filter_map(|&(r, dx)| depth_on(m, r).map(|d| dx as i128 - (d as i128 - dm)));
+                let ok = match shift {
+                    None => {
+                        let first = meets.min();
+                        shift = first;
+                        first.is_some()
+                    }
+                    Some(sx) => {
+                        let mut meets = meets;
+                        lat == 0 || meets.any(|s| s == sx)
+                    }
+                };
+                if !ok {
+                    fits = false;
+                    break;
+                }
+            }
+            if let (true, Some(sx)) = (fits, shift) {
+                clique.push((x, sx));
+            }
+        }
+        // In shifted time a member starts no earlier than its release plus δ switch latencies,
+        // and after its shifted end every step j of it still ends (δ − depth_j) latencies
+        // earlier and leaves its lead-out: the best of these is its tail (signed: δ may lie
+        // beyond its deepest step).
+        let mut jobs: Vec<(i128, i128, i128)> = clique
+            .iter()
+            .map(|&(i, d)| {
+                let (m, depth, tail) = &leads[i];
+                let q = depth
+                    .iter()
+                    .zip(tail)
+                    .map(|(&x, &q)| q as i128 - (d - x as i128) * lat)
+                    .max()
+                    .unwrap_or(0);
+                (release[*m] as i128 + d * lat, size(i) as i128, q)
+            })
+            .collect();
+        jobs.sort_unstable_by_key(|j| std::cmp::Reverse(j.0));
+        let (mut sum, mut tail, mut v) = (0i128, i128::MAX, 0i128);
+        for (r, p, q) in jobs {
+            sum += p;
+            tail = tail.min(q);
+            v = v.max(r + sum + tail);
+        }
+        let v = u64::try_from(v).unwrap_or(0);
+        if v > best.0 {
+            let words: u64 = clique.iter().map(|&(i, _)| size(i)).sum();
+            best = (
+                v,
+                format!(
+                    "bufferless switches: {} messages that pairwise share a resource in the same \
+                     cycles, grown from {} ({words} words)",
+                    clique.len(),
+                    describe(r0)
+                ),
+            );
+        }
+    }
+    best
 }
 
 fn describe(r: Resource) -> String {
@@ -387,7 +647,9 @@ pub fn periods(
             }
         }
         if let Some(words) = words {
-            for (&(p, r), &w) in words.range((phase, Resource::Inject(0))..) {
+            // `Resource` orders links first: the range starts at the least link of the phase.
+            let least = Resource::Link { from: 0, to: 0 };
+            for (&(p, r), &w) in words.range((phase, least)..) {
                 if p != phase {
                     break;
                 }
@@ -403,6 +665,8 @@ pub fn periods(
             let (v, why) = folded.recurrence();
             b.raise(v, || why);
             let (v, why) = folded.port_recurrence(cap);
+            b.raise(v, || why);
+            let (v, why) = folded.drain_recurrence(cap, DRAIN_BUDGET);
             b.raise(v, || why);
         }
         if b.value == 0 {
@@ -447,8 +711,9 @@ struct Folded<'a> {
     traffic: &'a Traffic,
     /// Per task taking part: its body (ops of its first iteration).
     bodies: BTreeMap<TaskId, Vec<Op>>,
-    /// Message edges: (sender node, reader node) → (words + latency, largest distance).
-    messages: BTreeMap<(OpNode, OpNode), (u64, u64)>,
+    /// Message edges: (sender node, reader node) → (words + latency, largest distance, words),
+    /// the least time and words over the iterations.
+    messages: BTreeMap<(OpNode, OpNode), (u64, u64, u64)>,
 }
 
 impl<'a> Folded<'a> {
@@ -520,7 +785,7 @@ impl<'a> Folded<'a> {
         }
         // Message edges, merged per (sender op, reader op): hashed while merging, then kept
         // ordered so everything downstream runs in the same order every time.
-        let mut merged: HashMap<(OpNode, OpNode), (u64, u64)> = HashMap::new();
+        let mut merged: HashMap<(OpNode, OpNode), (u64, u64, u64)> = HashMap::new();
         for (m, (rt, roff, rk)) in read {
             let (st, soff, sk) = sent[m];
             if st == UNSENT.0 {
@@ -529,14 +794,16 @@ impl<'a> Folded<'a> {
             if rk < sk {
                 return None;
             }
-            let w = traffic.messages[m].size + s.latency(m);
+            let size = traffic.messages[m].size;
+            let w = size + s.latency(m, rt);
             let e = merged
                 .entry(((st, soff), (rt, roff)))
-                .or_insert((w, rk - sk));
+                .or_insert((w, rk - sk, size));
             e.0 = e.0.min(w);
             e.1 = e.1.max(rk - sk);
+            e.2 = e.2.min(size);
         }
-        let messages: BTreeMap<(OpNode, OpNode), (u64, u64)> = merged.into_iter().collect();
+        let messages: BTreeMap<(OpNode, OpNode), (u64, u64, u64)> = merged.into_iter().collect();
         if bodies.is_empty() {
             return None;
         }
@@ -583,7 +850,7 @@ impl<'a> Folded<'a> {
                 });
             }
         }
-        for (&(a, b), &(w, d)) in &self.messages {
+        for (&(a, b), &(w, d, _)) in &self.messages {
             if let (Some(&from), Some(&to)) = (index.get(&a), index.get(&b)) {
                 edges.push(Edge {
                     from,
@@ -643,7 +910,7 @@ impl<'a> Folded<'a> {
         let nodes: Vec<_> = tasks.iter().map(|&t| g.add_node(t)).collect();
         let mut dist: BTreeMap<(TaskId, usize), u64> = BTreeMap::new();
         let mut pairs = BTreeSet::new();
-        for (&((st, _), (rt, roff)), &(_, d)) in &self.messages {
+        for (&((st, _), (rt, roff)), &(_, d, _)) in &self.messages {
             if let (Some(&a), Some(&b)) = (pos.get(&st), pos.get(&rt)) {
                 if st != rt && pairs.insert((a, b)) {
                     g.add_edge(nodes[a], nodes[b], ());
@@ -708,6 +975,150 @@ impl<'a> Folded<'a> {
                         format!(
                             "port recurrence of a group of {} tasks: each must drain what it reads from the group and compute before its next sends (least: task {}, {v} cycles)",
                             group.len(),
+                            self.name(t)
+                        ),
+                    );
+                }
+            }
+        }
+        best
+    }
+    /// The drain recurrence: from a task's first send of one iteration to the same send of the
+    /// next, along everything that send sets off. A longest path over two iterations of the
+    /// folded graph, anchored at that send, in which a run of reads also waits for the reader's
+    /// ejection ports to drain every message it has read since the anchor, each no earlier than
+    /// its send plus its switch latency to that reader (Jackson's bound, as the critical path
+    /// under the port model). Only messages whose sends follow the anchor count, so every task
+    /// gives a true bound and the largest is kept. A producer multicasting a frame that five
+    /// consumers each answer with a summary cannot send the next frame before the five
+    /// summaries drained through its one ejection port: more than the slowest single cycle.
+    /// `budget` caps the edges visited over all anchors (a subset of anchors is still a bound).
+    fn drain_recurrence(&self, cap: u64, budget: usize) -> (u64, String) {
+        let mut index: BTreeMap<OpNode, usize> = BTreeMap::new();
+        let mut names: Vec<OpNode> = Vec::new();
+        for (&t, body) in &self.bodies {
+            for off in 0..body.len() {
+                index.insert((t, off), names.len());
+                names.push((t, off));
+            }
+        }
+        let n = names.len();
+        // Edges out of every node: (to, time, distance, words if a message).
+        let mut out: Vec<Vec<(usize, u64, u64, Option<u64>)>> = vec![Vec::new(); n];
+        for (&t, body) in &self.bodies {
+            for off in 0..body.len() {
+                let (next, d) = if off + 1 < body.len() {
+                    (off + 1, 0)
+                } else {
+                    (0, 1)
+                };
+                let w = match body[next] {
+                    Op::Compute(c) => c,
+                    _ => 0,
+                };
+                out[index[&(t, off)]].push((index[&(t, next)], w, d, None));
+            }
+        }
+        for (&(a, b), &(w, d, size)) in &self.messages {
+            if let (Some(&from), Some(&to)) = (index.get(&a), index.get(&b)) {
+                if d <= 1 {
+                    out[from].push((to, w, d, Some(size)));
+                }
+            }
+        }
+        // A topological order of the edges within one iteration (a cycle there would be a
+        // program that cannot run: no bound from it).
+        let mut indeg = vec![0usize; n];
+        for es in &out {
+            for &(to, _, d, _) in es {
+                if d == 0 {
+                    indeg[to] += 1;
+                }
+            }
+        }
+        let mut order: Vec<usize> = (0..n).filter(|&v| indeg[v] == 0).collect();
+        let mut i = 0;
+        while i < order.len() {
+            let v = order[i];
+            i += 1;
+            for &(to, _, d, _) in &out[v] {
+                if d == 0 {
+                    indeg[to] -= 1;
+                    if indeg[to] == 0 {
+                        order.push(to);
+                    }
+                }
+            }
+        }
+        if order.len() < n {
+            return (0, String::new());
+        }
+        let edges: usize = out.iter().map(Vec::len).sum::<usize>() + n;
+        // Anchors: every task's first send, the tasks that read the most words first.
+        let mut read_words: BTreeMap<TaskId, u64> = BTreeMap::new();
+        for (&(_, (rt, _)), &(_, _, size)) in &self.messages {
+            *read_words.entry(rt).or_default() += size;
+        }
+        let mut anchors: Vec<(u64, TaskId, usize)> = self
+            .bodies
+            .iter()
+            .filter_map(|(&t, body)| {
+                let f = body.iter().position(|op| matches!(op, Op::Send(_)))?;
+                Some((read_words.get(&t).copied().unwrap_or(0), t, f))
+            })
+            .collect();
+        anchors.sort_by_key(|&(w, t, _)| (std::cmp::Reverse(w), t));
+        let mut best = (0u64, String::new());
+        let mut spent = 0usize;
+        let mut val: Vec<Option<u64>> = vec![None; 2 * n];
+        let mut pending: Vec<Vec<(u64, u64)>> = vec![Vec::new(); 2 * n];
+        let mut drained: BTreeMap<TaskId, Vec<(u64, u64, u64)>> = BTreeMap::new();
+        for (_, t, f) in anchors {
+            if spent.saturating_add(2 * edges) > budget {
+                break;
+            }
+            spent += 2 * edges;
+            val.iter_mut().for_each(|v| *v = None);
+            pending.iter_mut().for_each(Vec::clear);
+            drained.clear();
+            let source = index[&(t, f)];
+            val[source] = Some(0);
+            for layer in 0..2 {
+                for &v in &order {
+                    let at = layer * n + v;
+                    let task = names[v].0;
+                    let jobs = std::mem::take(&mut pending[at]);
+                    if !jobs.is_empty() {
+                        let mine = drained.entry(task).or_default();
+                        mine.extend(jobs.iter().map(|&(h, p)| (h, p, 0)));
+                        let j = jackson(mine.iter().copied(), cap);
+                        val[at] = Some(val[at].map_or(j, |x| x.max(j)));
+                    }
+                    let Some(x) = val[at] else { continue };
+                    if layer == 1 && v == source {
+                        continue;
+                    }
+                    for &(to, w, d, size) in &out[v] {
+                        let l = layer + d as usize;
+                        if l > 1 {
+                            continue;
+                        }
+                        let slot = l * n + to;
+                        let y = x.saturating_add(w);
+                        val[slot] = Some(val[slot].map_or(y, |z| z.max(y)));
+                        if let Some(p) = size.filter(|&p| p > 0) {
+                            pending[slot].push((x.saturating_add(w - p), p));
+                        }
+                    }
+                }
+            }
+            if let Some(v) = val[n + source] {
+                if v > best.0 {
+                    best = (
+                        v,
+                        format!(
+                            "drain recurrence: from task {}'s first send to the next iteration's, \
+                             its readers' ports draining what that send sets off, {v} cycles",
                             self.name(t)
                         ),
                     );
@@ -899,6 +1310,61 @@ mod tests {
         ];
         let (w, d, _) = max_cycle_ratio(4, &edges).unwrap();
         assert_eq!((w, d), (12, 2));
+    }
+
+    /// Three messages of 10 words on a 3x2 mesh (nodes 0 1 2 / 3 4 5): 0→1→2 and 1→2→5 share
+    /// the link 1->2, 0→1→2 and 0→3→4→5 the injection port of node 0, 1→2→5 and 0→3→4→5 the
+    /// ejection port of node 5; no resource is shared by all three. Switches with buffers can
+    /// finish in 20 cycles (each shared resource carries 20 words); bufferless ones hold a
+    /// message's whole path at once, so the three go one after another: 30 cycles, with or
+    /// without a switch latency (then plus the lead-in and lead-out).
+    fn triangle(hardware: super::super::Hardware) -> u64 {
+        use crate::topology::Network;
+        use crate::traffic::{Placement, Route, Routing};
+        let mut b = Traffic::builder();
+        b.tasks(4);
+        b.send(0, 2, 10);
+        b.send(0, 3, 10);
+        b.send(1, 3, 10);
+        let mut traffic = b.build();
+        super::super::program::apply_ideal_timing(&mut traffic).unwrap();
+        let network = Network::build(&"mesh:3x2".parse().unwrap()).unwrap();
+        let placement = Placement {
+            node_of: vec![0, 1, 2, 5],
+        };
+        let routing = Routing {
+            routes: vec![
+                Route::Path(vec![0, 1, 2]),
+                Route::Path(vec![0, 3, 4, 5]),
+                Route::Path(vec![1, 2, 5]),
+            ],
+        };
+        let problem = Problem::new(&traffic, &network, &placement, &routing, hardware).unwrap();
+        makespan(&problem).unwrap().value
+    }
+
+    #[test]
+    fn bufferless_switches_serialize_messages_that_pairwise_meet() {
+        let hw = super::super::Hardware::default();
+        assert_eq!(triangle(hw), 20);
+        let bufferless = super::super::Hardware {
+            buffer: Some(0),
+            ..hw
+        };
+        assert_eq!(triangle(bufferless), 30);
+        // With one cycle per switch: 0→1→2 leaves at 0 and ends at 13 on node 2; 1→2→5
+        // follows it on 1->2, shifted one hop, and 0→3→4→5 on the port of node 0. The bound
+        // counts the three in one shifted timeline with the lead-in and lead-out.
+        let slow = super::super::Hardware {
+            hop_latency: 1,
+            ..bufferless
+        };
+        let buffered = super::super::Hardware {
+            hop_latency: 1,
+            ..hw
+        };
+        assert!(triangle(slow) > triangle(buffered));
+        assert!(triangle(slow) >= 30);
     }
 
     #[test]

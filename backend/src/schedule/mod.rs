@@ -68,6 +68,11 @@ pub struct Hardware {
     /// message split into fragments would pay them again, which no scheduler models.
     #[serde(default)]
     pub setup: u64,
+    /// Words that may wait at one switch input (SPEC §2 "Switches have finite buffers");
+    /// `None` is the unbounded idealisation. A document written before the setting existed was
+    /// planned unbounded, so a missing field reads as `None`.
+    #[serde(default)]
+    pub buffer: Option<u32>,
 }
 
 impl Default for Hardware {
@@ -76,6 +81,7 @@ impl Default for Hardware {
             ports: 1,
             hop_latency: 0,
             setup: 0,
+            buffer: None,
         }
     }
 }

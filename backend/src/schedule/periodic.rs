@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::bounds::{self, Setting};
+use super::bounds::{self, Latencies, Setting};
 use super::{Problem, Resource, Schedule};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,17 +49,12 @@ pub fn phase_words(problem: &Problem) -> BTreeMap<(usize, Resource), u64> {
 
 /// The period bound of every repeating phase of a placed and routed problem.
 pub fn bounds(problem: &Problem) -> Vec<bounds::PhasePeriod> {
-    let hops: Vec<u64> = problem
-        .steps
-        .iter()
-        .map(|st| st.len().saturating_sub(2) as u64)
-        .collect();
+    let latencies = Latencies::of(problem);
     let setting = Setting {
         traffic: problem.traffic,
         node_of: Some(&problem.placement.node_of),
         ports: problem.hardware.ports,
-        hop_latency: problem.hardware.hop_latency,
-        hops: Some(&hops),
+        latency: Some(&latencies),
     };
     bounds::periods(&setting, Some(&phase_words(problem)))
 }

@@ -23,6 +23,7 @@ pub mod kernel;
 pub mod lp;
 mod occupancy;
 pub mod periodic;
+pub mod priority;
 pub mod program;
 pub mod verify;
 

@@ -413,11 +413,39 @@ impl Queue {
 
 /// [`port_timing`], also giving the cycle each message starts to leave its node (the order the
 /// exact scheduler may follow).
+///
+/// A node's released messages leave in one of two orders, and the timing that ends sooner is
+/// kept (SPEC §2: released writes may leave in any order, a stream's in its own): release
+/// order, or longest chain to the end first ([`priority::critical_to_end`]). Neither greedy
+/// order is best on every program — the chain order sends a farm's slowest job first, release
+/// order keeps a pipeline's frames flowing — so both are timed; on a tie, release order.
 pub fn port_schedule(
     traffic: &Traffic,
     node_of: &[NodeId],
     ports: u32,
 ) -> Result<(Timing, Vec<u64>, Vec<u64>), ScheduleError> {
+    let in_order = port_schedule_by(traffic, node_of, ports, None)?;
+    let prio = priority::critical_to_end(traffic);
+    let by_chain = port_schedule_by(traffic, node_of, ports, Some(&prio))?;
+    let end = |t: &(Timing, Vec<u64>, Vec<u64>)| {
+        t.1.iter().copied().max().unwrap_or(0).max(t.0.makespan())
+    };
+    Ok(if end(&by_chain) < end(&in_order) {
+        by_chain
+    } else {
+        in_order
+    })
+}
+
+/// [`port_schedule`] with the released messages of a node sent by `prio` (largest first), or
+/// in release order when `prio` is `None`.
+fn port_schedule_by(
+    traffic: &Traffic,
+    node_of: &[NodeId],
+    ports: u32,
+    prio: Option<&[u64]>,
+) -> Result<(Timing, Vec<u64>, Vec<u64>), ScheduleError> {
+    let prio = prio.unwrap_or(&[]);
     let node = |t: TaskId| -> Result<NodeId, ScheduleError> {
         node_of
             .get(t)
@@ -429,7 +457,6 @@ pub fn port_schedule(
     let mut eject = vec![Lanes::new(ports); nodes];
     let mut arrival = vec![0u64; traffic.messages.len()];
     let mut injected = vec![u64::MAX; traffic.messages.len()];
-    let prio = priority::critical_to_end(traffic);
     let mut ex = Executor::new(traffic);
     loop {
         let sent = ex.run();
@@ -492,7 +519,7 @@ pub fn port_schedule(
             // the one with the longest chain after it, then the earliest released.
             let mut best: Option<(u64, (std::cmp::Reverse<u64>, u64, MsgId), &QueueKey)> = None;
             for q in queues.values_mut() {
-                q.release_until(t, &prio);
+                q.release_until(t, prio);
             }
             for (key, q) in queues.iter() {
                 let Some(front) = q.front() else { continue };

@@ -16,8 +16,8 @@ use std::collections::BinaryHeap;
 
 use super::feedback;
 use super::occupancy::Occupancy;
-use super::program::{self, Executor};
 use super::priority;
+use super::program::{self, Executor};
 use super::{Hold, Method, Problem, Schedule, ScheduleError, Step};
 use crate::progress::Progress;
 use crate::traffic::MsgId;

@@ -29,9 +29,9 @@ use crate::traffic::{MsgId, Op};
 pub enum Effort {
     /// No improvement phase: the best of the exact scheduler's fixed orders.
     Quick,
-    /// Up to [`Effort::DEFAULT_ROUNDS`] rounds within [`Effort::DEFAULT_WORK`] route steps
-    /// placed; skipped for programs of more than [`Effort::DEFAULT_LARGEST`] route steps, so a
-    /// large program costs what it did without it.
+    /// Up to [`Effort::DEFAULT_ROUNDS`] rounds within [`Effort::DEFAULT_WORK`] words placed on
+    /// route steps; skipped for programs of more than [`Effort::DEFAULT_LARGEST`] route steps,
+    /// so a large program costs what it did without it.
     #[default]
     Default,
     /// Up to 20 times the default's rounds and work, for any size.
@@ -42,11 +42,11 @@ pub enum Effort {
 
 impl Effort {
     pub const DEFAULT_ROUNDS: u64 = 300;
-    pub const DEFAULT_WORK: u64 = 6_000_000;
+    pub const DEFAULT_WORK: u64 = 4_000_000;
     pub const DEFAULT_LARGEST: u64 = 100_000;
 
-    /// (rounds, route steps placed in all, wall-clock limit), or `None` to skip the phase for a
-    /// program of `steps` route steps.
+    /// (rounds, words placed on route steps in all, wall-clock limit), or `None` to skip the
+    /// phase for a program of `steps` route steps.
     fn budget(self, steps: u64) -> Option<(u64, u64, Option<Duration>)> {
         match self {
             Effort::Quick => None,
@@ -97,6 +97,13 @@ pub fn improve(
     let traffic = problem.traffic;
     let n = traffic.messages.len();
     let steps: u64 = problem.steps.iter().map(|s| s.len() as u64).sum();
+    // One round places the whole program again; a long message may be placed word by word.
+    let round_cost: u64 = problem
+        .steps
+        .iter()
+        .zip(&traffic.messages)
+        .map(|(s, m)| (s.len() as u64).saturating_mul(m.size.max(1)))
+        .fold(0u64, u64::saturating_add);
     let Some((rounds, work, time)) = opts.effort.budget(steps) else {
         return Ok(start);
     };
@@ -131,7 +138,8 @@ pub fn improve(
         };
         exact::schedule_order(problem, &order, &Progress::none())
     };
-    let acceptable = |s: &Schedule| period_cap.is_none_or(|cap| period_of(s).is_none_or(|p| p <= cap));
+    let acceptable =
+        |s: &Schedule| period_cap.is_none_or(|cap| period_of(s).is_none_or(|p| p <= cap));
 
     let mut shift = vec![0i64; n];
     let mut cur = run(&shift)?;
@@ -141,12 +149,12 @@ pub fn improve(
     if cur_rank < start_rank && acceptable(&cur) {
         best = Some((cur.clone(), cur_rank));
     }
-    let mut spent = steps;
+    let mut spent = round_cost;
     progress.stage("improve", rounds.min(1 << 20));
     let mut round = 0u64;
     let mut critical = critical_chain(problem, &cur, &sender);
     let mut holders = Holders::of(&cur);
-    while round < rounds && spent.saturating_add(steps) <= work {
+    while round < rounds && spent.saturating_add(round_cost) <= work {
         if let Some(limit) = time {
             if began.elapsed() >= limit {
                 break;
@@ -190,7 +198,7 @@ pub fn improve(
             }
         }
         let s = run(&trial)?;
-        spent = spent.saturating_add(steps);
+        spent = spent.saturating_add(round_cost);
         let r = exact::rank(&s);
         if r <= cur_rank && acceptable(&s) {
             if best.as_ref().map_or(start_rank, |b| b.1) > r {
@@ -363,7 +371,9 @@ mod tests {
         assert!("-1".parse::<Effort>().is_err());
         assert!(Effort::Quick.budget(10).is_none());
         assert!(Effort::Default.budget(Effort::DEFAULT_LARGEST).is_some());
-        assert!(Effort::Default.budget(Effort::DEFAULT_LARGEST + 1).is_none());
+        assert!(Effort::Default
+            .budget(Effort::DEFAULT_LARGEST + 1)
+            .is_none());
         assert!(Effort::Thorough.budget(u64::MAX).is_some());
     }
 }

@@ -90,7 +90,10 @@ mod tests {
             tasks: vec![
                 task(0, vec![Op::Send(0), Op::Send(1), Op::Send(2)]),
                 task(1, vec![Op::Recv(0), Op::Compute(5)]),
-                task(2, vec![Op::Recv(1), Op::Compute(1), Op::Recv(2), Op::Compute(50)]),
+                task(
+                    2,
+                    vec![Op::Recv(1), Op::Compute(1), Op::Recv(2), Op::Compute(50)],
+                ),
             ],
             messages: vec![msg(0, 0, 1, 4), msg(1, 0, 2, 4), msg(2, 0, 2, 40)],
             ..Traffic::default()

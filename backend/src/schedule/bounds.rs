@@ -205,7 +205,7 @@ fn jackson(jobs: impl Iterator<Item = (u64, u64, u64)>, cap: u64) -> u64 {
 /// it then sends (at least its size in cycles) followed by that message's own chain. Waits,
 /// port sharing and latency only add to it. A program whose ops do not form a DAG (it could not
 /// run) gets 0 for the messages on a cycle.
-fn chain_tails(traffic: &Traffic) -> (Vec<usize>, Vec<u64>) {
+pub(crate) fn chain_tails(traffic: &Traffic) -> (Vec<usize>, Vec<u64>) {
     let tasks = traffic.tasks.len();
     let nmsg = traffic.messages.len();
     let mut base = vec![0usize; tasks + 1];

@@ -16,6 +16,7 @@ use std::collections::BinaryHeap;
 
 use super::feedback;
 use super::occupancy::Occupancy;
+use super::priority;
 use super::program::{self, Executor};
 use super::{Hold, Method, Problem, Schedule, ScheduleError, Step};
 use crate::progress::Progress;
@@ -24,7 +25,10 @@ use crate::traffic::MsgId;
 /// Orders among messages released at the same cycle. Several are tried (within [`SEARCH_BUDGET`]); the schedule with the
 /// fewest relaxed deadlines, then least total lateness, then shortest makespan, wins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Priority {
+pub(crate) enum Priority {
+    /// Longest chain of work after the message first ([`priority::critical_to_end`]): what a
+    /// compile-time scheduler knows and a network interface queue does not (SPEC §2).
+    Chain,
     /// Earliest deadline first.
     Deadline,
     /// Least slack first (deadline − size: the latest start that still meets the deadline).
@@ -56,10 +60,19 @@ pub fn schedule_with_progress(
     problem: &Problem,
     progress: &Progress,
 ) -> Result<Schedule, ScheduleError> {
-    let mut best: Option<(Schedule, (usize, u64, u64))> = None;
+    let mut best: Option<(Schedule, Rank)> = None;
     // Every order costs one placement of every step of every route.
     let hops: usize = problem.steps.iter().map(Vec::len).sum();
     let mut tried = 0usize;
+    let chain = priority::critical_to_end(problem.traffic);
+    let pred = priority::stream_predecessor(problem.traffic);
+    // The makespan no order can beat: the search stops there. Computed only when more than
+    // one order will be tried.
+    let floor = if hops.saturating_mul(2) <= SEARCH_BUDGET {
+        super::lower_bound(problem).0
+    } else {
+        0
+    };
     let ideal = if program::is_driven(problem.traffic) {
         program::port_schedule(
             problem.traffic,
@@ -72,6 +85,7 @@ pub fn schedule_with_progress(
         None
     };
     for prio in [
+        Priority::Chain,
         Priority::Ports,
         Priority::Paced,
         Priority::Deadline,
@@ -86,17 +100,19 @@ pub fn schedule_with_progress(
         }
         tried = tried.saturating_add(hops);
         progress.stage("schedule (exact)", problem.traffic.messages.len() as u64);
-        let s = schedule_with(problem, prio, ideal.as_deref(), progress)?;
-        let late: u64 = s
-            .relaxed
-            .iter()
-            .map(|r| r.new_deadline.saturating_sub(r.deadline))
-            .sum();
-        let key = (s.relaxed.len(), late, s.makespan);
+        let order = Order {
+            prio,
+            ideal: ideal.as_deref(),
+            chain: &chain,
+            pred: &pred,
+            shift: None,
+        };
+        let s = schedule_with(problem, &order, progress)?;
+        let key = rank(&s);
         if best.as_ref().is_none_or(|(_, k)| key < *k) {
             best = Some((s, key));
         }
-        if key.0 == 0 {
+        if key.0 <= floor && key.1 == 0 {
             break;
         }
     }
@@ -107,13 +123,65 @@ pub fn schedule_with_progress(
     Ok(s)
 }
 
+/// How schedules are ranked: the makespan (what the program's user waits for, and what
+/// `compare` sets beside the dynamic models), then the fewest relaxed deadlines, then the least
+/// total lateness.
+pub(crate) type Rank = (u64, usize, u64);
+
+pub(crate) fn rank(s: &Schedule) -> Rank {
+    let late: u64 = s
+        .relaxed
+        .iter()
+        .map(|r| r.new_deadline.saturating_sub(r.deadline))
+        .sum();
+    (s.makespan, s.relaxed.len(), late)
+}
+
+/// The order in which released messages are placed.
+pub(crate) struct Order<'a> {
+    pub prio: Priority,
+    /// Per message: the cycle the port-aware ideal timing starts sending it.
+    pub ideal: Option<&'a [u64]>,
+    /// Per message: [`priority::critical_to_end`].
+    pub chain: &'a [u64],
+    /// Per message: the message before it on its stream, placed first.
+    pub pred: &'a [Option<MsgId>],
+    /// Per message: cycles added to (or, negative, taken from) its release in the heap order
+    /// only, never in when it may be sent: a message moved ahead is placed before messages
+    /// released up to that much later (the improvement phase's lever, see `improve`).
+    pub shift: Option<&'a [i64]>,
+}
+
+/// Schedules every message in one given order, without blaming late messages (the improvement
+/// phase tries many orders and blames only the one it keeps).
+pub(crate) fn schedule_order(
+    problem: &Problem,
+    order: &Order,
+    progress: &Progress,
+) -> Result<Schedule, ScheduleError> {
+    schedule_with(problem, order, progress)
+}
+
 /// Heap order: release first, then the priority's tie-breakers, then the message id.
 type Key = (u64, u64, u64, MsgId);
 
-fn key(problem: &Problem, prio: Priority, ideal: Option<&[u64]>, m: MsgId, release: u64) -> Key {
+fn key(problem: &Problem, order: &Order, m: MsgId, release: u64) -> Key {
     let msg = &problem.traffic.messages[m];
     let d = msg.deadline.max(release + msg.size);
-    match prio {
+    let ideal = order.ideal;
+    let shifted = match order.shift.and_then(|s| s.get(m)) {
+        Some(&x) if x < 0 => release.saturating_sub(x.unsigned_abs()),
+        Some(&x) => release.saturating_add(x as u64),
+        None => release,
+    };
+    let release = shifted;
+    match order.prio {
+        Priority::Chain => (
+            release,
+            u64::MAX - order.chain.get(m).copied().unwrap_or(0),
+            d,
+            m,
+        ),
         Priority::Ports => (
             release,
             ideal.and_then(|i| i.get(m).copied()).unwrap_or(u64::MAX),
@@ -134,8 +202,7 @@ fn key(problem: &Problem, prio: Priority, ideal: Option<&[u64]>, m: MsgId, relea
 
 fn schedule_with(
     problem: &Problem,
-    prio: Priority,
-    ideal: Option<&[u64]>,
+    order: &Order,
     progress: &Progress,
 ) -> Result<Schedule, ScheduleError> {
     let traffic = problem.traffic;
@@ -150,14 +217,29 @@ fn schedule_with(
 
     if program::is_driven(traffic) {
         let mut ex = Executor::new(traffic);
+        // Messages of one stream are placed in order (SPEC §2): one whose predecessor is not
+        // placed yet waits here, under its predecessor, until it is.
+        let mut placed_yet = vec![false; n];
+        let mut held: Vec<Option<(Key, u64)>> = vec![None; n];
         loop {
             for (m, at) in ex.run() {
                 let r = at.max(traffic.messages[m].release);
-                heap.push(Reverse((key(problem, prio, ideal, m, r), r)));
+                heap.push(Reverse((key(problem, order, m, r), r)));
             }
-            let Some(Reverse(((_, _, _, m), r))) = heap.pop() else {
+            let Some(Reverse((k, r))) = heap.pop() else {
                 break;
             };
+            let m = k.3;
+            if let Some(p) = order.pred.get(m).copied().flatten() {
+                if !placed_yet[p] {
+                    held[p] = Some((k, r));
+                    continue;
+                }
+            }
+            placed_yet[m] = true;
+            if let Some(next) = held[m].take() {
+                heap.push(Reverse(next));
+            }
             release[m] = r;
             placed_count += 1;
             if placed_count.is_multiple_of(4096) {
@@ -194,7 +276,7 @@ fn schedule_with(
         let first = 0;
         for &m in &in_phase {
             let r = traffic.messages[m].release + shift;
-            heap.push(Reverse((key(problem, prio, ideal, m, r), r)));
+            heap.push(Reverse((key(problem, order, m, r), r)));
         }
         let mut end = 0;
         while let Some(Reverse(((_, _, _, m), r))) = heap.pop() {

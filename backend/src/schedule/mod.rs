@@ -19,10 +19,12 @@ use crate::traffic::{MsgId, Placement, Route, Routing, TaskId, Traffic};
 pub mod bounds;
 pub mod exact;
 pub mod feedback;
+pub mod improve;
 pub mod kernel;
 pub mod lp;
 mod occupancy;
 pub mod periodic;
+pub mod priority;
 pub mod program;
 pub mod verify;
 
@@ -471,7 +473,38 @@ pub fn schedule_with_progress(
     lp_solver: lp::LpSolverKind,
     progress: &Progress,
 ) -> Result<Schedule, ScheduleError> {
+    schedule_with_effort(
+        traffic,
+        network,
+        placement,
+        routing,
+        method,
+        hardware,
+        lp_solver,
+        &improve::Improve::default(),
+        progress,
+    )
+}
+
+/// [`schedule_with_progress`] with the exact scheduler's answer improved as `effort` says
+/// ([`improve`]).
+#[allow(clippy::too_many_arguments)]
+pub fn schedule_with_effort(
+    traffic: &Traffic,
+    network: &Network,
+    placement: &Placement,
+    routing: &Routing,
+    method: Method,
+    hardware: Hardware,
+    lp_solver: lp::LpSolverKind,
+    effort: &improve::Improve,
+    progress: &Progress,
+) -> Result<Schedule, ScheduleError> {
     let problem = Problem::new(traffic, network, placement, routing, hardware)?;
+    let exact = || -> Result<Schedule, ScheduleError> {
+        let s = exact::schedule_with_progress(&problem, progress)?;
+        improve::improve(&problem, s, effort, progress)
+    };
     let solver = || lp::solver(lp_solver).map_err(ScheduleError::Input);
     let checked = |s: Schedule| -> Result<Schedule, ScheduleError> {
         progress.stage("verify", 1);
@@ -485,7 +518,7 @@ pub fn schedule_with_progress(
         Ok(s)
     };
     match method {
-        Method::Exact => checked(exact::schedule_with_progress(&problem, progress)?),
+        Method::Exact => checked(exact()?),
         // The LP splits messages over intervals; a per-transfer set-up would be paid again for
         // every fragment, which its formulation does not count.
         Method::Lp if hardware.setup > 0 => Err(ScheduleError::Input(
@@ -493,15 +526,13 @@ pub fn schedule_with_progress(
              again: with --setup, use --schedule exact or best"
                 .into(),
         )),
-        Method::Best if hardware.setup > 0 => {
-            checked(exact::schedule_with_progress(&problem, progress)?)
-        }
+        Method::Best if hardware.setup > 0 => checked(exact()?),
         Method::Lp => {
             progress.stage("schedule (lp)", 1);
             checked(lp::schedule(&problem, solver()?)?)
         }
         Method::Best => {
-            let e = checked(exact::schedule_with_progress(&problem, progress)?)?;
+            let e = checked(exact()?)?;
             let phases = periodic::bounds(&problem);
             // A schedule that meets every bound and deadline cannot be beaten: the LP is not run.
             let optimal = e.relaxed.is_empty()

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use ttdl_ir::limits::Limits;
 
-use super::ScheduleError;
+use super::{priority, ScheduleError};
 use crate::topology::NodeId;
 use crate::traffic::{Dests, MsgId, Op, PhaseId, TaskId, Traffic};
 
@@ -362,18 +362,90 @@ pub fn port_timing(
     port_schedule(traffic, node_of, ports).map(|(t, a, _)| (t, a))
 }
 
-/// A node's messages waiting for its injection port, by (size, destination nodes), each queue
-/// in release order.
-type Queues = BTreeMap<QueueKey, VecDeque<(u64, MsgId)>>;
+/// A node's messages waiting for its injection port, by (size, destination nodes).
+type Queues = BTreeMap<QueueKey, Queue>;
 type QueueKey = (u64, Dests);
+
+/// One queue of a node's waiting messages: those not yet released at the cycle the port was
+/// last looked at, in release order, and the released ones, longest chain to the end first
+/// (SPEC §2: released writes may leave in any order; [`priority::critical_to_end`] keeps the
+/// messages of one stream in order).
+#[derive(Default)]
+struct Queue {
+    waiting: VecDeque<(u64, MsgId)>,
+    /// (longest chain first, release, message).
+    released: std::collections::BTreeSet<(std::cmp::Reverse<u64>, u64, MsgId)>,
+}
+
+impl Queue {
+    /// Moves the messages released by cycle `t` to the released set.
+    fn release_until(&mut self, t: u64, prio: &[u64]) {
+        while let Some(&(at, m)) = self.waiting.front() {
+            if at > t {
+                break;
+            }
+            self.waiting.pop_front();
+            let p = prio.get(m).copied().unwrap_or(0);
+            self.released.insert((std::cmp::Reverse(p), at, m));
+        }
+    }
+
+    /// The message this queue would send next at `t` (after [`Queue::release_until`]).
+    fn front(&self) -> Option<(std::cmp::Reverse<u64>, u64, MsgId)> {
+        self.released.first().copied()
+    }
+
+    /// A cycle no later than the next at which this queue has a message to send: the release
+    /// of its next released message (already due), else of its first waiting one.
+    fn earliest(&self) -> Option<u64> {
+        let r = self.released.first().map(|e| e.1);
+        let w = self.waiting.front().map(|f| f.0);
+        match (r, w) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn pop(&mut self) -> Option<MsgId> {
+        self.released.pop_first().map(|e| e.2)
+    }
+}
 
 /// [`port_timing`], also giving the cycle each message starts to leave its node (the order the
 /// exact scheduler may follow).
+///
+/// A node's released messages leave in one of two orders, and the timing that ends sooner is
+/// kept (SPEC §2: released writes may leave in any order, a stream's in its own): release
+/// order, or longest chain to the end first ([`priority::critical_to_end`]). Neither greedy
+/// order is best on every program — the chain order sends a farm's slowest job first, release
+/// order keeps a pipeline's frames flowing — so both are timed; on a tie, release order.
 pub fn port_schedule(
     traffic: &Traffic,
     node_of: &[NodeId],
     ports: u32,
 ) -> Result<(Timing, Vec<u64>, Vec<u64>), ScheduleError> {
+    let in_order = port_schedule_by(traffic, node_of, ports, None)?;
+    let prio = priority::critical_to_end(traffic);
+    let by_chain = port_schedule_by(traffic, node_of, ports, Some(&prio))?;
+    let end = |t: &(Timing, Vec<u64>, Vec<u64>)| {
+        t.1.iter().copied().max().unwrap_or(0).max(t.0.makespan())
+    };
+    Ok(if end(&by_chain) < end(&in_order) {
+        by_chain
+    } else {
+        in_order
+    })
+}
+
+/// [`port_schedule`] with the released messages of a node sent by `prio` (largest first), or
+/// in release order when `prio` is `None`.
+fn port_schedule_by(
+    traffic: &Traffic,
+    node_of: &[NodeId],
+    ports: u32,
+    prio: Option<&[u64]>,
+) -> Result<(Timing, Vec<u64>, Vec<u64>), ScheduleError> {
+    let prio = prio.unwrap_or(&[]);
     let node = |t: TaskId| -> Result<NodeId, ScheduleError> {
         node_of
             .get(t)
@@ -426,11 +498,11 @@ pub fn port_schedule(
                     .or_default()
                     .entry((msg.size, remote))
                     .or_default()
+                    .waiting
                     .push_back((at, m));
             }
         }
-        let earliest =
-            |queues: &Queues| queues.values().filter_map(|q| q.front().map(|f| f.0)).min();
+        let earliest = |queues: &Queues| queues.values().filter_map(Queue::earliest).min();
         let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<(u64, NodeId)>> =
             Default::default();
         for (&u, queues) in &pending {
@@ -443,14 +515,14 @@ pub fn port_schedule(
                 continue;
             };
             let t = t.max(inject[u].free_at(t, 1));
-            // The released message (earliest first among equals) whose destinations can all
-            // take it soonest.
-            let mut best: Option<(u64, (u64, MsgId), &QueueKey)> = None;
+            // The released message whose destinations can all take it soonest; among equals,
+            // the one with the longest chain after it, then the earliest released.
+            let mut best: Option<(u64, (std::cmp::Reverse<u64>, u64, MsgId), &QueueKey)> = None;
+            for q in queues.values_mut() {
+                q.release_until(t, prio);
+            }
             for (key, q) in queues.iter() {
-                let Some(&front) = q.front() else { continue };
-                if front.0 > t {
-                    continue;
-                }
+                let Some(front) = q.front() else { continue };
                 let when = key
                     .1
                     .iter()
@@ -468,7 +540,7 @@ pub fn port_schedule(
                 continue;
             };
             let key = key.clone();
-            let Some((_, m)) = queues.get_mut(&key).and_then(VecDeque::pop_front) else {
+            let Some(m) = queues.get_mut(&key).and_then(Queue::pop) else {
                 continue;
             };
             let size = key.0;

@@ -284,6 +284,7 @@ table! {
     "range" 1 3 range;
     "iota" 1 3 iota;
     "string-append" 0 _ string_append;
+    "string-length" 1 1 string_length;
     "symbol->string" 1 1 symbol_to_string;
     "string->symbol" 1 1 string_to_symbol;
     "number->string" 1 1 number_to_string;
@@ -628,6 +629,10 @@ fn string_append(m: &mut Machine, a: &Args) -> R<Value> {
         check_size(a, out.len() as u64, Limits::STRING_LENGTH, "bytes")?;
     }
     Ok(Value::str(out))
+}
+/// `(string-length S)`: its length in characters, as `length` counts a string.
+fn string_length(m: &mut Machine, a: &Args) -> R<Value> {
+    Ok(Value::Int(a.string(m, 0)?.chars().count() as i64))
 }
 fn symbol_to_string(m: &mut Machine, a: &Args) -> R<Value> {
     match a.get(0) {

@@ -24,7 +24,7 @@ pub struct BuiltinDef {
 }
 
 /// Builtins the evaluator makes without the call through the table, on their common arguments
-/// (two integers, a few values to cons up); anything else goes through the builtin itself, so
+/// (two integers, a few values to cons up, a list to read, a value to test); anything else goes through the builtin itself, so
 /// results and errors are the builtin's own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
@@ -37,6 +37,21 @@ pub enum Op {
     Modulo,
     NumEq,
     Lt,
+    Gt,
+    Le,
+    Ge,
+    Car,
+    Cdr,
+    Cadr,
+    Caddr,
+    Cddr,
+    Nth,
+    ListRef,
+    Length,
+    NullP,
+    PairP,
+    Not,
+    EqP,
 }
 
 impl Op {
@@ -52,6 +67,28 @@ impl Op {
             ("mod", Op::Modulo),
             ("=", Op::NumEq),
             ("<", Op::Lt),
+            (">", Op::Gt),
+            ("<=", Op::Le),
+            (">=", Op::Ge),
+            ("car", Op::Car),
+            ("first", Op::Car),
+            ("cdr", Op::Cdr),
+            ("rest", Op::Cdr),
+            ("cadr", Op::Cadr),
+            ("second", Op::Cadr),
+            ("caddr", Op::Caddr),
+            ("third", Op::Caddr),
+            ("cddr", Op::Cddr),
+            ("nth", Op::Nth),
+            ("list-ref", Op::ListRef),
+            ("length", Op::Length),
+            ("null?", Op::NullP),
+            ("null", Op::NullP),
+            ("pair?", Op::PairP),
+            ("consp", Op::PairP),
+            ("not", Op::Not),
+            ("eq?", Op::EqP),
+            ("eql", Op::EqP),
         ];
         let mut i = 0;
         while i < OPS.len() {

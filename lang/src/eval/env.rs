@@ -168,6 +168,28 @@ impl Env {
         }
     }
 
+    /// Empties this scope's innermost frame for reuse by another call, when no one else holds it
+    /// (no closure captured it): its values and its parent are let go, its storage kept. `None`
+    /// when the frame is shared, which then lives on as before.
+    pub fn recycle(mut self) -> Option<Env> {
+        let frame = Rc::get_mut(self.0.as_mut()?)?;
+        // Each value drops on its own: lists and closures take long chains apart without
+        // recursion (see `Frame`'s `Drop`).
+        frame.vars.get_mut().clear();
+        frame.parent = Env::new();
+        Some(self)
+    }
+
+    /// A frame from [`Env::recycle`] put in front of `parent`, as [`Env::extend`] makes one;
+    /// `false` if the frame is held elsewhere after all.
+    fn reuse_in_front_of(&mut self, parent: &Env) -> bool {
+        let Some(frame) = self.0.as_mut().and_then(Rc::get_mut) else {
+            return false;
+        };
+        frame.parent = parent.clone();
+        true
+    }
+
     /// Every local name, innermost first (for suggestions).
     pub fn names(&self) -> Vec<Sym> {
         let mut out = Vec::new();
@@ -240,5 +262,45 @@ impl LocalNames {
     #[inline]
     pub fn may_hold(&self, sym: Sym) -> bool {
         self.bound.get(sym.index()).copied().unwrap_or(false)
+    }
+}
+
+/// Emptied frames kept for the next calls and `let`s, so a call costs no allocation of its frame
+/// (a procedure call's frame is, in most programs, let go when the call returns). A copy of the
+/// machine (a snapshot) starts with none: the pooled frames are never shared.
+#[derive(Debug, Default)]
+pub struct FramePool {
+    frames: Vec<Env>,
+}
+
+/// Frames kept at most: enough for the calls of a recursion's few hottest levels, little memory.
+const POOL_FRAMES: usize = 64;
+
+impl Clone for FramePool {
+    fn clone(&self) -> Self {
+        FramePool::default()
+    }
+}
+
+impl FramePool {
+    /// A new, empty frame in front of `parent`: a pooled one when there is one.
+    #[inline]
+    pub fn extend(&mut self, parent: &Env, capacity: usize) -> Env {
+        if let Some(mut env) = self.frames.pop() {
+            if env.reuse_in_front_of(parent) {
+                return env;
+            }
+        }
+        parent.extend(capacity)
+    }
+
+    /// Takes back a frame whose call or `let` is over, if no one else holds it.
+    #[inline]
+    pub fn give_back(&mut self, env: Env) {
+        if self.frames.len() < POOL_FRAMES {
+            if let Some(env) = env.recycle() {
+                self.frames.push(env);
+            }
+        }
     }
 }

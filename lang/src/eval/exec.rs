@@ -26,14 +26,111 @@ const STACK_CHECK_EVERY: usize = 8;
 /// Builtin calls with at most this many arguments pass them in a buffer on the Rust stack.
 const INLINE_ARGS: usize = 4;
 
+/// Lets go of an argument a builtin made in place has read: the caller forgets the argument
+/// buffer, so anything it owns must go here.
+#[inline(always)]
+fn release(v: &mut Value) {
+    if v.owns_something() {
+        drop(std::mem::take(v));
+    }
+}
+
+/// Element `n` of a list (`nil` past its end), as `nth` and `cadr` read it; `None` when `l` is not
+/// a list, for the builtin to report.
+#[inline]
+fn element(l: &Value, n: usize) -> Option<Value> {
+    match l {
+        Value::Pair(_) | Value::Nil => Some(l.iter().nth(n).map_or(Value::Nil, |v| Value::clone(&v))),
+        _ => None,
+    }
+}
+
 /// The builtins made in place on their common arguments: consing moves the evaluated values into
-/// the cells (no count taken and given back), and integer arithmetic skips the table call. `None`
-/// sends the call to the builtin itself, which gives the same answer or the error it always did
-/// (the checked operations below fail exactly where the builtin's do).
+/// the cells (no count taken and given back), integer arithmetic and comparison, the list
+/// accessors and the predicates skip the table call. `None` sends the call to the builtin
+/// itself, which gives the same answer or the error it always did (each case below answers only
+/// where the builtin answers the same, and the checked operations fail exactly where the
+/// builtin's do).
 #[inline]
 fn fast_builtin(op: Op, vals: &mut [Value]) -> Option<Value> {
     use std::mem::take;
     Some(match (op, vals) {
+        (Op::Car, [x]) => {
+            let v = match x {
+                Value::Pair(c) => Value::clone(&c.car()),
+                Value::Nil => Value::Nil,
+                _ => return None,
+            };
+            release(x);
+            v
+        }
+        (Op::Cdr, [x]) => {
+            let v = match x {
+                Value::Pair(c) => Value::clone(&c.cdr()),
+                Value::Nil => Value::Nil,
+                _ => return None,
+            };
+            release(x);
+            v
+        }
+        (Op::Cddr, [x]) => {
+            let v = match x {
+                Value::Pair(c) => c.cdr().pair().map_or(Value::Nil, |d| Value::clone(&d.cdr())),
+                Value::Nil => Value::Nil,
+                _ => return None,
+            };
+            release(x);
+            v
+        }
+        (Op::Cadr, [x]) => {
+            let v = element(x, 1)?;
+            release(x);
+            v
+        }
+        (Op::Caddr, [x]) => {
+            let v = element(x, 2)?;
+            release(x);
+            v
+        }
+        (Op::Nth, [Value::Int(n), l]) if *n >= 0 => {
+            let v = element(l, *n as usize)?;
+            release(l);
+            v
+        }
+        (Op::ListRef, [l, Value::Int(n)]) if *n >= 0 => {
+            let v = element(l, *n as usize)?;
+            release(l);
+            v
+        }
+        (Op::Length, [l @ (Value::Pair(_) | Value::Nil)]) => {
+            let n = l.list_len()?;
+            release(l);
+            Value::Int(i64::try_from(n).ok()?)
+        }
+        (Op::NullP, [x]) => {
+            let v = matches!(x, Value::Nil);
+            release(x);
+            Value::Bool(v)
+        }
+        (Op::PairP, [x]) => {
+            let v = matches!(x, Value::Pair(_));
+            release(x);
+            Value::Bool(v)
+        }
+        (Op::Not, [x]) => {
+            let v = !x.is_true();
+            release(x);
+            Value::Bool(v)
+        }
+        (Op::EqP, [a, b]) => {
+            let v = a.is_eq(b);
+            release(a);
+            release(b);
+            Value::Bool(v)
+        }
+        (Op::Gt, [Value::Int(x), Value::Int(y)]) => Value::Bool(x > y),
+        (Op::Le, [Value::Int(x), Value::Int(y)]) => Value::Bool(x <= y),
+        (Op::Ge, [Value::Int(x), Value::Int(y)]) => Value::Bool(x >= y),
         (Op::Cons, [car, cdr]) => Value::cons(take(car), take(cdr)),
         (Op::List, vals) => vals
             .iter_mut()
@@ -62,6 +159,15 @@ pub enum Flow {
     Value(Value),
     /// Call this closure with these arguments (from this call site) in place of the caller.
     Tail(Rc<Closure>, Vec<Value>, Span),
+    /// Run this closure's body in this frame, its parameters already bound (a call whose
+    /// arguments fit the parameters exactly), in place of the caller.
+    Bound(Rc<Closure>, Env, Span),
+}
+
+/// How a closure's frame is made: from evaluated arguments, or already bound.
+enum Entry {
+    Args(Vec<Value>),
+    Frame(Env),
 }
 
 impl Machine {
@@ -122,7 +228,8 @@ impl Machine {
         }
         match self.eval_flow(node, env)? {
             Flow::Value(v) => Ok(v),
-            Flow::Tail(c, args, span) => self.call_closure(c, args, span),
+            Flow::Tail(c, args, span) => self.enter(c, Entry::Args(args), span),
+            Flow::Bound(c, frame, span) => self.enter(c, Entry::Frame(frame), span),
         }
     }
 
@@ -190,6 +297,11 @@ impl Machine {
 
     /// A non-tail call of a closure: counts depth, then runs it (and its tail calls) to the end.
     pub fn call_closure(&mut self, c: Rc<Closure>, args: Vec<Value>, span: Span) -> R<Value> {
+        self.enter(c, Entry::Args(args), span)
+    }
+
+    /// [`Machine::call_closure`], the frame made either way.
+    fn enter(&mut self, c: Rc<Closure>, entry: Entry, span: Span) -> R<Value> {
         if self.depth >= self.budget.depth {
             return Err(Diagnostic::new(
                 "runaway-recursion",
@@ -206,7 +318,7 @@ impl Machine {
         }
         self.depth += 1;
         let name = c.name();
-        let r = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.run_closure(c, args, span));
+        let r = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.run_closure(c, entry, span));
         self.depth -= 1;
         r.map_err(|d| self.add_call_site(d, name, span))
     }
@@ -256,24 +368,33 @@ impl Machine {
         r
     }
 
-    fn run_closure(
-        &mut self,
-        mut c: Rc<Closure>,
-        mut args: Vec<Value>,
-        mut span: Span,
-    ) -> R<Value> {
+    fn run_closure(&mut self, mut c: Rc<Closure>, mut entry: Entry, mut span: Span) -> R<Value> {
         loop {
-            let env = self.bind_args(&c, args, span)?;
+            let env = match entry {
+                Entry::Args(args) => self.bind_args(&c, args, span)?,
+                Entry::Frame(env) => env,
+            };
             let flow = self.eval_body_flow(&c.lambda.body, &env)?;
-            match flow {
+            // The call is over: its frame serves the next one unless a closure captured it.
+            self.frames.give_back(env);
+            (c, entry, span) = match flow {
                 Flow::Value(v) => return Ok(v),
-                Flow::Tail(next, next_args, next_span) => {
-                    c = next;
-                    args = next_args;
-                    span = next_span;
-                }
-            }
+                Flow::Tail(next, args, next_span) => (next, Entry::Args(args), next_span),
+                Flow::Bound(next, frame, next_span) => (next, Entry::Frame(frame), next_span),
+            };
         }
+    }
+
+    /// Whether a call of `c` with `n` arguments can bind them straight into its frame: a
+    /// procedure (not a communication pattern, whose first argument sets the task context) of
+    /// exactly `n` required parameters, so no arity error or default can arise.
+    #[inline]
+    fn binds_directly(c: &Closure, n: usize) -> bool {
+        let l = &c.lambda;
+        c.kind != ClosureKind::Comm
+            && l.required.len() == n
+            && l.optional.is_empty()
+            && l.rest.is_none()
     }
 
     pub fn arity_error(&self, l: &Lambda, got: usize, span: Span) -> Diagnostic {
@@ -303,7 +424,7 @@ impl Machine {
         if n < l.required.len() || (l.rest.is_none() && n > max) {
             return Err(self.arity_error(l, n, span));
         }
-        let env = c.env.extend(max + usize::from(l.rest.is_some()));
+        let env = self.frames.extend(&c.env, max + usize::from(l.rest.is_some()));
         let mut it = args.into_iter();
         for &p in &l.required {
             self.bind(&env, p, it.next().unwrap_or(Value::Nil));
@@ -331,11 +452,13 @@ impl Machine {
         if body.defines.is_empty() {
             return self.eval_seq_flow(&body.forms, env);
         }
-        let env = env.extend(body.defines.len());
+        let env = self.frames.extend(env, body.defines.len());
         for &d in &body.defines {
             self.bind(&env, d, Value::Nil);
         }
-        self.eval_seq_flow(&body.forms, &env)
+        let r = self.eval_seq_flow(&body.forms, &env);
+        self.frames.give_back(env);
+        r
     }
 
     fn eval_seq_flow(&mut self, forms: &[Node], env: &Env) -> R<Flow> {
@@ -442,6 +565,20 @@ impl Machine {
                     return builtins::call(self, b, &vals[..args.len()], node.span, arg_spans)
                         .map(Flow::Value);
                 }
+                // A procedure whose parameters the arguments fit exactly: each argument goes
+                // straight into its frame (a pooled one), so the call allocates nothing. The
+                // arguments are evaluated in the same order, with the same steps.
+                let f = match f {
+                    Value::Closure(c) if Self::binds_directly(&c, args.len()) => {
+                        let frame = self.frames.extend(&c.env, args.len());
+                        for (&p, a) in c.lambda.required.iter().zip(args) {
+                            let v = self.eval(a, env)?;
+                            self.bind(&frame, p, v);
+                        }
+                        return Ok(Flow::Bound(c, frame, node.span));
+                    }
+                    f => f,
+                };
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {
                     vals.push(self.eval(a, env)?);
@@ -559,7 +696,7 @@ impl Machine {
                 body,
                 sequential,
             } => {
-                let inner = env.extend(bindings.len());
+                let inner = self.frames.extend(env, bindings.len());
                 for (name, init) in bindings {
                     let v = if *sequential {
                         self.eval(init, &inner)?
@@ -568,7 +705,9 @@ impl Machine {
                     };
                     self.bind(&inner, *name, v);
                 }
-                return self.eval_body_flow(body, &inner);
+                let r = self.eval_body_flow(body, &inner);
+                self.frames.give_back(inner);
+                return r;
             }
             NodeKind::Lambda(l) => self.make_closure(l, env, ClosureKind::Lambda),
             NodeKind::Define { name, value, local } => {

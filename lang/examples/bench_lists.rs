@@ -151,7 +151,11 @@ fn scheme_program(p: &Program, scale: f64) -> String {
 
 /// The Scheme program as a user runs it: just the call and its printed value.
 fn scheme_script(p: &Program, scale: f64) -> String {
-    format!("{}\n(display {}) (newline)\n", p.body.trim(), (p.call)(scale))
+    format!(
+        "{}\n(display {}) (newline)\n",
+        p.body.trim(),
+        (p.call)(scale)
+    )
 }
 
 fn main() {

@@ -40,7 +40,9 @@ fn release(v: &mut Value) {
 #[inline]
 fn element(l: &Value, n: usize) -> Option<Value> {
     match l {
-        Value::Pair(_) | Value::Nil => Some(l.iter().nth(n).map_or(Value::Nil, |v| Value::clone(&v))),
+        Value::Pair(_) | Value::Nil => {
+            Some(l.iter().nth(n).map_or(Value::Nil, |v| Value::clone(&v)))
+        }
         _ => None,
     }
 }
@@ -75,7 +77,10 @@ fn fast_builtin(op: Op, vals: &mut [Value]) -> Option<Value> {
         }
         (Op::Cddr, [x]) => {
             let v = match x {
-                Value::Pair(c) => c.cdr().pair().map_or(Value::Nil, |d| Value::clone(&d.cdr())),
+                Value::Pair(c) => c
+                    .cdr()
+                    .pair()
+                    .map_or(Value::Nil, |d| Value::clone(&d.cdr())),
                 Value::Nil => Value::Nil,
                 _ => return None,
             };
@@ -424,7 +429,9 @@ impl Machine {
         if n < l.required.len() || (l.rest.is_none() && n > max) {
             return Err(self.arity_error(l, n, span));
         }
-        let env = self.frames.extend(&c.env, max + usize::from(l.rest.is_some()));
+        let env = self
+            .frames
+            .extend(&c.env, max + usize::from(l.rest.is_some()));
         let mut it = args.into_iter();
         for &p in &l.required {
             self.bind(&env, p, it.next().unwrap_or(Value::Nil));
@@ -884,5 +891,112 @@ impl Machine {
                 Value::list(out)
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Interpreter, Limits};
+
+    fn run(src: &str) -> String {
+        let mut i = Interpreter::new(Limits::default());
+        match i.eval_source("t.ttdl", src) {
+            Ok(v) => v,
+            Err(d) => format!("error: {} / {}", d[0].code, d[0].message),
+        }
+    }
+
+    /// A builtin made in place answers as the builtin itself does (reached through `apply`,
+    /// which always calls the table), on lists, improper lists, atoms and wrong types alike,
+    /// errors included.
+    #[test]
+    fn builtins_made_in_place_answer_as_the_table_does() {
+        let ones = [
+            "car", "cdr", "first", "rest", "cadr", "second", "caddr", "third", "cddr", "length",
+            "null?", "null", "pair?", "consp", "not",
+        ];
+        let values = [
+            "'()",
+            "'(1)",
+            "'(1 2)",
+            "'(1 2 3 4)",
+            "'(1 . 2)",
+            "'(1 2 . 3)",
+            "'((a b) c)",
+            "5",
+            "\"str\"",
+            "'sym",
+            "#f",
+            "#t",
+        ];
+        for f in ones {
+            for v in values {
+                let direct = run(&format!("({f} {v})"));
+                let table = run(&format!("(apply {f} (list {v}))"));
+                assert_eq!(direct, table, "({f} {v})");
+            }
+        }
+        let twos = [
+            "eq?", "eql", "nth", "list-ref", ">", "<=", ">=", "<", "=", "+", "-", "*", "modulo",
+        ];
+        let pairs = [
+            ("0", "'(1 2)"),
+            ("1", "'(1 2)"),
+            ("5", "'(1 2)"),
+            ("-1", "'(1 2)"),
+            ("1", "'(1 . 2)"),
+            ("'(1 2)", "1"),
+            ("'(1 2)", "-1"),
+            ("3", "3"),
+            ("3", "4"),
+            ("4", "3"),
+            ("9223372036854775807", "1"),
+            ("3", "2.5"),
+            ("'a", "'a"),
+            ("\"s\"", "\"s\""),
+            ("'(1)", "'(1)"),
+            ("nil", "nil"),
+            ("7", "0"),
+        ];
+        for f in twos {
+            for (a, b) in pairs {
+                let direct = run(&format!("({f} {a} {b})"));
+                let table = run(&format!("(apply {f} (list {a} {b}))"));
+                assert_eq!(direct, table, "({f} {a} {b})");
+            }
+        }
+        assert_eq!(run("(let ((l '(1 2))) (eq? l l))"), "#t");
+    }
+
+    /// Frames are reused once their call is over, but never one a closure still holds.
+    #[test]
+    fn reused_frames_never_change_a_captured_one() {
+        assert_eq!(
+            run("(define (adder n) (lambda (x) (+ x n))) \
+                 (define a (adder 1)) (define b (adder 10)) \
+                 (define (f x y) (+ x y)) (f 100 200) (f 300 400) \
+                 (list (a 1) (b 1))"),
+            "(2 11)"
+        );
+        assert_eq!(
+            run(
+                "(define (make k) (let ((v (* k 2))) (lambda () (list k v)))) \
+                 (define ps (map make '(1 2 3))) (map (lambda (p) (p)) ps)"
+            ),
+            "((1 2) (2 4) (3 6))"
+        );
+        // A tail call that passes a closure capturing the caller's frame.
+        assert_eq!(
+            run(
+                "(define (loop i acc) (if (= i 3) (map (lambda (g) (g)) acc) \
+                 (loop (+ i 1) (cons (lambda () i) acc)))) (loop 0 nil)"
+            ),
+            "(2 1 0)"
+        );
+        // Arity errors still name the procedure.
+        assert_eq!(
+            run("(define (g a b) a) (g 1)"),
+            "error: arity / `g` takes 2 arguments, but 1 was given"
+        );
     }
 }

@@ -17,6 +17,21 @@ use super::resolve::Slot;
 use super::symbol::Sym;
 use super::value::Value;
 
+/// A copy of a value (a new reference to what it shares), made in place for the values most
+/// copied — integers, `nil`, booleans, symbols and lists — where the derived `clone` of the whole
+/// enum is a call: reading a variable, a constant or a list element is mostly this.
+#[inline(always)]
+pub(crate) fn share(v: &Value) -> Value {
+    match v {
+        Value::Int(i) => Value::Int(*i),
+        Value::Nil => Value::Nil,
+        Value::Pair(c) => Value::Pair(c.clone()),
+        Value::Bool(b) => Value::Bool(*b),
+        Value::Symbol(s) => Value::Symbol(*s),
+        other => other.clone(),
+    }
+}
+
 #[derive(Debug)]
 struct Frame {
     vars: RefCell<Vec<(Sym, Value)>>,
@@ -73,7 +88,9 @@ impl Env {
         })))
     }
 
-    /// Adds a binding to the innermost frame (which must exist: made by `extend`).
+    /// Adds a binding to the innermost frame (which must exist: made by `extend`). Always
+    /// inlined, as [`Env::get_at`], so the value is not passed through memory.
+    #[inline(always)]
     pub fn push(&self, sym: Sym, value: Value) {
         if let Some(f) = &self.0 {
             f.vars.borrow_mut().push((sym, value));
@@ -110,7 +127,7 @@ impl Env {
     pub fn get_at(&self, slot: Slot, sym: Sym) -> Option<Value> {
         let vars = self.frame_at(slot.depth)?.vars.borrow();
         match vars.get(slot.index as usize) {
-            Some((s, v)) if *s == sym => Some(v.clone()),
+            Some((s, v)) if *s == sym => Some(share(v)),
             _ => None,
         }
     }
@@ -175,7 +192,15 @@ impl Env {
         let frame = Rc::get_mut(self.0.as_mut()?)?;
         // Each value drops on its own: lists and closures take long chains apart without
         // recursion (see `Frame`'s `Drop`).
-        frame.vars.get_mut().clear();
+        let vars = frame.vars.get_mut();
+        while let Some((_, v)) = vars.pop() {
+            // Most are integers or `nil`: nothing to run a drop for.
+            if v.owns_something() {
+                drop(v);
+            } else {
+                std::mem::forget(v);
+            }
+        }
         frame.parent = Env::new();
         Some(self)
     }

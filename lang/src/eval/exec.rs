@@ -7,11 +7,12 @@
 use std::rc::Rc;
 
 use super::ast::{Body, Lambda, Node, NodeKind, Quasi, QuasiItem};
+use super::builtins;
 use super::builtins::Op;
+use super::env::{share, Env};
 use super::machine::{closest, type_error, Machine, R};
 use super::symbol::Sym;
 use super::value::{Closure, ClosureKind, Value};
-use super::{builtins, env::Env};
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 
@@ -40,9 +41,7 @@ fn release(v: &mut Value) {
 #[inline]
 fn element(l: &Value, n: usize) -> Option<Value> {
     match l {
-        Value::Pair(_) | Value::Nil => {
-            Some(l.iter().nth(n).map_or(Value::Nil, |v| Value::clone(&v)))
-        }
+        Value::Pair(_) | Value::Nil => Some(l.iter().nth(n).map_or(Value::Nil, |v| share(&v))),
         _ => None,
     }
 }
@@ -59,7 +58,7 @@ fn fast_builtin(op: Op, vals: &mut [Value]) -> Option<Value> {
     Some(match (op, vals) {
         (Op::Car, [x]) => {
             let v = match x {
-                Value::Pair(c) => Value::clone(&c.car()),
+                Value::Pair(c) => share(&c.car()),
                 Value::Nil => Value::Nil,
                 _ => return None,
             };
@@ -68,7 +67,7 @@ fn fast_builtin(op: Op, vals: &mut [Value]) -> Option<Value> {
         }
         (Op::Cdr, [x]) => {
             let v = match x {
-                Value::Pair(c) => Value::clone(&c.cdr()),
+                Value::Pair(c) => share(&c.cdr()),
                 Value::Nil => Value::Nil,
                 _ => return None,
             };
@@ -77,10 +76,7 @@ fn fast_builtin(op: Op, vals: &mut [Value]) -> Option<Value> {
         }
         (Op::Cddr, [x]) => {
             let v = match x {
-                Value::Pair(c) => c
-                    .cdr()
-                    .pair()
-                    .map_or(Value::Nil, |d| Value::clone(&d.cdr())),
+                Value::Pair(c) => c.cdr().pair().map_or(Value::Nil, |d| share(&d.cdr())),
                 Value::Nil => Value::Nil,
                 _ => return None,
             };
@@ -182,7 +178,7 @@ impl Machine {
         match &node.kind {
             NodeKind::Const(v) => {
                 self.step(node.span)?;
-                return Ok(v.clone());
+                return Ok(share(v));
             }
             NodeKind::Local(sym, slot) => {
                 self.step(node.span)?;
@@ -487,8 +483,10 @@ impl Machine {
     }
 
     /// Binds a local variable in the innermost frame of `env`. Every local binding is made here,
-    /// so the machine knows which names have ever been bound locally.
-    #[inline]
+    /// so the machine knows which names have ever been bound locally. Always inlined: passed to
+    /// a call, the value was written to memory as two words and read back as one 16-byte piece,
+    /// which the store buffer cannot forward (a stall on every argument bound).
+    #[inline(always)]
     fn bind(&mut self, env: &Env, sym: Sym, value: Value) {
         self.locals.mark(sym);
         env.push(sym, value);
@@ -514,7 +512,7 @@ impl Machine {
     #[inline]
     fn lookup_global(&self, sym: Sym, env: &Env, span: Span) -> R<Value> {
         match self.globals.get(sym) {
-            Some(v) => Ok(v.clone()),
+            Some(v) => Ok(share(v)),
             None => self.lookup(sym, env, span),
         }
     }
@@ -540,7 +538,7 @@ impl Machine {
     pub fn eval_flow(&mut self, node: &Node, env: &Env) -> R<Flow> {
         self.step(node.span)?;
         let v = match &node.kind {
-            NodeKind::Const(v) => v.clone(),
+            NodeKind::Const(v) => share(v),
             NodeKind::Local(sym, slot) => match env.get_at(*slot, *sym) {
                 Some(v) => v,
                 None => self.lookup(*sym, env, node.span)?,

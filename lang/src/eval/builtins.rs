@@ -24,7 +24,7 @@ pub struct BuiltinDef {
 }
 
 /// Builtins the evaluator makes without the call through the table, on their common arguments
-/// (two integers, a few values to cons up); anything else goes through the builtin itself, so
+/// (two integers, a few values to cons up, a list to read, a value to test); anything else goes through the builtin itself, so
 /// results and errors are the builtin's own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
@@ -37,6 +37,21 @@ pub enum Op {
     Modulo,
     NumEq,
     Lt,
+    Gt,
+    Le,
+    Ge,
+    Car,
+    Cdr,
+    Cadr,
+    Caddr,
+    Cddr,
+    Nth,
+    ListRef,
+    Length,
+    NullP,
+    PairP,
+    Not,
+    EqP,
 }
 
 impl Op {
@@ -52,6 +67,28 @@ impl Op {
             ("mod", Op::Modulo),
             ("=", Op::NumEq),
             ("<", Op::Lt),
+            (">", Op::Gt),
+            ("<=", Op::Le),
+            (">=", Op::Ge),
+            ("car", Op::Car),
+            ("first", Op::Car),
+            ("cdr", Op::Cdr),
+            ("rest", Op::Cdr),
+            ("cadr", Op::Cadr),
+            ("second", Op::Cadr),
+            ("caddr", Op::Caddr),
+            ("third", Op::Caddr),
+            ("cddr", Op::Cddr),
+            ("nth", Op::Nth),
+            ("list-ref", Op::ListRef),
+            ("length", Op::Length),
+            ("null?", Op::NullP),
+            ("null", Op::NullP),
+            ("pair?", Op::PairP),
+            ("consp", Op::PairP),
+            ("not", Op::Not),
+            ("eq?", Op::EqP),
+            ("eql", Op::EqP),
         ];
         let mut i = 0;
         while i < OPS.len() {
@@ -284,6 +321,7 @@ table! {
     "range" 1 3 range;
     "iota" 1 3 iota;
     "string-append" 0 _ string_append;
+    "string-length" 1 1 string_length;
     "symbol->string" 1 1 symbol_to_string;
     "string->symbol" 1 1 string_to_symbol;
     "number->string" 1 1 number_to_string;
@@ -628,6 +666,10 @@ fn string_append(m: &mut Machine, a: &Args) -> R<Value> {
         check_size(a, out.len() as u64, Limits::STRING_LENGTH, "bytes")?;
     }
     Ok(Value::str(out))
+}
+/// `(string-length S)`: its length in characters, as `length` counts a string.
+fn string_length(m: &mut Machine, a: &Args) -> R<Value> {
+    Ok(Value::Int(a.string(m, 0)?.chars().count() as i64))
 }
 fn symbol_to_string(m: &mut Machine, a: &Args) -> R<Value> {
     match a.get(0) {

@@ -17,6 +17,21 @@ use super::resolve::Slot;
 use super::symbol::Sym;
 use super::value::Value;
 
+/// A copy of a value (a new reference to what it shares), made in place for the values most
+/// copied — integers, `nil`, booleans, symbols and lists — where the derived `clone` of the whole
+/// enum is a call: reading a variable, a constant or a list element is mostly this.
+#[inline(always)]
+pub(crate) fn share(v: &Value) -> Value {
+    match v {
+        Value::Int(i) => Value::Int(*i),
+        Value::Nil => Value::Nil,
+        Value::Pair(c) => Value::Pair(c.clone()),
+        Value::Bool(b) => Value::Bool(*b),
+        Value::Symbol(s) => Value::Symbol(*s),
+        other => other.clone(),
+    }
+}
+
 #[derive(Debug)]
 struct Frame {
     vars: RefCell<Vec<(Sym, Value)>>,
@@ -73,7 +88,9 @@ impl Env {
         })))
     }
 
-    /// Adds a binding to the innermost frame (which must exist: made by `extend`).
+    /// Adds a binding to the innermost frame (which must exist: made by `extend`). Always
+    /// inlined, as [`Env::get_at`], so the value is not passed through memory.
+    #[inline(always)]
     pub fn push(&self, sym: Sym, value: Value) {
         if let Some(f) = &self.0 {
             f.vars.borrow_mut().push((sym, value));
@@ -110,7 +127,7 @@ impl Env {
     pub fn get_at(&self, slot: Slot, sym: Sym) -> Option<Value> {
         let vars = self.frame_at(slot.depth)?.vars.borrow();
         match vars.get(slot.index as usize) {
-            Some((s, v)) if *s == sym => Some(v.clone()),
+            Some((s, v)) if *s == sym => Some(share(v)),
             _ => None,
         }
     }
@@ -166,6 +183,36 @@ impl Env {
             }
             _ => false,
         }
+    }
+
+    /// Empties this scope's innermost frame for reuse by another call, when no one else holds it
+    /// (no closure captured it): its values and its parent are let go, its storage kept. `None`
+    /// when the frame is shared, which then lives on as before.
+    pub fn recycle(mut self) -> Option<Env> {
+        let frame = Rc::get_mut(self.0.as_mut()?)?;
+        // Each value drops on its own: lists and closures take long chains apart without
+        // recursion (see `Frame`'s `Drop`).
+        let vars = frame.vars.get_mut();
+        while let Some((_, v)) = vars.pop() {
+            // Most are integers or `nil`: nothing to run a drop for.
+            if v.owns_something() {
+                drop(v);
+            } else {
+                std::mem::forget(v);
+            }
+        }
+        frame.parent = Env::new();
+        Some(self)
+    }
+
+    /// A frame from [`Env::recycle`] put in front of `parent`, as [`Env::extend`] makes one;
+    /// `false` if the frame is held elsewhere after all.
+    fn reuse_in_front_of(&mut self, parent: &Env) -> bool {
+        let Some(frame) = self.0.as_mut().and_then(Rc::get_mut) else {
+            return false;
+        };
+        frame.parent = parent.clone();
+        true
     }
 
     /// Every local name, innermost first (for suggestions).
@@ -240,5 +287,45 @@ impl LocalNames {
     #[inline]
     pub fn may_hold(&self, sym: Sym) -> bool {
         self.bound.get(sym.index()).copied().unwrap_or(false)
+    }
+}
+
+/// Emptied frames kept for the next calls and `let`s, so a call costs no allocation of its frame
+/// (a procedure call's frame is, in most programs, let go when the call returns). A copy of the
+/// machine (a snapshot) starts with none: the pooled frames are never shared.
+#[derive(Debug, Default)]
+pub struct FramePool {
+    frames: Vec<Env>,
+}
+
+/// Frames kept at most: enough for the calls of a recursion's few hottest levels, little memory.
+const POOL_FRAMES: usize = 64;
+
+impl Clone for FramePool {
+    fn clone(&self) -> Self {
+        FramePool::default()
+    }
+}
+
+impl FramePool {
+    /// A new, empty frame in front of `parent`: a pooled one when there is one.
+    #[inline]
+    pub fn extend(&mut self, parent: &Env, capacity: usize) -> Env {
+        if let Some(mut env) = self.frames.pop() {
+            if env.reuse_in_front_of(parent) {
+                return env;
+            }
+        }
+        parent.extend(capacity)
+    }
+
+    /// Takes back a frame whose call or `let` is over, if no one else holds it.
+    #[inline]
+    pub fn give_back(&mut self, env: Env) {
+        if self.frames.len() < POOL_FRAMES {
+            if let Some(env) = env.recycle() {
+                self.frames.push(env);
+            }
+        }
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use ttdl_ir::traffic::{Target, TaskId};
 
 use super::builtins;
-use super::env::{Globals, LocalNames};
+use super::env::{FramePool, Globals, LocalNames};
 use super::symbol::{Interner, Sym};
 use super::value::{NetValue, Value};
 use crate::comm::{Comm, CommLimits};
@@ -73,6 +73,8 @@ pub struct Machine {
     /// Whether a long `iterate` whose iterations repeat is recorded once with its count
     /// (see `Comm::fold`); off, every iteration is evaluated.
     pub fold: bool,
+    /// Frames of finished calls and `let`s, reused by the next ones.
+    pub frames: FramePool,
 }
 
 impl Machine {
@@ -113,6 +115,7 @@ impl Machine {
             effects: 0,
             fold: true,
             interrupt: None,
+            frames: FramePool::default(),
         };
         m.reset_steps();
         builtins::install(&mut m);

@@ -479,6 +479,7 @@ impl Machine {
             interrupt: self.interrupt.clone(),
             effects: 0,
             fold: self.fold,
+            frames: Default::default(),
         };
         m.reset_steps();
         m

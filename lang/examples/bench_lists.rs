@@ -1,0 +1,274 @@
+//! Benchmark: list programs beside Guile 3. Four programs every Lisp user writes, spelled the
+//! same in TTDL and Scheme: records consed by tail recursion and then read back with `car`,
+//! `cadr`, `caddr`, `cdr` and `null?`; a quicksort of random integers (a tail-recursive
+//! partition and a non-tail recursion); a binary tree built and folded (non-tail recursion,
+//! `pair?`); and a loop building names with `string-append` and `number->string`. Each runs in
+//! this process under TTDL (CPU seconds of the evaluation) and, when `guile` is installed, under
+//! Guile 3 compiled (the same program's own run time, from `get-internal-run-time`).
+//!
+//! `cargo run --release -p ttdl-lang --example bench_lists [SCALE]` (SCALE multiplies every
+//! size; 1 by default). `--emit DIR` writes each program as `NAME.ttdl` and `NAME.scm` instead,
+//! to run through the CLI (`ttdl check --max-steps 10000000000 NAME.ttdl`, `guile NAME.scm`).
+
+use std::time::Instant;
+
+use ttdl_lang::{Interpreter, Limits};
+
+/// A program: its name, the definitions (the same text in both languages), and the call whose
+/// value it prints, with the sizes at scale 1.
+struct Program {
+    name: &'static str,
+    body: &'static str,
+    call: fn(f64) -> String,
+}
+
+const RECORDS: &str = r#"
+(define (make-records n acc)
+  (if (= n 0)
+      acc
+      (make-records (- n 1) (cons (list n (+ n 1) 8) acc))))
+
+(define (count-records l links bytes)
+  (if (null? l)
+      (+ links bytes)
+      (count-records (cdr l)
+                     (+ links (- (cadr (car l)) (car (car l))))
+                     (+ bytes (caddr (car l))))))
+
+(define (records-main n) (count-records (make-records n '()) 0 0))
+"#;
+
+const QSORT: &str = r#"
+(define (random-list n seed acc)
+  (if (= n 0)
+      acc
+      (let ((next (modulo (+ (* seed 1103515245) 12345) 2147483648)))
+        (random-list (- n 1) next (cons next acc)))))
+
+(define (partition pivot l lo hi)
+  (cond ((null? l) (cons lo hi))
+        ((< (car l) pivot) (partition pivot (cdr l) (cons (car l) lo) hi))
+        (else (partition pivot (cdr l) lo (cons (car l) hi)))))
+
+(define (qsort l acc)
+  (if (null? l)
+      acc
+      (let* ((pivot (car l))
+             (parts (partition pivot (cdr l) '() '())))
+        (qsort (car parts) (cons pivot (qsort (cdr parts) acc))))))
+
+(define (sorted? l)
+  (or (null? l)
+      (null? (cdr l))
+      (and (not (< (cadr l) (car l))) (sorted? (cdr l)))))
+
+(define (qsort-main n rounds)
+  (let loop ((r 0) (total 0))
+    (if (= r rounds)
+        total
+        (let ((s (qsort (random-list n (+ r 1) '()) '())))
+          (loop (+ r 1) (+ total (if (sorted? s) (length s) 0)))))))
+"#;
+
+const TREE: &str = r#"
+(define (build depth n)
+  (if (= depth 0)
+      n
+      (cons (build (- depth 1) (* 2 n))
+            (build (- depth 1) (+ (* 2 n) 1)))))
+
+(define (fold-tree t)
+  (if (pair? t)
+      (+ (fold-tree (car t)) (fold-tree (cdr t)))
+      t))
+
+(define (tree-main depth rounds)
+  (let loop ((r 0) (total 0))
+    (if (= r rounds)
+        total
+        (loop (+ r 1) (+ total (fold-tree (build depth r)))))))
+"#;
+
+const STRINGS: &str = r#"
+(define (name-of i)
+  (string-append "t" (number->string (quotient i 64)) "_" (number->string (modulo i 64))))
+
+(define (strings-main n)
+  (let loop ((i 0) (names '()) (total 0))
+    (if (= i n)
+        (+ total (length names))
+        (let ((s (name-of i)))
+          (loop (+ i 1) (cons s names) (+ total (string-length s)))))))
+"#;
+
+fn scaled(n: u64, scale: f64) -> u64 {
+    ((n as f64 * scale).round() as u64).max(1)
+}
+
+fn programs() -> Vec<Program> {
+    vec![
+        Program {
+            name: "records",
+            body: RECORDS,
+            call: |s| format!("(records-main {})", scaled(3_276_800, s)),
+        },
+        Program {
+            name: "qsort",
+            body: QSORT,
+            call: |s| format!("(qsort-main {} 5)", scaled(200_000, s)),
+        },
+        Program {
+            name: "tree",
+            body: TREE,
+            call: |s| format!("(tree-main 20 {})", scaled(8, s)),
+        },
+        Program {
+            name: "strings",
+            body: STRINGS,
+            call: |s| format!("(strings-main {})", scaled(1_000_000, s)),
+        },
+    ]
+}
+
+fn ttdl_program(p: &Program, scale: f64) -> String {
+    format!("{}\n(println {})\n", p.body.trim(), (p.call)(scale))
+}
+
+/// The Scheme program times its own call, so Guile's start-up and compilation are left out.
+fn scheme_program(p: &Program, scale: f64) -> String {
+    format!(
+        r#"{}
+(define t0 (get-internal-run-time))
+(define result {})
+(define t1 (get-internal-run-time))
+(display result) (newline)
+(display (exact->inexact (/ (- t1 t0) internal-time-units-per-second))) (newline)
+"#,
+        p.body.trim(),
+        (p.call)(scale)
+    )
+}
+
+/// The Scheme program as a user runs it: just the call and its printed value.
+fn scheme_script(p: &Program, scale: f64) -> String {
+    format!(
+        "{}\n(display {}) (newline)\n",
+        p.body.trim(),
+        (p.call)(scale)
+    )
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, dir, rest @ ..] = args.as_slice() {
+        if flag == "--emit" {
+            let scale = rest.first().and_then(|a| a.parse().ok()).unwrap_or(1.0);
+            for p in programs() {
+                let base = std::path::Path::new(dir).join(p.name);
+                let ok = std::fs::write(base.with_extension("ttdl"), ttdl_program(&p, scale))
+                    .and_then(|()| {
+                        std::fs::write(base.with_extension("scm"), scheme_script(&p, scale))
+                    });
+                if let Err(e) = ok {
+                    eprintln!("cannot write {}: {e}", base.display());
+                    std::process::exit(1);
+                }
+            }
+            return;
+        }
+    }
+    let scale: f64 = args.first().and_then(|a| a.parse().ok()).unwrap_or(1.0);
+    println!(
+        "{:<9} {:>10} {:>14} {:>8} {:>10} {:>8}",
+        "program", "ttdl s", "steps", "ns/step", "guile s", "ratio"
+    );
+    for p in programs() {
+        // A budget far above what any of these needs: the benchmark measures speed, not limits.
+        let limits = Limits {
+            steps: u64::MAX / 2,
+            ..Limits::default()
+        };
+        let mut interp = Interpreter::new(limits);
+        let program = ttdl_program(&p, scale);
+        let (cpu0, t0) = (cpu_seconds(), Instant::now());
+        let result = interp.eval_source(&format!("{}.ttdl", p.name), &program);
+        let wall = t0.elapsed().as_secs_f64();
+        // CPU time, as Guile's `get-internal-run-time` measures it: on a shared machine the
+        // wall clock says more about the neighbours than about the interpreter.
+        let ours = match (cpu0, cpu_seconds()) {
+            (Some(a), Some(b)) => b - a,
+            _ => wall,
+        };
+        let steps = interp.machine().steps;
+        if let Err(d) = &result {
+            eprintln!("{}", interp.render(d, false));
+            std::process::exit(1);
+        }
+        let printed = interp.take_output();
+        let guile = guile_run(&scheme_program(&p, scale));
+        let (gs, ratio) = match &guile {
+            Some((value, secs)) => {
+                if value.trim() != printed.trim() {
+                    eprintln!(
+                        "{}: ttdl printed {} but guile {}",
+                        p.name,
+                        printed.trim(),
+                        value.trim()
+                    );
+                    std::process::exit(1);
+                }
+                (format!("{secs:.3}"), format!("{:.2}", ours / secs))
+            }
+            None => ("-".to_string(), "-".to_string()),
+        };
+        println!(
+            "{:<9} {:>10.3} {:>14} {:>8.1} {:>10} {:>8}",
+            p.name,
+            ours,
+            steps,
+            ours * 1e9 / steps.max(1) as f64,
+            gs,
+            ratio
+        );
+    }
+    if guile_run("(display 1) (newline) (display 0) (newline)").is_none() {
+        println!("guile: not installed (apt-get install guile-3.0), no comparison");
+    }
+}
+
+/// Runs a Scheme program with `guile` twice — the first run compiles it into Guile's cache, the
+/// second runs the compiled code — and returns what it printed and its own time.
+fn guile_run(program: &str) -> Option<(String, f64)> {
+    let path = std::env::temp_dir().join(format!(
+        "ttdl-bench-lists-{}-{}.scm",
+        std::process::id(),
+        program.len()
+    ));
+    std::fs::write(&path, program).ok()?;
+    let mut last = None;
+    for _ in 0..2 {
+        let out = std::process::Command::new("guile")
+            .arg("--auto-compile")
+            .arg(&path)
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let mut lines = text.lines();
+        let value = lines.next().map(str::to_string);
+        let secs = lines.next().and_then(|l| l.trim().parse::<f64>().ok());
+        last = value.zip(secs);
+    }
+    let _ = std::fs::remove_file(&path);
+    last
+}
+
+/// CPU seconds (user + system) of this process so far, from `/proc` (Linux).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // Fields 14 and 15 of stat (utime, stime), counted after the command name.
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}

@@ -13,6 +13,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
 use ttdl_backend::pipeline::{self, PipelineError};
 use ttdl_backend::report;
 use ttdl_backend::sim::drive::program::SimError;
+use ttdl_backend::sim::options::OptionSpec;
 use ttdl_backend::sim::registry;
 use ttdl_lang::{Diagnostic, Limits};
 use ttdl_session::{Session, SessionError};
@@ -141,18 +142,29 @@ fn option_text(v: &Bound<'_, PyAny>) -> PyResult<String> {
     }
 }
 
+/// The options model `spec` (`"circuit"`, `"wormhole vc=2"`) declares; none for a name no
+/// model has (building it then says so).
+fn model_options(spec: &str) -> &'static [OptionSpec] {
+    let name = spec.trim().split([' ', ':']).next().unwrap_or("");
+    registry::find(name).map_or(&[], |m| m.options)
+}
+
 /// The keyword arguments split into plan settings and, when `options` is given, the model's
-/// own `key=value` options (every name that is not a plan setting).
+/// own `key=value` options: every name the model declares (`circuit`'s `setup`, `warp`'s
+/// `seed`, as after `ttdl simulate --model`), and every name that is not a plan setting (the
+/// model then says what it takes).
 fn split_kwargs(
     kwargs: Option<&Bound<'_, PyDict>>,
-    mut options: Option<&mut Vec<String>>,
+    mut options: Option<(&[OptionSpec], &mut Vec<String>)>,
 ) -> PyResult<Settings> {
     let mut pairs = Vec::new();
     if let Some(kwargs) = kwargs {
         for (k, v) in kwargs.iter() {
             let name: String = k.extract()?;
-            match options.as_deref_mut() {
-                Some(opts) if !settings::is_setting(&name) => {
+            match options.as_mut() {
+                Some((declared, opts))
+                    if declared.iter().any(|o| o.key == name) || !settings::is_setting(&name) =>
+                {
                     if !v.is_none() {
                         opts.push(format!("{name}={}", option_text(&v)?));
                     }
@@ -288,7 +300,7 @@ impl PySession {
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<String> {
         let mut options = Vec::new();
-        let s = split_kwargs(kwargs, Some(&mut options))?;
+        let s = split_kwargs(kwargs, Some((model_options(model), &mut options)))?;
         let mut spec = model.trim().to_string();
         for o in &options {
             spec.push(' ');

@@ -346,8 +346,10 @@ class Session:
 
     def simulate(self, model: str, **options) -> Simulation:
         """Runs the program on one hardware model: ``simulate("wormhole", vc=2, buf=4)``.
-        Keyword arguments that are plan settings place the program; the others are the
-        model's options."""
+        A keyword argument the model declares is the model's option (``circuit``'s ``setup``,
+        ``warp``'s ``seed``, as after ``ttdl simulate --model``); the other plan settings
+        (``network="torus:4x4"``, ``place=…``) place the program; anything else goes to the
+        model, which says what it takes."""
         return Simulation(self._s.simulate(model, **options))
 
     def compare(self, models=None, **settings):

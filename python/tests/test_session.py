@@ -255,3 +255,15 @@ def test_setting_names_are_spec_section_3s():
         "network", "mapping", "place", "route", "schedule", "lp_solver", "ports", "latency",
         "setup", "buffer", "timing", "throughput", "seed", "effort",
     ]
+
+
+def test_a_program_that_cannot_be_planned_is_a_plan_error(example):
+    s = loaded(example("fft.ttdl"))
+    # The FFT's tasks have no coordinates for a canned mapping to place.
+    with pytest.raises(ttdl.PlanError, match="placement by mapping needs physical coordinates"):
+        s.plan(place="mapping")
+    # One node for 16 tasks still plans, late: every late message is listed with its cause.
+    late = s.plan(network="mesh:1x1")
+    m = late.metrics
+    assert m["deadlines_met"] is False and len(m["relaxed"]) > 0
+    assert {"msg", "deadline", "new_deadline", "cause"} <= set(m["relaxed"][0])

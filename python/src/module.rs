@@ -16,7 +16,7 @@ use ttdl_backend::sim::drive::program::SimError;
 use ttdl_backend::sim::options::OptionSpec;
 use ttdl_backend::sim::registry;
 use ttdl_lang::{Diagnostic, Limits};
-use ttdl_session::{Session, SessionError};
+use ttdl_session::{artifacts, Session, SessionError};
 
 use crate::settings::{self, Settings, Value};
 
@@ -177,7 +177,9 @@ fn split_kwargs(
 }
 
 /// A TTDL session: an interpreter with the standard library loaded, and the way from the
-/// program evaluated so far to a plan, a simulation or a comparison.
+/// program evaluated so far to a plan, a simulation or a comparison. (Unsendable: the
+/// interpreter's values are reference-counted for one thread, so a session stays on the thread
+/// that made it.)
 #[pyclass(name = "Session", module = "ttdl._ttdl", unsendable)]
 struct PySession {
     inner: Session,
@@ -286,7 +288,7 @@ impl PySession {
             .map_err(|e| session_error(py, e))?;
         Ok(PyPlan {
             plan,
-            json: std::cell::OnceCell::new(),
+            json: std::sync::OnceLock::new(),
         })
     }
 
@@ -350,11 +352,12 @@ impl PySession {
 }
 
 /// A verified plan; its JSON is the document `ttdl run --format json` writes.
-#[pyclass(name = "Plan", module = "ttdl._ttdl", unsendable)]
+/// (Frozen: a plan never changes, so any thread may read it.)
+#[pyclass(name = "Plan", module = "ttdl._ttdl", frozen)]
 struct PyPlan {
     plan: pipeline::Plan,
     /// The JSON, built once (it lists every link and schedule row).
-    json: std::cell::OnceCell<String>,
+    json: std::sync::OnceLock<String>,
 }
 
 #[pymethods]
@@ -378,6 +381,16 @@ impl PyPlan {
     #[pyo3(signature = (title = "plan"))]
     fn html(&self, title: &str) -> PyResult<String> {
         self.plan.to_html(title).map_err(pipeline_error)
+    }
+
+    /// Writes every artifact `ttdl run --out DIR` writes (the tasks file, switch programs,
+    /// JSON, summary, task graph, pictures, `report.html`), named after `name`; refuses to
+    /// replace a file TTDL did not write there. Returns how many files it wrote.
+    #[pyo3(signature = (directory, name = "plan"))]
+    fn save(&self, directory: PathBuf, name: &str) -> PyResult<usize> {
+        let json = self.to_json()?;
+        let files = artifacts::files(&self.plan, name, "", &json).map_err(PlanError::new_err)?;
+        artifacts::write(&directory, &files).map_err(PyOSError::new_err)
     }
 
     /// The link-by-time chart of the schedule (SVG), as in `--out`'s `NAME.schedule.svg`.

@@ -267,3 +267,23 @@ def test_a_program_that_cannot_be_planned_is_a_plan_error(example):
     m = late.metrics
     assert m["deadlines_met"] is False and len(m["relaxed"]) > 0
     assert {"msg", "deadline", "new_deadline", "cause"} <= set(m["relaxed"][0])
+
+
+def test_save_writes_what_run_out_writes(cli, example, tmp_path):
+    path = example("reader-writer.ttdl")
+    plan = loaded(path).plan()
+    mine, theirs = tmp_path / "py", tmp_path / "cli"
+    wrote = plan.save(mine, "reader-writer")
+    cli("run", path, "--out", theirs)
+    names = sorted(p.name for p in mine.iterdir())
+    assert names == sorted(p.name for p in theirs.iterdir())
+    # Every file but the list of what TTDL wrote there.
+    assert wrote == len(names) - 1 and "reader-writer.json" in names
+    for n in names:
+        assert (mine / n).read_bytes() == (theirs / n).read_bytes(), n
+    # A file TTDL did not write is never replaced.
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "report.html").write_text("mine")
+    with pytest.raises(OSError, match="refusing to overwrite"):
+        plan.save(tmp_path / "other")
+    assert (tmp_path / "other" / "report.html").read_text() == "mine"

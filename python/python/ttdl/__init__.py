@@ -213,6 +213,13 @@ class Plan:
         """The self-contained HTML report ``ttdl run --html`` writes."""
         return self._handle.html(title)
 
+    def save(self, directory, name: str = "plan") -> int:
+        """Writes every artifact ``ttdl run --out DIR`` writes into ``directory`` (the tasks
+        file, switch programs, JSON, summary, task graph, pictures and ``report.html``), each
+        named after ``name``; refuses to replace a file TTDL did not write there. Returns how
+        many files it wrote."""
+        return self._handle.save(_os.fspath(directory), name)
+
     def timeline_svg(self) -> str:
         """The link-by-time chart of the schedule, as SVG."""
         return self._handle.timeline_svg()

@@ -227,6 +227,8 @@ def test_compare_rows_are_the_command_lines(cli, example):
     assert again["model"].tolist() == table["model"].tolist()
     with pytest.raises(ValueError, match="unknown model `wormhol`"):
         loaded(path).compare(["wormhol"])
+    with pytest.raises(ValueError, match="names no model"):
+        loaded(path).compare(" , ")
 
 
 def _same_rows(table, want):

@@ -365,6 +365,8 @@ class Session:
         comma-separated string); None runs every registered model's standard set."""
         if isinstance(models, str):
             models = [m for m in (x.strip() for x in models.split(",")) if m]
+        if models is not None and len(models) == 0:
+            raise ValueError("`models` names no model (None runs every model)")
         rows = _json.loads(self._s.compare(models, **settings))
         return _table(rows, _COMPARE_COLUMNS)
 

@@ -268,11 +268,10 @@ impl PySession {
         mapping: Option<String>,
     ) -> PyResult<(String, String)> {
         let mapping = mapping.or_else(|| self.inner.mapping().map(str::to_string));
-        let mut traffic = self
+        let traffic = self
             .inner
-            .traffic(mapping.as_deref())
-            .map_err(|d| script_error(py, &self.inner.render(&d), &d))?;
-        pipeline::time_unplaced(&mut traffic, timing.as_deref()).map_err(pipeline_error)?;
+            .check(mapping.as_deref(), timing.as_deref())
+            .map_err(|e| session_error(py, e))?;
         let json = serde_json::to_string(&report::traffic::json(&traffic))
             .map_err(|e| PlanError::new_err(e.to_string()))?;
         Ok((json, report::traffic::text(&traffic)))

@@ -47,6 +47,8 @@ pub struct Overrides {
     /// Set-up cycles every message's transfer pays before its words (`--setup`).
     pub setup: Option<u64>,
     pub timing: Option<String>,
+    /// Words per switch input, or `unbounded` (`--buffer`).
+    pub buffer: Option<String>,
     /// Route for throughput (Minsky §5.2): routing sees every deadline at least release + period.
     pub throughput: bool,
 }
@@ -299,6 +301,11 @@ pub fn resolve(traffic: &Traffic, o: &Overrides) -> Result<PlanConfig, PipelineE
         ports: o.ports.unwrap_or(Defaults::PORTS).max(1),
         hop_latency: o.latency.unwrap_or(Defaults::LATENCY),
         setup: o.setup.unwrap_or(0),
+        buffer: match &o.buffer {
+            Some(b) => Hardware::parse_buffer(b)
+                .map_err(|e| PipelineError::Config(format!("--buffer: {e}")))?,
+            None => Hardware::BUFFER,
+        },
     };
     if hardware.ports > Limits::PORTS
         || hardware.hop_latency > Limits::HOP_LATENCY
@@ -1084,6 +1091,7 @@ impl Plan {
             "ports": c.hardware.ports,
             "latency": c.hardware.hop_latency,
             "setup": c.hardware.setup,
+            "buffer": c.hardware.buffer.map_or_else(|| "unbounded".into(), serde_json::Value::from),
             "seed": c.seed,
             "throughput": c.throughput,
         });
@@ -1165,7 +1173,7 @@ impl Plan {
             return Ok(s);
         }
         s.push_str(&format!(
-            "replay:           every message delivered as planned; program done at cycle {}, mean latency {:.1} cycles, at most {} words buffered in a switch\n",
+            "replay:           every message delivered as planned; program done at cycle {}, mean latency {:.1} cycles, at most {} words waiting at one switch input\n",
             self.replay.completion,
             self.replay.mean_latency(),
             self.replay.max_buffered
@@ -1296,6 +1304,7 @@ impl Placed {
             ("ports", cfg.hardware.ports.to_string()),
             ("latency", cfg.hardware.hop_latency.to_string()),
             ("setup", cfg.hardware.setup.to_string()),
+            ("buffer", Hardware::buffer_name(cfg.hardware.buffer)),
         ] {
             if !given(key) {
                 out.push_str(&format!(" {key}={value}"));
@@ -1359,6 +1368,12 @@ pub fn read_plan_document(text: &str) -> Result<Option<(Traffic, Overrides)>, Pi
         latency: num("latency"),
         setup: num("setup"),
         timing: text_of("timing"),
+        // A document written before the setting existed was planned with unbounded buffers.
+        buffer: Some(match config.get("buffer") {
+            Some(serde_json::Value::Number(n)) => n.to_string(),
+            Some(serde_json::Value::String(s)) => s.clone(),
+            _ => "unbounded".to_string(),
+        }),
         throughput: config.get("throughput").and_then(|v| v.as_bool()) == Some(true),
         ..Overrides::default()
     };
@@ -1379,6 +1394,7 @@ impl Overrides {
             latency: self.latency.or(base.latency),
             setup: self.setup.or(base.setup),
             timing: self.timing.or(base.timing),
+            buffer: self.buffer.or(base.buffer),
             throughput: self.throughput || base.throughput,
         }
     }

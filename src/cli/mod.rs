@@ -146,6 +146,11 @@ pub struct PlanArgs {
     /// Seed for every random choice (same input and seed give byte-identical output)
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Words that may wait at one switch input of the scheduled hardware: a number (0: bufferless,
+    /// every message on a clear path) or `unbounded` (the idealisation) [default: 2, the wormhole
+    /// model's input buffer]
+    #[arg(long, value_name = "WORDS|unbounded")]
+    pub buffer: Option<String>,
 }
 
 impl PlanArgs {
@@ -160,6 +165,7 @@ impl PlanArgs {
             lp_solver: self.lp_solver.clone(),
             seed: self.seed,
             timing: self.timing.clone(),
+            buffer: self.buffer.clone(),
             ..ttdl_backend::pipeline::Overrides::default()
         }
     }

@@ -17,6 +17,7 @@ use crate::topology::{Network, NodeId};
 use crate::traffic::{MsgId, Placement, Route, Routing, TaskId, Traffic};
 
 pub mod bounds;
+pub mod buffers;
 pub mod exact;
 pub mod feedback;
 pub mod kernel;
@@ -68,6 +69,39 @@ pub struct Hardware {
     /// message split into fragments would pay them again, which no scheduler models.
     #[serde(default)]
     pub setup: u64,
+    /// Words that may wait at one switch input (SPEC §2 "Switches have finite buffers", see
+    /// [`buffers`]); `None` is the unbounded idealisation. A document written before the
+    /// setting existed was planned unbounded, so a missing field reads as `None`.
+    #[serde(default)]
+    pub buffer: Option<u32>,
+}
+
+impl Hardware {
+    /// The default input buffer: the wormhole model's (Chittor ch.5), so `compare` sets the plan
+    /// and the dynamic models side by side with the same storage.
+    pub const BUFFER: Option<u32> = Some(2);
+
+    /// The most words a buffer may be given (far beyond any switch; bounds the arithmetic).
+    pub const MAX_BUFFER: u32 = 1 << 20;
+
+    /// `--buffer WORDS|unbounded`.
+    pub fn parse_buffer(s: &str) -> Result<Option<u32>, String> {
+        if s == "unbounded" {
+            return Ok(None);
+        }
+        match s.parse::<u32>() {
+            Ok(b) if b <= Self::MAX_BUFFER => Ok(Some(b)),
+            _ => Err(format!(
+                "`{s}` is neither a number of words (0 to {}) nor `unbounded`",
+                Self::MAX_BUFFER
+            )),
+        }
+    }
+
+    /// How `--buffer` writes `buffer`.
+    pub fn buffer_name(buffer: Option<u32>) -> String {
+        buffer.map_or_else(|| "unbounded".to_string(), |b| b.to_string())
+    }
 }
 
 impl Default for Hardware {
@@ -76,6 +110,7 @@ impl Default for Hardware {
             ports: 1,
             hop_latency: 0,
             setup: 0,
+            buffer: Hardware::BUFFER,
         }
     }
 }

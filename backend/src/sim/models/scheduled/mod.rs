@@ -15,7 +15,9 @@ use crate::pipeline::{self, Defaults, LpSolverKind, Overrides};
 use crate::schedule::{self};
 use crate::traffic::{MsgId, TaskId};
 
-use crate::sim::options::{choice_depends, int_depends, ModelError, ModelOptions, OptionSpec};
+use crate::sim::options::{
+    choice_depends, int_depends, text, ModelError, ModelOptions, OptionSpec,
+};
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 
@@ -60,6 +62,11 @@ pub const OPTIONS: &[OptionSpec] = &[
         Limits::PORTS as u64,
         "processor-network ports per node",
     ),
+    text(
+        "buffer",
+        "2",
+        "words that may wait at one switch input, or unbounded (as ttdl run)",
+    ),
     choice_depends(
         "timing",
         "as ttdl run",
@@ -87,6 +94,9 @@ pub fn build(
     let timing = opts
         .choice_or("timing", Defaults::TIMING.name())?
         .to_string();
+    let buffer = opts.text("buffer")?.to_string();
+    let buffer_words = schedule::Hardware::parse_buffer(&buffer)
+        .map_err(|e| ModelError(format!("option `buffer`: {e}")))?;
     let (Some(traffic), Some(placement)) = (ctx.traffic, ctx.placement) else {
         return Err(ModelError(
             "the scheduled model plans a whole program; it cannot run synthetic traffic".into(),
@@ -102,6 +112,7 @@ pub fn build(
         latency: Some(latency),
         setup: Some(setup),
         timing: Some(timing),
+        buffer: Some(buffer),
         ..Overrides::default()
     };
     let cfg = pipeline::resolve(traffic, &overrides)
@@ -114,6 +125,12 @@ pub fn build(
     }
     if cfg.route != Defaults::ROUTE {
         name.push_str(&format!(" route={}", cfg.route.name()));
+    }
+    if buffer_words != schedule::Hardware::BUFFER {
+        name.push_str(&format!(
+            " buffer={}",
+            schedule::Hardware::buffer_name(buffer_words)
+        ));
     }
     if cfg.timing != Defaults::TIMING {
         // Minsky's rule (a write waits for its subtask's compute) differs from the dynamic

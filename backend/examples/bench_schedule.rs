@@ -118,7 +118,14 @@ fn case(spec: &str) -> Result<(), Box<dyn std::error::Error>> {
             .collect(),
     };
     let placement = Placement { node_of };
-    let hardware = Hardware::default();
+    // A fourth field sets the switch buffers: `64x6:random:exact:0` or `…:unbounded`.
+    let hardware = Hardware {
+        buffer: match parts.get(3) {
+            Some(b) => Hardware::parse_buffer(b)?,
+            None => Hardware::BUFFER,
+        },
+        ..Hardware::default()
+    };
     let cfg = PlanConfig {
         network: network.spec.clone(),
         place: PlaceMethod::Mapping,

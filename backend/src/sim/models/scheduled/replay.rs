@@ -361,11 +361,22 @@ pub fn run_with_progress(
         .unwrap_or(0);
     progress.stage("replay", horizon);
 
-    // Words pushed into each queue so far, and the words some reader has yet to take: (usable
-    // from cycle, readers still to take it), `base` being the index of the front one.
+    // Words pushed into each queue so far. With a switch latency, or several readers, also the
+    // words some reader has yet to take: (usable from cycle, readers still to take it), `base`
+    // being the index of the front one, in a list of its own (`list[q]`). A queue without
+    // either has a pushed word usable at once and taken by its one reader: the counts suffice,
+    // which keeps the millions of queues of a large plan small.
     let mut pushed = vec![0u32; queues as usize];
-    let mut waiting: Vec<VecDeque<(u64, u16)>> = vec![VecDeque::new(); queues as usize];
-    let mut base = vec![0u32; queues as usize];
+    let mut list = vec![NONE; queues as usize];
+    let mut lists = 0u32;
+    for (q, l) in list.iter_mut().enumerate() {
+        if h > 0 || readers[q] > 1 {
+            *l = lists;
+            lists += 1;
+        }
+    }
+    let mut waiting: Vec<VecDeque<(u64, u16)>> = vec![VecDeque::new(); lists as usize];
+    let mut base = vec![0u32; lists as usize];
     // How many words each cursor has taken.
     let mut taken = vec![0u32; cursors as usize];
     // Per cursor that ejects: the cycle after its last word arrived.
@@ -496,7 +507,9 @@ pub fn run_with_progress(
             }
             pushed[q as usize] += 1;
             // Usable at the switch once it has crossed the injection hop (the latency).
-            waiting[q as usize].push_back((t + h, readers[q as usize]));
+            if let Some(w) = waiting.get_mut(list[q as usize] as usize) {
+                w.push_back((t + h, readers[q as usize]));
+            }
             pending.push_back((t + h, input_of[q as usize]));
         }
         // Switches: each active instruction moves one word this cycle; with zero latency a word
@@ -515,19 +528,23 @@ pub fn run_with_progress(
                 if word >= pushed[q] {
                     continue;
                 }
-                let Some(at) = word.checked_sub(base[q]) else {
-                    continue;
-                };
-                let last_reader = match waiting[q].get_mut(at as usize) {
-                    Some(e) if e.0 <= t => {
-                        e.1 = e.1.saturating_sub(1);
-                        e.1 == 0
+                let mut last_reader = true;
+                if let Some(w) = waiting.get_mut(list[q] as usize) {
+                    let l = list[q] as usize;
+                    let Some(at) = word.checked_sub(base[l]) else {
+                        continue;
+                    };
+                    last_reader = match w.get_mut(at as usize) {
+                        Some(e) if e.0 <= t => {
+                            e.1 = e.1.saturating_sub(1);
+                            e.1 == 0
+                        }
+                        _ => continue,
+                    };
+                    while w.front().is_some_and(|e| e.1 == 0) {
+                        w.pop_front();
+                        base[l] += 1;
                     }
-                    _ => continue,
-                };
-                while waiting[q].front().is_some_and(|e| e.1 == 0) {
-                    waiting[q].pop_front();
-                    base[q] += 1;
                 }
                 // The word has left on every hop after this input.
                 if last_reader {
@@ -578,7 +595,9 @@ pub fn run_with_progress(
                 }
                 word_hops += 1;
                 pushed[o as usize] += 1;
-                waiting[o as usize].push_back((t + h, readers[o as usize]));
+                if let Some(w) = waiting.get_mut(list[o as usize] as usize) {
+                    w.push_back((t + h, readers[o as usize]));
+                }
                 pending.push_back((t + h, input_of[o as usize]));
             }
             if !moved {

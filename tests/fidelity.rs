@@ -86,17 +86,39 @@ fn minsky() -> Vec<Row> {
     let m1 = field(&ttdl(&["run", f, "--latency", "1"]), "makespan:");
     let setup = ttdl(&["run", f, "--setup", "1"]);
     let (ms, bs) = (field(&setup, "makespan:"), field(&setup, "lower bound:"));
+    // The default switch buffers hold 2 words; the figures under none and under unbounded ones.
+    let other_buffers = |args: &[&str], name: &str| -> Vec<String> {
+        ["0", "unbounded"]
+            .iter()
+            .map(|b| {
+                let mut a = args.to_vec();
+                a.extend(["--buffer", b]);
+                field(&ttdl(&a), name)
+            })
+            .collect()
+    };
+    let ms_other = other_buffers(&["run", f, "--setup", "1"], "makespan:");
     let _ = std::fs::remove_dir_all(&dir);
-    let fft = ttdl(&[
-        "run",
-        concat!(env!("CARGO_MANIFEST_DIR"), "/examples/fft-pipelined.ttdl"),
-    ]);
+    let fft_file = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/fft-pipelined.ttdl");
+    let fft = ttdl(&["run", fft_file]);
+    let fft_other = other_buffers(&["run", fft_file], "period:");
+    let buffers = |other: &[String], ours: &str| {
+        if other.iter().all(|o| o == ours) {
+            "with 2-word switch buffers (the default), as with none and with unbounded ones"
+                .to_string()
+        } else {
+            format!(
+                "with 2-word switch buffers (the default); {} bufferless, {} unbounded",
+                other[0], other[1]
+            )
+        }
+    };
     vec![
         row(
             "Minsky 1993",
             "§5.1.2 Jacobi 4×4 exchange, 64 messages of 8 words",
             "36 network cycles (8 + 1 set-up per direction)",
-            format!("{ms} with one set-up cycle per transfer (bound {bs}); {m0} without it, {m1} with one cycle per hop instead"),
+            format!("{ms} with one set-up cycle per transfer (bound {bs}), {}; {m0} without it, {m1} with one cycle per hop instead", buffers(&ms_other, &ms)),
             &exact_or(ms == "36" && bs == "36", "differs"),
             "ttdl run examples/jacobi-2d.ttdl (compute 0, 1 iteration) --setup 1 [--setup 0, --latency 1]",
         ),
@@ -104,7 +126,7 @@ fn minsky() -> Vec<Row> {
             "Minsky 1993",
             "§5.2 pipelined FFT, maximum throughput",
             "one iteration per 12 cycles",
-            format!("period {}", field(&fft, "period:")),
+            format!("period {}, {}", field(&fft, "period:"), buffers(&fft_other, &field(&fft, "period:"))),
             &exact_or(field(&fft, "period:") == "12", "differs"),
             "ttdl run examples/fft-pipelined.ttdl",
         ),

@@ -159,7 +159,7 @@ fn backend_stages(traffic: &Traffic, spec: &NetworkSpec, c: Choices) {
         ports: 1,
         hop_latency: c.seed % 2,
         setup: 0,
-        buffer: None,
+        buffer: [Hardware::BUFFER, Some(0), None][(c.seed % 3) as usize],
     };
     match schedule::schedule(
         traffic, &network, &placement, &routing, c.schedule, hardware,

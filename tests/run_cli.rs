@@ -649,3 +649,55 @@ fn annealed_jacobi_exchange_schedules_at_its_critical_path() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `--buffer` takes a number of words or `unbounded`, reaches the plan JSON's `config` and
+/// `metrics`, and a document read back plans with it again; a document written before the
+/// setting existed (no `config.buffer`) plans unbounded, as it was planned.
+#[test]
+fn buffers_are_set_written_and_read_back() {
+    let (code, _, err) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--buffer", "two"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--buffer") && err.contains("unbounded"),
+        "{err}"
+    );
+    let dir = scratch("buffers");
+    for (flag, config, line) in [
+        ("0", "0", "0 words per switch input (most used: 0)"),
+        (
+            "unbounded",
+            "\"unbounded\"",
+            "unbounded (idealisation; most used: 0)",
+        ),
+    ] {
+        let (code, json, err) = ttdl(&[
+            "run",
+            "examples/jacobi-2d.ttdl",
+            "--buffer",
+            flag,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(doc["config"]["buffer"].to_string(), config);
+        assert_eq!(doc["metrics"]["buffered_max"], 0);
+        let file = dir.join(format!("plan-{flag}.json"));
+        std::fs::write(&file, &json).unwrap();
+        let (code, out, err) = ttdl(&["run", &file.to_string_lossy()]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains(&format!("buffers:          {line}")), "{out}");
+    }
+    let (_, json, _) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--format", "json"]);
+    let mut doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["config"]["buffer"], 2);
+    doc["config"].as_object_mut().unwrap().remove("buffer");
+    let file = dir.join("older.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let (code, out, err) = ttdl(&["run", &file.to_string_lossy()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("buffers:          unbounded (idealisation"),
+        "{out}"
+    );
+}

@@ -118,7 +118,20 @@ fn case(spec: &str) -> Result<(), Box<dyn std::error::Error>> {
             .collect(),
     };
     let placement = Placement { node_of };
-    let hardware = Hardware::default();
+    // A fourth field sets the switch buffers: `64x6:random:exact:0` or `…:unbounded`.
+    let hardware = Hardware {
+        buffer: match parts.get(3) {
+            Some(b) => match ttdl_backend::pipeline::Setting::find("buffer")
+                .and_then(|row| row.parse(b))
+                .map_err(|e| e.to_string())?
+            {
+                ttdl_ir::settings::Value::Int(w) => Some(w as u32),
+                _ => None,
+            },
+            None => Hardware::BUFFER,
+        },
+        ..Hardware::default()
+    };
     let cfg = PlanConfig {
         network: network.spec.clone(),
         place: PlaceMethod::Mapping,

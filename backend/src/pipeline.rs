@@ -270,7 +270,10 @@ pub fn resolve(traffic: &Traffic, o: &Settings) -> Result<PlanConfig, PipelineEr
         ports: parse("ports")? as u32,
         hop_latency: parse("latency")?,
         setup: parse("setup")?,
-        buffer: None,
+        buffer: match s.get("buffer") {
+            Some(ttdl_ir::settings::Value::Int(b)) => Some(*b as u32),
+            _ => None,
+        },
     };
     if hardware.setup > 0 && schedule == Method::Lp {
         return Err(PipelineError::Config(
@@ -309,6 +312,7 @@ impl PlanConfig {
         put("ports", self.hardware.ports.to_string());
         put("latency", self.hardware.hop_latency.to_string());
         put("setup", self.hardware.setup.to_string());
+        put("buffer", Hardware::buffer_name(self.hardware.buffer));
         put("timing", self.timing.name().to_string());
         put(
             "throughput",
@@ -1140,7 +1144,7 @@ impl Plan {
             return Ok(s);
         }
         s.push_str(&format!(
-            "replay:           every message delivered as planned; program done at cycle {}, mean latency {:.1} cycles, at most {} words buffered in a switch\n",
+            "replay:           every message delivered as planned; program done at cycle {}, mean latency {:.1} cycles, at most {} words waiting at one switch input\n",
             self.replay.completion,
             self.replay.mean_latency(),
             self.replay.max_buffered
@@ -1339,6 +1343,12 @@ pub fn read_plan_document(text: &str) -> Result<Option<(Traffic, Settings)>, Pip
             .filter(|&n| (n as usize) < net.nodes())
             .ok_or_else(|| bad(format!("task {} has no node of {network}", task.id)))?;
         task.mapped = net.coords.get(node as usize).cloned();
+    }
+    // A document written before the buffer setting existed was planned with unbounded buffers.
+    if !config.contains_key("buffer") {
+        settings
+            .set("buffer", "unbounded")
+            .map_err(|e| bad(e.to_string()))?;
     }
     // The document's placement is kept: each task is mapped to its node.
     settings

@@ -65,6 +65,7 @@ proptest! {
         seed in 0usize..1000,
         ports in 1u32..3,
         latency in 0u64..2,
+        buffer in prop_oneof![Just(None), Just(Some(0u32)), Just(Some(1)), Just(Some(2))],
     ) {
         let kind = if torus { "torus" } else { "mesh" };
         let net = net(&format!("{kind}:{w}x{h}"));
@@ -73,7 +74,7 @@ proptest! {
             node_of: (0..tasks).map(|t| (t * 7 + seed) % net.nodes()).collect(),
         };
         let routing = route_all(&traffic, &net, &placement);
-        let hw = Hardware { ports, hop_latency: latency, ..Hardware::default() };
+        let hw = Hardware { ports, hop_latency: latency, buffer, ..Hardware::default() };
         for method in [Method::Exact, Method::Lp] {
             let s = schedule::schedule(&traffic, &net, &placement, &routing, method, hw);
             let s = match s {
@@ -84,6 +85,26 @@ proptest! {
                 .map_err(|e| TestCaseError::fail(format!("{method:?}: {e}")))?;
             prop_assert_eq!(&r.delivered, &s.arrival);
             prop_assert!(s.makespan >= traffic.critical_path.min(s.makespan));
+            // The replay measures the waiting words the plan states, within the buffers.
+            let problem = schedule::Problem::new(&traffic, &net, &placement, &routing, hw).unwrap();
+            let used = schedule::buffers::usage(&problem, &s.holds);
+            prop_assert_eq!(r.max_buffered, used.max);
+            prop_assert_eq!(used.over, None);
+            if buffer == Some(0) {
+                // Bufferless: every fragment on a clear path, each hop `latency` after the last.
+                for (m, steps) in problem.steps.iter().enumerate() {
+                    let on = |r| s.holds.iter().filter(|h| h.msg == m && h.resource == r)
+                        .map(|h| h.start).collect::<Vec<_>>();
+                    for st in steps {
+                        if let Some(p) = st.parent() {
+                            let here = on(st.resource);
+                            let before: Vec<u64> = on(steps[p].resource).iter()
+                                .map(|t| t + latency).collect();
+                            prop_assert_eq!(here, before, "message {}", m);
+                        }
+                    }
+                }
+            }
         }
     }
 

@@ -165,6 +165,16 @@ pub const SETTINGS: &[Setting] = &[
         model: true,
     },
     Setting {
+        name: "buffer",
+        key: "buffer",
+        kind: Kind::IntOrUnbounded { max: 1 << 20 },
+        default: DefaultValue::Is("2"),
+        value_name: "WORDS",
+        help: "words that may wait at one switch input (SPEC §2): 2 is the wormhole model's input buffer, 0 a bufferless switch (every message on a clear path, as TDM NoCs and Minsky §4.2.4), unbounded the idealisation",
+        target: true,
+        model: true,
+    },
+    Setting {
         name: "timing",
         key: "timing",
         kind: Kind::Choice(TimingModel::NAMES),

@@ -121,6 +121,8 @@ pub fn plan(p: &Plan) -> Value {
             "relaxed": relaxed,
             "ports": s.hardware.ports,
             "hop_latency": s.hardware.hop_latency,
+            "buffer": s.hardware.buffer.map_or_else(|| "unbounded".into(), serde_json::Value::from),
+            "buffered_max": p.buffers.max,
         },
     })
 }

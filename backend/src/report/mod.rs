@@ -35,6 +35,8 @@ pub struct Plan<'a> {
     pub peak_utilization: (f64, Option<Resource>),
     /// Number of fragment-holds on links and ports.
     pub fragments: usize,
+    /// Words waiting at switch inputs (SPEC §2): the most at one input is `buffered_max`.
+    pub buffers: schedule::buffers::Usage,
     /// Route-level contention (Minsky's lu_j, Chittor's χ and ν, dilation), which does not depend
     /// on the schedule: it says how hard the placement and routing made the scheduler's job.
     pub contention: Metrics,
@@ -87,6 +89,7 @@ impl<'a> Plan<'a> {
             placement_cost,
             peak_utilization: peak,
             fragments: schedule.holds.len(),
+            buffers: schedule::buffers::usage(problem, &schedule.holds),
             contention: Metrics::compute(
                 windows,
                 problem.network,

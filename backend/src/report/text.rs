@@ -84,6 +84,7 @@ pub fn summary(p: &Plan) -> String {
             c => format!(", {c} set-up cycle(s) per message (counted in its size)"),
         }
     );
+    let _ = writeln!(o, "buffers:          {}", p.buffers.summary(&s.hardware));
     if let Some(lp) = &s.lp {
         let _ = writeln!(
             o,

@@ -135,6 +135,7 @@ pub fn improve(
             chain: &chain,
             pred: &pred,
             shift: Some(shift),
+            clear: false,
         };
         exact::schedule_order(problem, &order, &Progress::none())
     };

@@ -17,6 +17,7 @@ use crate::topology::{Network, NodeId};
 use crate::traffic::{MsgId, Placement, Route, Routing, TaskId, Traffic};
 
 pub mod bounds;
+pub mod buffers;
 pub mod exact;
 pub mod feedback;
 pub mod improve;
@@ -70,11 +71,22 @@ pub struct Hardware {
     /// message split into fragments would pay them again, which no scheduler models.
     #[serde(default)]
     pub setup: u64,
-    /// Words that may wait at one switch input (SPEC §2 "Switches have finite buffers");
-    /// `None` is the unbounded idealisation. A document written before the setting existed was
-    /// planned unbounded, so a missing field reads as `None`.
+    /// Words that may wait at one switch input (SPEC §2 "Switches have finite buffers", see
+    /// [`buffers`]); `None` is the unbounded idealisation. A document written before the
+    /// setting existed was planned unbounded, so a missing field reads as `None`.
     #[serde(default)]
     pub buffer: Option<u32>,
+}
+
+impl Hardware {
+    /// The default input buffer: the wormhole model's (Chittor ch.5), so `compare` sets the plan
+    /// and the dynamic models side by side with the same storage.
+    pub const BUFFER: Option<u32> = Some(2);
+
+    /// How the `buffer` setting writes `buffer`.
+    pub fn buffer_name(buffer: Option<u32>) -> String {
+        buffer.map_or_else(|| "unbounded".to_string(), |b| b.to_string())
+    }
 }
 
 impl Default for Hardware {
@@ -83,7 +95,7 @@ impl Default for Hardware {
             ports: 1,
             hop_latency: 0,
             setup: 0,
-            buffer: None,
+            buffer: Hardware::BUFFER,
         }
     }
 }

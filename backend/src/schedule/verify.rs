@@ -26,7 +26,8 @@ macro_rules! fail {
 /// - every fragment holds each resource of its route for the same number of cycles, starting on
 ///   each no earlier than on the one before (plus the switch latency), and a message's fragments
 ///   carry exactly its size to every destination;
-/// - every message arrives by its deadline, or its deadline is listed as relaxed.
+/// - every message arrives by its deadline, or its deadline is listed as relaxed;
+/// - no switch input keeps more words waiting than its buffer holds ([`super::buffers`]).
 pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
     let traffic = problem.traffic;
     let n = traffic.messages.len();
@@ -309,6 +310,16 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
                     timing.release[m]
                 );
             }
+        }
+    }
+
+    // Buffers, once every fragment is known to follow its route in order.
+    if let Some(b) = hw.buffer {
+        if let Some((input, t, words, cap)) = super::buffers::usage(problem, holds).over {
+            fail!(
+                "{} keeps {words} words waiting at cycle {t}, but its buffer holds {cap} (--buffer {b})",
+                super::buffers::input_name(input)
+            );
         }
     }
     Ok(())

@@ -82,6 +82,12 @@ pub fn build(
     if cfg.route.name() != default_of("route") {
         name.push_str(&format!(" route={}", cfg.route.name()));
     }
+    if cfg.hardware.buffer != schedule::Hardware::BUFFER {
+        name.push_str(&format!(
+            " buffer={}",
+            schedule::Hardware::buffer_name(cfg.hardware.buffer)
+        ));
+    }
     if cfg.timing.name() != default_of("timing") {
         // Minsky's rule (a write waits for its subtask's compute) differs from the dynamic
         // models' semantics: the row says so.

@@ -36,7 +36,9 @@ pub struct ReplayReport {
     pub completion: u64,
     /// Words moved across links (word-hops).
     pub word_hops: u64,
-    /// Most words any one switch held waiting at once.
+    /// Most words waiting at one switch input in one cycle (SPEC §2): words that crossed the
+    /// hop into the switch at least the switch latency ago and have not left on every hop after
+    /// it. A node's injection ports count as one input. The plan's `buffered_max`.
     pub max_buffered: u64,
     /// Cycles simulated.
     pub cycles: u64,
@@ -251,6 +253,9 @@ pub fn run_with_progress(
     let mut queues = 0u32;
     let mut cursors = 0u32;
     let mut readers: Vec<u16> = Vec::new();
+    // Per queue: its switch input, numbered in order of (node, port).
+    let mut input_of: Vec<u32> = Vec::new();
+    let mut inputs: std::collections::HashMap<(u32, Port), u32> = Default::default();
     let eject_slot = |node: u32| (network.links.len() + node as usize) as u32;
     let mut keys: Vec<((u32, Port), u8, u32)> = Vec::new();
     let mut pairs: Vec<(u32, u32)> = Vec::new();
@@ -308,6 +313,8 @@ pub fn run_with_progress(
                 last = Some(key);
                 queues += 1;
                 readers.push(0);
+                let next = inputs.len() as u32;
+                input_of.push(*inputs.entry(key).or_insert(next));
             }
             let q = queues - 1;
             match kind {
@@ -354,26 +361,31 @@ pub fn run_with_progress(
         .unwrap_or(0);
     progress.stage("replay", horizon);
 
-    // Words pushed into each queue so far. With a switch latency, also the words some reader
-    // has yet to take: (usable from cycle, readers still to take it), `base` being the index of
-    // the front one. Without one, a pushed word is usable at once and the count is all we need.
+    // Words pushed into each queue so far. With a switch latency, or several readers, also the
+    // words some reader has yet to take: (usable from cycle, readers still to take it), `base`
+    // being the index of the front one, in a list of its own (`list[q]`). A queue without
+    // either has a pushed word usable at once and taken by its one reader: the counts suffice,
+    // which keeps the millions of queues of a large plan small.
     let mut pushed = vec![0u32; queues as usize];
-    let timed = h > 0;
-    let mut waiting: Vec<VecDeque<(u64, u16)>> = if timed {
-        vec![VecDeque::new(); queues as usize]
-    } else {
-        Vec::new()
-    };
-    let mut base = vec![0u32; if timed { queues as usize } else { 0 }];
+    let mut list = vec![NONE; queues as usize];
+    let mut lists = 0u32;
+    for (q, l) in list.iter_mut().enumerate() {
+        if h > 0 || readers[q] > 1 {
+            *l = lists;
+            lists += 1;
+        }
+    }
+    let mut waiting: Vec<VecDeque<(u64, u16)>> = vec![VecDeque::new(); lists as usize];
+    let mut base = vec![0u32; lists as usize];
     // How many words each cursor has taken.
     let mut taken = vec![0u32; cursors as usize];
     // Per cursor that ejects: the cycle after its last word arrived.
     let mut last_word = vec![0u64; cursors as usize];
     let mut word_hops = 0u64;
-    // Words held per node (usable and not yet taken), with words still crossing a link (usable
-    // later) in `pending`; the peak is taken at the end of each cycle, as if a cycle's takes
-    // came before its arrivals.
-    let mut held = vec![0i64; network.nodes()];
+    // Words waiting per switch input (usable and not yet taken by every reader), with words
+    // still crossing a hop (usable later) in `pending`; the peak is taken at the end of each
+    // cycle, after its takes: a word that leaves in the cycle it became usable never waited.
+    let mut held = vec![0i64; inputs.len()];
     let mut pending: VecDeque<(u64, u32)> = VecDeque::new();
     let mut touched: Vec<u32> = Vec::new();
     let mut max_buffered = 0i64;
@@ -486,19 +498,19 @@ pub fn run_with_progress(
         // Processors push one word per injection hold per cycle.
         for &j in &active_inj {
             let hold = injections[j as usize];
-            let Resource::Inject(node) = hold.resource else {
+            if !matches!(hold.resource, Resource::Inject(_)) {
                 continue;
-            };
+            }
             let q = inj_q[j as usize];
             if q == NONE {
                 continue;
             }
             pushed[q as usize] += 1;
-            if timed {
-                waiting[q as usize].push_back((t, readers[q as usize]));
+            // Usable at the switch once it has crossed the injection hop (the latency).
+            if let Some(w) = waiting.get_mut(list[q as usize] as usize) {
+                w.push_back((t + h, readers[q as usize]));
             }
-            held[node] += 1;
-            touched.push(node as u32);
+            pending.push_back((t + h, input_of[q as usize]));
         }
         // Switches: each active instruction moves one word this cycle; with zero latency a word
         // may cross several switches in one cycle, so repeat until nothing moves.
@@ -516,18 +528,29 @@ pub fn run_with_progress(
                 if word >= pushed[q] {
                     continue;
                 }
-                if timed {
-                    let Some(at) = word.checked_sub(base[q]) else {
+                let mut last_reader = true;
+                if let Some(w) = waiting.get_mut(list[q] as usize) {
+                    let l = list[q] as usize;
+                    let Some(at) = word.checked_sub(base[l]) else {
                         continue;
                     };
-                    match waiting[q].get_mut(at as usize) {
-                        Some(e) if e.0 <= t => e.1 = e.1.saturating_sub(1),
+                    last_reader = match w.get_mut(at as usize) {
+                        Some(e) if e.0 <= t => {
+                            e.1 = e.1.saturating_sub(1);
+                            e.1 == 0
+                        }
                         _ => continue,
+                    };
+                    while w.front().is_some_and(|e| e.1 == 0) {
+                        w.pop_front();
+                        base[l] += 1;
                     }
-                    while waiting[q].front().is_some_and(|e| e.1 == 0) {
-                        waiting[q].pop_front();
-                        base[q] += 1;
-                    }
+                }
+                // The word has left on every hop after this input.
+                if last_reader {
+                    let i = input_of[q];
+                    held[i as usize] -= 1;
+                    touched.push(i);
                 }
                 done[a] = true;
                 left -= 1;
@@ -555,8 +578,6 @@ pub fn run_with_progress(
                         ));
                     }
                 }
-                held[node as usize] -= 1;
-                touched.push(node);
                 if act.eject {
                     // Words leave a queue in the order they entered it: a cursor's words
                     // reach the processor in order by construction.
@@ -574,13 +595,10 @@ pub fn run_with_progress(
                 }
                 word_hops += 1;
                 pushed[o as usize] += 1;
-                if timed {
-                    waiting[o as usize].push_back((t + h, readers[o as usize]));
-                    pending.push_back((t + h, next));
-                } else {
-                    held[next as usize] += 1;
-                    touched.push(next);
+                if let Some(w) = waiting.get_mut(list[o as usize] as usize) {
+                    w.push_back((t + h, readers[o as usize]));
                 }
+                pending.push_back((t + h, input_of[o as usize]));
             }
             if !moved {
                 break;
@@ -692,6 +710,15 @@ pub fn run_with_progress(
         .copied()
         .max()
         .unwrap_or(0);
+
+    // What the switches held must be what the plan says they hold (`buffered_max`).
+    let planned = crate::schedule::buffers::usage(problem, &schedule.holds).max;
+    if max_buffered.max(0) as u64 != planned {
+        return bad(format!(
+            "the switches kept at most {} words waiting at one input, but the plan says {planned}",
+            max_buffered.max(0)
+        ));
+    }
 
     Ok(ReplayReport {
         delivered,

@@ -32,6 +32,8 @@ pub struct PlanConfig {
     pub timing: TimingModel,
     pub seed: u64,
     pub throughput: bool,
+    /// How hard the scheduler works (the `effort` setting).
+    pub effort: schedule::improve::Effort,
 }
 
 /// Why a configuration or plan could not be made.
@@ -292,10 +294,19 @@ pub fn resolve(traffic: &Traffic, o: &Settings) -> Result<PlanConfig, PipelineEr
         timing,
         seed: parse("seed")?,
         throughput: s.flag("throughput").unwrap_or(false),
+        effort: choice("effort")?.parse().map_err(PipelineError::Config)?,
     })
 }
 
 impl PlanConfig {
+    /// What the scheduler's improvement phase is given.
+    pub fn improve(&self) -> schedule::improve::Improve {
+        schedule::improve::Improve {
+            effort: self.effort,
+            seed: self.seed,
+        }
+    }
+
     /// Every setting of the table as this configuration resolved it: the plan document's
     /// `config`, from which the same plan is made again.
     pub fn settings(&self) -> Settings {
@@ -318,6 +329,7 @@ impl PlanConfig {
             "throughput",
             if self.throughput { "on" } else { "off" }.to_string(),
         );
+        put("effort", self.effort.to_string());
         put("seed", self.seed.to_string());
         s
     }
@@ -681,7 +693,7 @@ pub fn plan_placed_with_progress(
         cfg.seed,
     )
     .map_err(|e| PipelineError::Input(e.to_string()))?;
-    let schedule = schedule::schedule_with_progress(
+    let schedule = schedule::schedule_with_effort(
         &traffic,
         &network,
         &placement,
@@ -689,6 +701,7 @@ pub fn plan_placed_with_progress(
         cfg.schedule,
         cfg.hardware,
         cfg.lp_solver,
+        &cfg.improve(),
         progress,
     )?;
     // The switch programs, executed word by word, must deliver exactly what was planned.
@@ -755,7 +768,7 @@ fn plan_periodic(
         let mut found = None;
         for _ in 0..2 {
             let (t, layout, routing) = resized(traffic, shape, m, network, placement, cfg)?;
-            let s = schedule::schedule_with_progress(
+            let s = schedule::schedule_with_effort(
                 &t,
                 network,
                 placement,
@@ -763,6 +776,7 @@ fn plan_periodic(
                 cfg.schedule,
                 cfg.hardware,
                 cfg.lp_solver,
+                &cfg.improve(),
                 progress,
             )?;
             let Some(k) = schedule::kernel::detect(&layout, &s, 4) else {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use clap::Args;
 use ttdl_backend::pipeline;
 use ttdl_backend::progress::{Progress, Sink};
-use ttdl_session::artifacts;
+use ttdl_session::{artifacts, Session};
 
 use super::{CliError, CliResult, Format, Output, PlanArgs, Source};
 
@@ -34,13 +34,12 @@ pub fn run(args: &RunArgs) -> CliResult {
     let file = super::check::required_file(args.file.as_deref(), "run")?;
     let input = super::input::read_folded(file, &args.source)?;
     let (printed, traffic) = (input.printed, input.traffic);
-    let cfg = pipeline::resolve(&traffic, &overrides(args).or(input.base)).map_err(cli_error)?;
     let bar = progress_bar();
-    let out = pipeline::plan_with_progress(&traffic, &cfg, &bar.0);
+    let out = Session::plan_traffic(&traffic, &overrides(args).or(input.base), &bar.0);
     if let Some(b) = &bar.1 {
         b.finish_and_clear();
     }
-    let out = out.map_err(cli_error)?;
+    let out = out.map_err(session_error)?;
     let name = file
         .file_stem()
         .and_then(|s| s.to_str())
@@ -79,6 +78,15 @@ pub fn run(args: &RunArgs) -> CliResult {
 /// The command line's share of the plan configuration.
 fn overrides(args: &RunArgs) -> pipeline::Settings {
     args.plan.overrides()
+}
+
+/// Session errors as exit statuses: planning errors as [`cli_error`] says; a script's
+/// diagnostics, an unreadable file or a model that cannot run are the input's (exit 1).
+pub fn session_error(e: ttdl_session::SessionError) -> CliError {
+    match e {
+        ttdl_session::SessionError::Plan(p) => cli_error(p),
+        other => CliError::Input(other.to_string()),
+    }
 }
 
 /// Pipeline errors as exit statuses: a bad setting is usage (2), a bad program input (1), a

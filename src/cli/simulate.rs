@@ -69,8 +69,8 @@ pub fn load_program(
     // What the script printed goes to standard error, keeping standard output for the report.
     eprint!("{}", input.printed);
     let _spinner = super::Spinner::new("placing the program");
-    pipeline::placed(&input.traffic, &plan.overrides().or(input.base))
-        .map_err(super::run::cli_error)
+    ttdl_session::Session::place_traffic(&input.traffic, &plan.overrides().or(input.base))
+        .map_err(super::run::session_error)
 }
 
 /// The network part of the JSON documents (SPEC §4).

@@ -235,13 +235,24 @@ impl Session {
         let traffic = self
             .traffic(self.mapping.as_deref())
             .map_err(|d| self.script_error(d))?;
-        let cfg = pipeline::resolve(&traffic, overrides).map_err(SessionError::Plan)?;
         // The interrupt flag stops the scheduler, the verifier and the replay too.
         let progress = match &self.interrupt {
             Some(flag) => Progress::new(None, flag.clone()),
             None => Progress::none(),
         };
-        pipeline::plan_with_progress(&traffic, &cfg, &progress).map_err(SessionError::Plan)
+        Session::plan_traffic(&traffic, overrides, &progress)
+    }
+
+    /// Plans `traffic` however it was read (a script, a tasks file, a plan document) with
+    /// `settings` over the script's `target` and the table's defaults, reporting to `progress`:
+    /// the one way every front end plans.
+    pub fn plan_traffic(
+        traffic: &Traffic,
+        settings: &Settings,
+        progress: &Progress,
+    ) -> Result<Plan, SessionError> {
+        let cfg = pipeline::resolve(traffic, settings).map_err(SessionError::Plan)?;
+        pipeline::plan_with_progress(traffic, &cfg, progress).map_err(SessionError::Plan)
     }
 
     /// The program placed for the hardware models, as `plan` would place it.
@@ -249,7 +260,13 @@ impl Session {
         let traffic = self
             .traffic(self.mapping.as_deref())
             .map_err(|d| self.script_error(d))?;
-        pipeline::placed(&traffic, overrides).map_err(SessionError::Plan)
+        Session::place_traffic(&traffic, overrides)
+    }
+
+    /// `traffic` placed for the hardware models with `settings`, as [`Session::plan_traffic`]
+    /// would place it.
+    pub fn place_traffic(traffic: &Traffic, settings: &Settings) -> Result<Placed, SessionError> {
+        pipeline::placed(traffic, settings).map_err(SessionError::Plan)
     }
 
     /// Runs the program on one hardware model (`"wormhole"`, `"circuit setup=3"`, `"scheduled"`).

@@ -16,6 +16,7 @@ pub mod repl;
 pub mod run;
 pub mod simulate;
 pub mod sweep;
+pub mod write;
 
 /// Why a command failed; decides the exit status (SPEC §3).
 #[derive(Debug)]
@@ -174,4 +175,8 @@ pub struct Output {
     /// Write every artifact into this directory
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace files TTDL did not write (in the --out directory, or named by --html, --csv,
+    /// --svg); without it such a file is kept and the command stops
+    #[arg(long)]
+    pub force: bool,
 }

@@ -457,6 +457,7 @@ impl Machine {
             interrupt: self.interrupt.clone(),
             effects: 0,
             fold: self.fold,
+            start: self.start,
         };
         m.reset_steps();
         m

@@ -66,8 +66,11 @@ impl Start {
 }
 
 /// The process's resident memory in bytes (Linux's `/proc/self/status`, `VmRSS`); `None`
-/// elsewhere, where only the lists' memory is counted.
+/// elsewhere (and under Miri, which has no `/proc`), where only the lists' memory is counted.
 fn resident_bytes() -> Option<u64> {
+    if cfg!(miri) {
+        return None;
+    }
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let kb: u64 = status
         .lines()

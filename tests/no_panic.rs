@@ -28,6 +28,7 @@ fn budget() -> Limits {
         depth: 200,
         tasks: 256,
         messages: 2_048,
+        ..Limits::default()
     }
 }
 

@@ -116,6 +116,42 @@ fn out_writes_artifacts_and_guards_foreign_files() {
     let _ = std::fs::remove_dir_all(other);
 }
 
+/// `--html FILE` replaces a page TTDL wrote, keeps any other file unless `--force`, and says
+/// why (SPEC §3: no command overwrites a file it did not write).
+#[test]
+fn html_keeps_a_file_ttdl_did_not_write() {
+    let dir = scratch("html-force");
+    let page = dir.join("report.html");
+    let p = page.to_string_lossy().to_string();
+    std::fs::write(&page, "my notes").expect("write");
+    let (code, _, err) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--html", &p]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("refusing to overwrite") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&page).unwrap_or_default(),
+        "my notes"
+    );
+    let (code, _, err) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--html", &p, "--force"]);
+    assert_eq!(code, 0, "{err}");
+    // Now the page is TTDL's: another run replaces it without --force.
+    let (code, _, err) = ttdl(&[
+        "compare",
+        "examples/jacobi-2d.ttdl",
+        "--models",
+        "wormhole",
+        "--html",
+        &p,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::read_to_string(&page)
+        .unwrap_or_default()
+        .contains("<meta name=\"generator\" content=\"TTDL\">"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn usage_errors_exit_2() {
     let (code, _, err) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--schedule", "magic"]);

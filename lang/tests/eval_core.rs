@@ -230,7 +230,8 @@ fn budgets_stop_runaway_loops() {
     };
     assert_eq!(fail_with(small, "(define (f) (f)) (f)").0, "budget");
     assert_eq!(fail("(dotimes (i 1000000000000) i)").0, "runaway-loop");
-    let (code, text) = fail("(dotimes (i 100000000) (+ i i i))");
+    // A count within the step budget (10^11), too costly per iteration: stopped after one.
+    let (code, text) = fail("(dotimes (i 50000000000) (+ i i i))");
     assert_eq!(code, "runaway-loop");
     assert!(text.contains("test.ttdl:1:1"), "{text}");
 }
@@ -296,6 +297,48 @@ fn runaway_macros_are_diagnostics() {
         run("(defmacro nest (n) (if (= n 0) 0 `(+ 1 (nest ,(- n 1))))) (nest 100)"),
         "100"
     );
+}
+
+/// At the defaults a runaway stops by what it grows: a loop that allocates nothing by the time
+/// budget, an infinitely consing loop by the memory budget (or the time budget, whichever comes
+/// first); each points at the form it was evaluating. Small budgets keep the test short.
+#[test]
+fn runaways_stop_by_time_and_memory() {
+    let quick = Limits {
+        time: std::time::Duration::from_millis(300),
+        ..Limits::default()
+    };
+    let start = std::time::Instant::now();
+    let (code, text) = fail_with(quick, "(define (f) (f))\n(f)");
+    assert_eq!(code, "budget");
+    assert!(
+        text.contains("time budget") && text.contains("test.ttdl:"),
+        "{text}"
+    );
+    assert!(start.elapsed().as_secs() < 10);
+    let small = Limits {
+        memory: 32 << 20,
+        ..Limits::default()
+    };
+    let start = std::time::Instant::now();
+    let (code, text) = fail_with(small, "(define (g acc) (g (cons 1 acc)))\n(g nil)");
+    assert_eq!(code, "budget");
+    assert!(text.contains("memory budget (32 MiB"), "{text}");
+    assert!(text.contains("test.ttdl:1:"), "{text}");
+    assert!(start.elapsed().as_secs() < 30);
+}
+
+/// The default budget does not stop a big pure loop: 3.3 million `(src dst size)` records
+/// consed by tail recursion and summed (about 100 million steps, over the old default).
+#[test]
+#[ignore = "a few seconds in a release build, minutes in a debug one: cargo test --release"]
+fn a_big_pure_loop_runs_at_the_defaults() {
+    let out = run("(define (records n acc)
+                     (if (= n 0) acc
+                         (records (- n 1) (cons (list (mod n 4096) (mod (* n 7) 4096) 8) acc))))
+                   (define (total l acc) (if (null? l) acc (total (cdr l) (+ acc (third (car l))))))
+                   (total (records 3276800 nil) 0)");
+    assert_eq!(out, "26214400");
 }
 
 #[test]

@@ -125,7 +125,7 @@ fn runaway_iterate() {
     check(
         "(deftask a b)\n(defvar n 0)\n(define-comm spam (self peer) (iterate (set! n (+ n 1)) (write-stream 8 peer) 1000000000000))\n(spam a b)",
         expect![[r#"
-            error[runaway-loop]: `iterate` would run 1000000000000 times (about 9000000000000 steps), more than the 99999954 steps left in the budget
+            error[runaway-loop]: `iterate` would run 1000000000000 times (about 9000000000000 steps), more than the 99999999954 steps left in the budget
                ╭─[ prog.ttdl:3:31 ]
                │
              3 │ (define-comm spam (self peer) (iterate (set! n (+ n 1)) (write-stream 8 peer) 1000000000000))

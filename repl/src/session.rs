@@ -16,7 +16,10 @@ use ttdl_session::{artifacts, dag, Session};
 pub const COMMANDS: &[(&str, &str)] = &[
     (":help", "show this help"),
     (":quit", "leave (also Ctrl-D)"),
-    (":load", "FILE  read and evaluate a file"),
+    (
+        ":load",
+        "FILE  read and evaluate a file; loading it again replaces what it defined and made",
+    ),
     (
         ":check",
         "[MAPPING]  summary of the traffic built so far: tasks, messages, phases, critical path, period",
@@ -141,6 +144,25 @@ pub struct Repl {
     pending: String,
     /// Entries evaluated so far, to name each entry's source `<repl:N>`.
     entries: usize,
+    /// What was evaluated since the session started, in order, so that loading a file again
+    /// can replace it ([`Repl::load`]).
+    journal: Vec<Event>,
+}
+
+/// One evaluated source in a [`Repl`]'s journal.
+#[derive(Clone, Debug)]
+enum Event {
+    /// A typed entry, by its source name (`<repl:N>`).
+    Entry { name: String, text: String },
+    /// A loaded file: its canonical path (what identifies it when it is loaded again), the name
+    /// it was shown by, and the session just before it was first loaded (a cheap snapshot:
+    /// values are shared).
+    Load {
+        key: std::path::PathBuf,
+        name: String,
+        text: String,
+        before: Box<Session>,
+    },
 }
 
 impl Repl {
@@ -155,6 +177,7 @@ impl Repl {
             plan: None,
             pending: String::new(),
             entries: 0,
+            journal: Vec::new(),
         })
     }
 
@@ -223,6 +246,12 @@ impl Repl {
     }
 
     /// Reads and evaluates a file into the session (`:load`, `ttdl repl FILE`).
+    ///
+    /// Loading a file that was loaded before *replaces* it: the session goes back to what it
+    /// was just before the first load of that file, evaluates the file's text as it is now, and
+    /// evaluates again, in order and without printing, every entry and load that came after.
+    /// So an edited file's definitions replace the old ones, and the tasks and messages it made
+    /// are made once, not twice — as if the file had always had its new text.
     pub fn load(&mut self, path: &Path) -> Output {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
@@ -231,13 +260,85 @@ impl Repl {
             }
         };
         self.plan = None;
-        let result = self.session.eval_source(&path.display().to_string(), &text);
+        let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let name = path.display().to_string();
+        let earlier = self
+            .journal
+            .iter()
+            .position(|e| matches!(e, Event::Load { key: k, .. } if *k == key));
+        let Some(at) = earlier else {
+            let before = Box::new(self.session.clone());
+            let result = self.session.eval_source(&name, &text);
+            self.journal.push(Event::Load {
+                key,
+                name: name.clone(),
+                text,
+                before,
+            });
+            let mut out = self.printed();
+            match result {
+                Ok(_) => out.text.push_str(&format!("; loaded {name}\n")),
+                Err(diags) => out.error = self.render(&diags),
+            }
+            return out;
+        };
+        // Back to the session before the first load, then the file anew, then what followed.
+        let later = self.journal.split_off(at + 1);
+        let Some(Event::Load { before, .. }) = self.journal.pop() else {
+            return Output::error("error: the session's journal is inconsistent\n");
+        };
+        self.session = (*before).clone();
+        self.session.take_output();
+        let result = self.session.eval_source(&name, &text);
+        self.journal.push(Event::Load {
+            key,
+            name: name.clone(),
+            text,
+            before,
+        });
         let mut out = self.printed();
-        match result {
-            Ok(_) => out.text.push_str(&format!("; loaded {}\n", path.display())),
-            Err(diags) => out.error = self.render(&diags),
+        if let Err(diags) = result {
+            out.error = self.render(&diags);
         }
+        let replayed = later.len();
+        for event in later {
+            self.replay(event, &mut out);
+        }
+        out.text.push_str(&format!(
+            "; reloaded {name}: it replaces the earlier load's definitions, tasks and messages{}\n",
+            match replayed {
+                0 => String::new(),
+                1 => "; the 1 entry after it was evaluated again".to_string(),
+                n => format!("; the {n} entries after it were evaluated again"),
+            }
+        ));
         out
+    }
+
+    /// Evaluates a journal event again after a reload, silently but for its errors (an entry
+    /// that now fails says so: the reloaded file may have dropped something it used).
+    fn replay(&mut self, event: Event, out: &mut Output) {
+        let (name, text) = match &event {
+            Event::Entry { name, text } => (name.clone(), text.clone()),
+            Event::Load { name, text, .. } => (name.clone(), text.clone()),
+        };
+        let event = match event {
+            Event::Load {
+                key, name, text, ..
+            } => Event::Load {
+                key,
+                name,
+                text,
+                before: Box::new(self.session.clone()),
+            },
+            entry => entry,
+        };
+        let result = self.session.eval_source(&name, &text);
+        self.session.take_output();
+        if let Err(diags) = result {
+            out.error.push_str(&self.render(&diags));
+        }
+        self.journal.push(event);
     }
 
     fn eval_entry(&mut self, entry: &str) -> Output {
@@ -257,6 +358,10 @@ impl Repl {
         }
         self.plan = None;
         let result = self.session.eval_source(&name, entry);
+        self.journal.push(Event::Entry {
+            name,
+            text: entry.to_string(),
+        });
         let mut out = self.printed();
         match result {
             Ok(value) if value.is_empty() => {}
@@ -331,6 +436,7 @@ impl Repl {
                     self.session = session;
                     self.plan = None;
                     self.entries = 0;
+                    self.journal.clear();
                     Output::text("; the session starts over (the :set settings are kept)\n")
                 }
                 Err(e) => Output::error(e),

@@ -30,7 +30,7 @@ fn help_lists_every_command() {
         Ctrl-C drops the entry being typed or stops what is running; Ctrl-D leaves. Tab completes names.
           :help      show this help
           :quit      leave (also Ctrl-D)
-          :load      FILE  read and evaluate a file
+          :load      FILE  read and evaluate a file; loading it again replaces what it defined and made
           :check     [MAPPING]  summary of the traffic built so far: tasks, messages, phases, critical path, period
           :run       [--network N --place P --route R --schedule S --seed N --ports N --latency C --timing T]  place, route, schedule, verify and replay; print the summary
           :simulate  MODEL [KEY=VALUE…]  run the program on a hardware model (`:simulate wormhole vc=2`)
@@ -187,9 +187,44 @@ fn load_a_file() {
     let out = text(r.handle(&format!(":load {}", path.display())));
     assert_eq!(out, format!("loading\n; loaded {}\n", path.display()));
     assert_eq!(text(r.handle("(+ loaded-value 1)")), "42\n");
-    // A quoted file name works too.
+    // A quoted file name works too (loading it again replaces the first load).
     let quoted = text(r.handle(&format!(":load \"{}\"", path.display())));
-    assert!(quoted.ends_with(&format!("; loaded {}\n", path.display())));
+    assert!(quoted.starts_with("loading\n; reloaded"), "{quoted}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Loading an edited file again replaces what the first load defined and made: its tasks and
+/// messages are made once, not twice, and the entries typed after it are evaluated again.
+#[test]
+fn loading_a_file_again_replaces_it() {
+    let dir = std::env::temp_dir().join(format!("ttdl-repl-reload-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("pair.ttdl");
+    let program = |size: u32| {
+        format!(
+            "(deftask a b)\n(define size {size})\n(with-task a (write-stream size b))\n\
+             (with-task b (read-stream size a))\n"
+        )
+    };
+    std::fs::write(&path, program(8)).unwrap();
+    let mut r = repl();
+    text(r.handle(&format!(":load {}", path.display())));
+    text(r.handle("(define twice (* 2 size))"));
+    assert!(text(r.handle(":check")).contains("messages       1 (8 words)"));
+    std::fs::write(&path, program(16)).unwrap();
+    let out = text(r.handle(&format!(":load {}", path.display())));
+    assert!(
+        out.contains("reloaded") && out.contains("the 1 entry after it was evaluated again"),
+        "{out}"
+    );
+    let check = text(r.handle(":check"));
+    assert!(check.contains("messages       1 (16 words)"), "{check}");
+    assert!(check.contains("tasks          2"), "{check}");
+    assert_eq!(text(r.handle("twice")), "32\n");
+    // An entry that the new text breaks says so.
+    std::fs::write(&path, "(deftask a b)\n").unwrap();
+    let out = r.handle(&format!(":load {}", path.display()));
+    assert!(out.error.contains("size"), "{out:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

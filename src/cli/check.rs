@@ -50,21 +50,24 @@ pub fn run(args: &CheckArgs) -> CliResult {
     };
     print!("{out}");
     if let Some(dir) = &args.output.out {
-        write_tasks_file(dir, file, &traffic)?;
+        write_tasks_file(dir, file, &traffic, args.output.force)?;
     }
     Ok(())
 }
 
 /// `--out DIR`: the tasks file (Minsky Fig 5-5) for the backend, named after the program.
-fn write_tasks_file(dir: &Path, program: &Path, traffic: &Traffic) -> Result<(), CliError> {
+fn write_tasks_file(
+    dir: &Path,
+    program: &Path,
+    traffic: &Traffic,
+    force: bool,
+) -> Result<(), CliError> {
     let stem = program
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "program".into());
-    let path = dir.join(format!("{stem}.tasks"));
-    std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::write(&path, tasks_file::write(traffic, None)))
-        .map_err(|e| CliError::Input(format!("error: cannot write `{}`: {e}", path.display())))
+    let files = [(format!("{stem}.tasks"), tasks_file::write(traffic, None))];
+    super::write::dir(dir, &files, force).map(|_| ())
 }
 
 /// The file argument, or a usage error naming the command.

@@ -71,8 +71,7 @@ pub fn run(args: &CompareArgs) -> CliResult {
     print!("{out}");
     if let Some(path) = &args.html {
         let html = report::html::compare(&title, &prog, &rows);
-        std::fs::write(path, html)
-            .map_err(|e| CliError::Input(format!("cannot write `{}`: {e}", path.display())))?;
+        super::write::file(path, &html, args.output.force)?;
     }
     if let Some(dir) = &args.output.out {
         let files = [
@@ -82,7 +81,7 @@ pub fn run(args: &CompareArgs) -> CliResult {
                 report::compare::svg(&format!("{title} on {}", prog.network.spec), &rows),
             ),
         ];
-        let n = ttdl_session::artifacts::write(dir, &files).map_err(CliError::Input)?;
+        let n = super::write::dir(dir, &files, args.output.force)?;
         eprintln!("wrote {n} files to {}", dir.display());
     }
     Ok(())

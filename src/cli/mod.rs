@@ -16,6 +16,7 @@ pub mod repl;
 pub mod run;
 pub mod simulate;
 pub mod sweep;
+pub mod write;
 
 /// Why a command failed; decides the exit status (SPEC §3).
 #[derive(Debug)]
@@ -96,10 +97,18 @@ pub struct Source {
     /// Do not load the standard library before the script
     #[arg(long)]
     pub no_stdlib: bool,
-    /// Evaluation step budget per file (default 100000000, about 3 s): a runaway loop stops
-    /// with an error instead of running forever; raise it for very big programs
+    /// Evaluation step budget per file (default 10^11, far beyond the time budget: an embedder's
+    /// deterministic bound, and what refuses a `dotimes` that could never finish)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_steps: Option<u64>,
+    /// Evaluation time budget per file, in seconds (default 60): a loop that never ends stops
+    /// with an error naming where it was; raise it for programs that really evaluate this long
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_time: Option<u64>,
+    /// Evaluation memory budget per file, in MiB (default 4096): a loop that builds data
+    /// without end stops with an error naming where it was
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    pub max_memory: Option<u64>,
     /// Evaluate every iteration of a long repeating `iterate` instead of recording it once with
     /// its count (`check` and `run` fold such loops; the plan is the same either way)
     #[arg(long)]
@@ -120,6 +129,12 @@ impl Source {
         let mut limits = ttdl_lang::Limits::default();
         if let Some(n) = self.max_steps {
             limits.steps = n;
+        }
+        if let Some(s) = self.max_time {
+            limits.time = std::time::Duration::from_secs(s);
+        }
+        if let Some(m) = self.max_memory {
+            limits.memory = m << 20;
         }
         limits
     }
@@ -215,4 +230,8 @@ pub struct Output {
     /// Write every artifact into this directory
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace files TTDL did not write (in the --out directory, or named by --html, --csv,
+    /// --svg); without it such a file is kept and the command stops
+    #[arg(long)]
+    pub force: bool,
 }

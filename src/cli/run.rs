@@ -64,12 +64,11 @@ pub fn run(args: &RunArgs) -> CliResult {
     }
     if let Some(path) = &args.html {
         let html = out.to_html(&name).map_err(cli_error)?;
-        std::fs::write(path, html)
-            .map_err(|e| CliError::Input(format!("cannot write `{}`: {e}", path.display())))?;
+        super::write::file(path, &html, args.output.force)?;
     }
     if let Some(dir) = &args.output.out {
         let files = artifacts::files(&out, &name, &text, &json).map_err(CliError::Internal)?;
-        let n = artifacts::write(dir, &files).map_err(CliError::Input)?;
+        let n = super::write::dir(dir, &files, args.output.force)?;
         eprintln!("wrote {n} files to {}", dir.display());
     }
     Ok(())

@@ -117,13 +117,10 @@ pub fn run(args: &SimulateArgs) -> CliResult {
         }
     };
     if let Some(dir) = &args.output.out {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::Input(format!("cannot create `{}`: {e}", dir.display())))?;
-        let path = dir.join("simulate.json");
         let doc =
             serde_json::to_string_pretty(&report).map_err(|e| CliError::Internal(e.to_string()))?;
-        std::fs::write(&path, doc + "\n")
-            .map_err(|e| CliError::Input(format!("cannot write `{}`: {e}", path.display())))?;
+        let files = [("simulate.json".to_string(), doc + "\n")];
+        super::write::dir(dir, &files, args.output.force)?;
     }
     print!("{out}");
     Ok(())

@@ -113,6 +113,9 @@ pub enum SweepAction {
         /// Write the table here (default: standard output)
         #[arg(long, value_name = "FILE")]
         csv: Option<PathBuf>,
+        /// Replace the --csv file even if TTDL did not write it
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -150,15 +153,6 @@ fn rates(args: &SweepArgs) -> Result<Vec<f64>, CliError> {
     Ok((0..args.steps)
         .map(|i| args.from + (args.to - args.from) * i as f64 / (args.steps - 1) as f64)
         .collect())
-}
-
-fn write(path: &std::path::Path, text: &str) -> Result<(), CliError> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::Input(format!("cannot create `{}`: {e}", dir.display())))?;
-    }
-    std::fs::write(path, text)
-        .map_err(|e| CliError::Input(format!("cannot write `{}`: {e}", path.display())))
 }
 
 /// The sweep the flags or the TOML file describe.
@@ -233,8 +227,8 @@ fn curves(table: &[Summary]) -> Vec<Curve> {
 }
 
 pub fn run(args: &SweepArgs) -> CliResult {
-    if let Some(SweepAction::Merge { dir, csv }) = &args.action {
-        return merge(dir, csv.as_deref());
+    if let Some(SweepAction::Merge { dir, csv, force }) = &args.action {
+        return merge(dir, csv.as_deref(), *force);
     }
     let spec = spec(args)?;
     spec.validate()
@@ -252,7 +246,7 @@ pub fn run(args: &SweepArgs) -> CliResult {
             .map_err(|e| CliError::Usage(e.to_string()))?;
         let text = sweep::point_csv(&[row]);
         return match &args.csv {
-            Some(path) => write(path, &text),
+            Some(path) => super::write::file(path, &text, args.output.force),
             None => {
                 print!("{text}");
                 Ok(())
@@ -265,6 +259,7 @@ pub fn run(args: &SweepArgs) -> CliResult {
             points.len(),
             &emit[0],
             PathBuf::from(&emit[1]).as_path(),
+            args.output.force,
         );
     }
     let pool = rayon::ThreadPoolBuilder::new()
@@ -318,8 +313,9 @@ fn publish(args: &SweepArgs, spec: &SweepSpec, rows: &[PointResult]) -> CliResul
         "mean latency (cycles)",
         &series,
     );
+    let force = args.output.force;
     if let Some(path) = &args.html {
-        write(
+        super::write::file(
             path,
             &html::sweep(
                 &title,
@@ -327,22 +323,26 @@ fn publish(args: &SweepArgs, spec: &SweepSpec, rows: &[PointResult]) -> CliResul
                 &chart_curves,
                 &csv,
             ),
+            force,
         )?;
     }
-    let csv_path = args
-        .csv
-        .clone()
-        .or_else(|| args.output.out.as_ref().map(|d| d.join("sweep.csv")));
-    let svg_path = args
-        .svg
-        .clone()
-        .or_else(|| args.output.out.as_ref().map(|d| d.join("sweep.svg")));
-    if let Some(p) = &csv_path {
-        write(p, &csv)?;
+    // A file named by its flag is written there; the others go into the --out directory, which
+    // keeps the list of what TTDL wrote in it.
+    let mut into_out = Vec::new();
+    for (named, default, text) in [
+        (&args.csv, "sweep.csv", &csv),
+        (&args.svg, "sweep.svg", &svg),
+    ] {
+        match named {
+            Some(p) => super::write::file(p, text, force)?,
+            None if args.output.out.is_some() => into_out.push((default.to_string(), text.clone())),
+            None => {}
+        }
     }
-    if let Some(p) = &svg_path {
-        write(p, &svg)?;
+    if let (Some(dir), false) = (&args.output.out, into_out.is_empty()) {
+        super::write::dir(dir, &into_out, force)?;
     }
+    let csv_path = args.csv.is_some() || args.output.out.is_some();
     match args.output.format {
         Format::Json => {
             let doc =
@@ -354,7 +354,7 @@ fn publish(args: &SweepArgs, spec: &SweepSpec, rows: &[PointResult]) -> CliResul
             );
         }
         Format::Text => {
-            if csv_path.is_none() {
+            if !csv_path {
                 print!("{csv}");
             } else {
                 for r in &table {
@@ -379,19 +379,25 @@ fn publish(args: &SweepArgs, spec: &SweepSpec, rows: &[PointResult]) -> CliResul
 /// Writes DIR/sweep.toml (the sweep), and DIR/jobs.txt (one command line per point, for GNU
 /// parallel or plain `bash`) or DIR/sweep.sbatch (a Slurm array job); each job writes
 /// DIR/points/K.csv.
-fn emit_jobs(spec: &SweepSpec, n: usize, kind: &str, dir: &std::path::Path) -> CliResult {
+fn emit_jobs(
+    spec: &SweepSpec,
+    n: usize,
+    kind: &str,
+    dir: &std::path::Path,
+    force: bool,
+) -> CliResult {
     let exe = std::env::current_exe()
         .map_err(|e| CliError::Internal(format!("cannot find the ttdl binary: {e}")))?;
     let config = dir.join("sweep.toml");
     let text = toml::to_string(spec).map_err(|e| CliError::Internal(e.to_string()))?;
-    write(&config, &text)?;
+    let mut files = vec![("sweep.toml".to_string(), text)];
     std::fs::create_dir_all(dir.join("points"))
         .map_err(|e| CliError::Input(format!("cannot create `{}`: {e}", dir.display())))?;
     let quote =
         |p: &std::path::Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
     let job = |k: &str| {
         format!(
-            "{} sweep --config {} --point {k} --csv {}",
+            "{} sweep --config {} --point {k} --force --csv {}",
             quote(&exe),
             quote(&config),
             quote(&dir.join("points").join(format!("{k}.csv")))
@@ -404,7 +410,8 @@ fn emit_jobs(spec: &SweepSpec, n: usize, kind: &str, dir: &std::path::Path) -> C
                 lines.push_str(&job(&k.to_string()));
                 lines.push('\n');
             }
-            write(&dir.join("jobs.txt"), &lines)?;
+            files.push(("jobs.txt".to_string(), lines));
+            super::write::dir(dir, &files, force)?;
             eprintln!(
                 "wrote {n} jobs to {}: run them with `parallel < jobs.txt` (or `bash jobs.txt`), then `ttdl sweep merge {}`",
                 dir.join("jobs.txt").display(),
@@ -418,7 +425,8 @@ fn emit_jobs(spec: &SweepSpec, n: usize, kind: &str, dir: &std::path::Path) -> C
                 dir.join("points").join("%a.log").display(),
                 job("${SLURM_ARRAY_TASK_ID}")
             );
-            write(&dir.join("sweep.sbatch"), &script)?;
+            files.push(("sweep.sbatch".to_string(), script));
+            super::write::dir(dir, &files, force)?;
             eprintln!(
                 "wrote a {n}-task array job: `sbatch {}`, then `ttdl sweep merge {}`",
                 dir.join("sweep.sbatch").display(),
@@ -435,7 +443,7 @@ fn emit_jobs(spec: &SweepSpec, n: usize, kind: &str, dir: &std::path::Path) -> C
 }
 
 /// `ttdl sweep merge DIR`: every point file, checked complete, as one table.
-fn merge(dir: &std::path::Path, csv: Option<&std::path::Path>) -> CliResult {
+fn merge(dir: &std::path::Path, csv: Option<&std::path::Path>, force: bool) -> CliResult {
     let config = dir.join("sweep.toml");
     let text = std::fs::read_to_string(&config)
         .map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", config.display())))?;
@@ -465,7 +473,7 @@ fn merge(dir: &std::path::Path, csv: Option<&std::path::Path>) -> CliResult {
     }
     let table = sweep::summary_csv(&sweep::aggregate(&rows));
     match csv {
-        Some(p) => write(p, &table),
+        Some(p) => super::write::file(p, &table, force),
         None => {
             print!("{table}");
             Ok(())

@@ -8,10 +8,24 @@
 use serde::{Deserialize, Serialize};
 
 /// The evaluation budget: what one evaluated source (a file, a REPL entry) may use.
+///
+/// What stops a runaway at the defaults is what grows without bound: the memory it takes
+/// (`memory`: an infinitely consing loop stops within seconds) or the time it runs (`time`: a
+/// loop that allocates nothing, `(define (f) (f)) (f)`, stops after a minute), or Ctrl-C in the
+/// REPL. The step count is far beyond both (a billion steps take about 10 s), there for an
+/// embedder that wants a deterministic bound, and to refuse at once a `dotimes` whose count
+/// could never finish.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Limits {
     /// Evaluation steps in all (per evaluated source). `--max-steps` on the command line.
     pub steps: u64,
+    /// Bytes of memory one evaluated source may take beyond what the process held when it
+    /// started (its lists' cells, and on Linux the process's resident memory).
+    /// `--max-memory` (MiB) on the command line.
+    pub memory: u64,
+    /// Wall-clock time one evaluated source may run. `--max-time` (seconds) on the command line.
+    pub time: std::time::Duration,
     /// Nested (non-tail) call depth.
     pub depth: usize,
     /// Tasks a program may create.
@@ -20,13 +34,17 @@ pub struct Limits {
     pub messages: usize,
 }
 
-/// The defaults stop a runaway script within a few seconds (a step is ~30 ns in a release
-/// build) while leaving room for big programs: Jacobi 2D on a 64×64 torus, 100 iterations (3.3
-/// million stream operations) takes about 15 million steps.
+/// The defaults leave room for any program a user would write — Jacobi 2D on a 64×64 torus, 100
+/// iterations (3.3 million stream operations) takes about 15 million steps and half a second; a
+/// loop that conses 3.3 million `(src dst size)` records by tail recursion and sums them, 100
+/// million steps and about 1 s — and stop a runaway by what it grows: 4 GiB of memory or a
+/// minute of evaluation. 10¹¹ steps would take a quarter of an hour or more.
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            steps: 100_000_000,
+            steps: 100_000_000_000,
+            memory: 4 << 30,
+            time: std::time::Duration::from_secs(60),
             depth: 10_000,
             tasks: 1 << 20,
             messages: 1 << 24,

@@ -51,7 +51,7 @@ fn page(title: &str, body: &str, data: Option<&Value>, script: &str) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"generator\" content=\"TTDL\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}\n",
         esc(title)
     );
     if let Some(d) = data {

@@ -4,6 +4,7 @@
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use ttdl_ir::traffic::{Target, TaskId};
 
@@ -31,8 +32,60 @@ pub struct Known {
     pub else_: Sym,
 }
 
-/// Steps between two looks at the interrupt flag: about 0.1 ms of evaluation.
+/// Steps between two looks at the interrupt flag, the clock and the lists' memory: about
+/// 0.05 ms of evaluation.
 pub const INTERRUPT_POLL: u64 = 4096;
+
+/// How often the process's resident memory is read (Linux): reading it costs a few
+/// microseconds, so not at every poll.
+const RESIDENT_POLL: Duration = Duration::from_millis(100);
+
+/// When the current evaluation started and what it started from: the time and memory budgets
+/// count from here ([`Machine::reset_steps`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Start {
+    at: Instant,
+    /// Bytes the lists held ([`super::cons::list_bytes`]).
+    lists: u64,
+    /// Bytes resident in the process, where the system says.
+    resident: Option<u64>,
+    /// When resident memory is next read.
+    next_resident: Instant,
+}
+
+impl Start {
+    fn now() -> Start {
+        let at = Instant::now();
+        Start {
+            at,
+            lists: super::cons::list_bytes(),
+            resident: resident_bytes(),
+            next_resident: at + RESIDENT_POLL,
+        }
+    }
+}
+
+/// The process's resident memory in bytes (Linux's `/proc/self/status`, `VmRSS`); `None`
+/// elsewhere (and under Miri, which has no `/proc`), where only the lists' memory is counted.
+fn resident_bytes() -> Option<u64> {
+    if cfg!(miri) {
+        return None;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: u64 = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some(kb.saturating_mul(1024))
+}
+
+/// A byte count in MiB, for messages.
+fn mib(bytes: u64) -> u64 {
+    bytes.div_ceil(1 << 20)
+}
 
 #[derive(Clone, Debug)]
 pub struct Machine {
@@ -50,6 +103,8 @@ pub struct Machine {
     pub next_check: u64,
     /// Set by a front end (the REPL's Ctrl-C) to stop the evaluation at its next check.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// Where the time and memory budgets of the current evaluation count from.
+    pub start: Start,
     /// Current non-tail call depth.
     pub depth: usize,
     /// Current nesting of `eval` (its stack check runs every few levels).
@@ -116,6 +171,7 @@ impl Machine {
             fold: true,
             interrupt: None,
             frames: FramePool::default(),
+            start: Start::now(),
         };
         m.reset_steps();
         builtins::install(&mut m);
@@ -147,17 +203,17 @@ impl Machine {
         v.to_text(&self.names(), true)
     }
 
-    /// Starts a fresh step budget (each top-level source gets its own).
+    /// Starts a fresh budget — steps, time and memory — (each top-level source gets its own).
     pub fn reset_steps(&mut self) {
         self.steps = 0;
+        self.start = Start::now();
         self.next_check = self.check_after(0);
     }
 
+    /// The step count of the next check: every [`INTERRUPT_POLL`] steps, for the clock, the
+    /// memory and the interrupt flag (about 0.1% of the evaluation's time).
     fn check_after(&self, steps: u64) -> u64 {
-        match self.interrupt {
-            Some(_) => self.budget.steps.min(steps.saturating_add(INTERRUPT_POLL)),
-            None => self.budget.steps,
-        }
+        self.budget.steps.min(steps.saturating_add(INTERRUPT_POLL))
     }
 
     /// Counts one evaluation step against the budget. The fast path is one compare; the
@@ -184,6 +240,24 @@ impl Machine {
     fn checkpoint(&mut self, span: Span) -> R<()> {
         if self.steps > self.budget.steps {
             return Err(self.out_of_steps(span));
+        }
+        let elapsed = self.start.at.elapsed();
+        if elapsed > self.budget.time {
+            return Err(self.out_of_time(elapsed, span));
+        }
+        let lists = super::cons::list_bytes().saturating_sub(self.start.lists);
+        let mut grown = lists;
+        if let Some(base) = self.start.resident {
+            let now = Instant::now();
+            if now >= self.start.next_resident {
+                self.start.next_resident = now + RESIDENT_POLL;
+                if let Some(r) = resident_bytes() {
+                    grown = grown.max(r.saturating_sub(base));
+                }
+            }
+        }
+        if grown > self.budget.memory {
+            return Err(self.out_of_memory(grown, span));
         }
         if let Some(flag) = &self.interrupt {
             if flag.swap(false, Ordering::Relaxed) {
@@ -212,6 +286,54 @@ impl Machine {
             "a loop or recursion probably never ends; if the program really is this big, raise \
              the step budget with `--max-steps {}` (or `Limits::steps` when embedding)",
             round_up(self.budget.steps.saturating_mul(10))
+        ))
+    }
+
+    /// What the evaluation did before a budget stopped it: the progress a runaway makes.
+    fn progress(&self) -> String {
+        format!(
+            "{} steps in {:.1} s, {} MiB of lists",
+            self.steps,
+            self.start.at.elapsed().as_secs_f64(),
+            mib(super::cons::list_bytes().saturating_sub(self.start.lists)),
+        )
+    }
+
+    #[cold]
+    fn out_of_time(&self, elapsed: Duration, span: Span) -> Diagnostic {
+        let limit = self.budget.time.as_secs_f64();
+        Diagnostic::new(
+            "budget",
+            format!(
+                "evaluation ran out of its time budget ({limit} s; {})",
+                self.progress()
+            ),
+        )
+        .with_label(span, "still evaluating here when the time ran out")
+        .with_help(format!(
+            "a loop or recursion probably never ends; if the program really runs this long, \
+             raise the time budget with `--max-time {}` (or `Limits::time` when embedding)",
+            round_up((elapsed.as_secs().max(1)).saturating_mul(10))
+        ))
+    }
+
+    #[cold]
+    fn out_of_memory(&self, grown: u64, span: Span) -> Diagnostic {
+        Diagnostic::new(
+            "budget",
+            format!(
+                "evaluation ran out of its memory budget ({} MiB; it took {} MiB: {})",
+                mib(self.budget.memory),
+                mib(grown),
+                self.progress()
+            ),
+        )
+        .with_label(span, "still evaluating here when the memory ran out")
+        .with_help(format!(
+            "a loop or recursion probably keeps building data that never ends; if the program \
+             really needs this much, raise the memory budget with `--max-memory {}` (MiB; or \
+             `Limits::memory` when embedding)",
+            round_up(mib(self.budget.memory).saturating_mul(4))
         ))
     }
 

@@ -480,6 +480,7 @@ impl Machine {
             effects: 0,
             fold: self.fold,
             frames: Default::default(),
+            start: self.start,
         };
         m.reset_steps();
         m

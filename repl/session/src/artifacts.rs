@@ -66,6 +66,11 @@ const MANIFEST: &str = ".ttdl-out";
 /// Writes the artifacts into `dir`, refusing to replace a file TTDL did not write there before
 /// (the directory's manifest lists what it wrote).
 pub fn write(dir: &Path, files: &[(String, String)]) -> Result<usize, String> {
+    write_with(dir, files, false)
+}
+
+/// [`write`]; with `force`, files TTDL did not write are replaced too (`--force`).
+pub fn write_with(dir: &Path, files: &[(String, String)], force: bool) -> Result<usize, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     let manifest = dir.join(MANIFEST);
     let ours: Vec<String> = std::fs::read_to_string(&manifest)
@@ -73,9 +78,9 @@ pub fn write(dir: &Path, files: &[(String, String)]) -> Result<usize, String> {
         .unwrap_or_default();
     for (name, _) in files {
         let path = dir.join(name);
-        if path.exists() && !ours.contains(name) {
+        if !force && path.exists() && !ours.contains(name) {
             return Err(format!(
-                "refusing to overwrite `{}`: TTDL did not write it; move it away or choose another --out directory",
+                "refusing to overwrite `{}`: TTDL did not write it; move it away, choose another --out directory, or pass --force to replace it",
                 path.display()
             ));
         }

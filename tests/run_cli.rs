@@ -156,7 +156,10 @@ fn html_keeps_a_file_ttdl_did_not_write() {
 fn usage_errors_exit_2() {
     let (code, _, err) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--schedule", "magic"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("lp, exact or best"), "{err}");
+    assert!(
+        err.contains("`schedule` takes one of lp, exact, best"),
+        "{err}"
+    );
     let (code, _, _) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--network", "blob:3"]);
     assert_eq!(code, 2);
 }

@@ -1012,6 +1012,19 @@ pub fn timed(
     } else if setup > 0 && program::is_driven(traffic) {
         program::apply_ideal_timing(&mut t).map_err(|e| PipelineError::Input(e.to_string()))?;
     }
+    // The critical path printed is the program's (SPEC §2), as `check` times it: set-up cycles,
+    // more ports or tasks sharing a node change the plan's timing, not the program's. Only then
+    // is the program timed again on its own.
+    let shared = {
+        let mut nodes = placement.node_of.clone();
+        nodes.sort_unstable();
+        nodes.windows(2).any(|w| w[0] == w[1])
+    };
+    if program::is_driven(traffic) && (setup > 0 || cfg.hardware.ports > 1 || shared) {
+        let mut own = traffic.clone();
+        time_unplaced(&mut own, Some(cfg.timing.name()))?;
+        t.critical_path = own.critical_path;
+    }
     Ok(t)
 }
 

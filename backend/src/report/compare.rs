@@ -86,10 +86,43 @@ pub fn text(title: &str, program: &Placed, rows: &[ModelRun]) -> String {
             }
         }
     }
+    notes.extend(storage_notes(program, rows));
     for n in notes {
         let _ = writeln!(s, "note: {n}");
     }
     s
+}
+
+/// What is not like for like between the plan and the dynamic rows, said under the table: ports
+/// beyond the one node interface the dynamic models have, and broadcasts, which the plan sends
+/// once through the network as a tree and the dynamic models as one unicast per reader (SPEC §5).
+fn storage_notes(program: &Placed, rows: &[ModelRun]) -> Vec<String> {
+    let dynamic = rows
+        .iter()
+        .any(|r| r.spec.split([' ', ':']).next() != Some("scheduled"));
+    if !dynamic {
+        return Vec::new();
+    }
+    let mut notes = Vec::new();
+    let ports = program.config.hardware.ports;
+    if ports > 1 {
+        notes.push(format!(
+            "the plan has {ports} ports per node each way; the dynamic models have one"
+        ));
+    }
+    let casts = program
+        .traffic
+        .messages
+        .iter()
+        .filter(|m| m.dst.len() > 1)
+        .count();
+    if casts > 0 {
+        notes.push(format!(
+            "{casts} messages are broadcasts: the plan sends each once through the network, as a \
+             tree; the dynamic models send one unicast per reader"
+        ));
+    }
+    notes
 }
 
 /// The table as the `compare` entries of the JSON document.

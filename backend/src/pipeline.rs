@@ -693,7 +693,9 @@ pub fn plan_placed_with_progress(
         cfg.seed,
     )
     .map_err(|e| PipelineError::Input(e.to_string()))?;
-    let schedule = schedule::schedule_with_effort(
+    // The exact scheduler may move a message that would wait onto another minimal route: the
+    // routes it chose are the plan's from then on.
+    let mut schedule = schedule::schedule_choosing_routes(
         &traffic,
         &network,
         &placement,
@@ -704,6 +706,7 @@ pub fn plan_placed_with_progress(
         &cfg.improve(),
         progress,
     )?;
+    let routing = schedule.routes.take().unwrap_or(routing);
     // The switch programs, executed word by word, must deliver exactly what was planned.
     let replay = replay::replay_with_progress(
         &traffic, &network, &placement, &routing, &schedule, progress,

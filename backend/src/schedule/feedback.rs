@@ -110,6 +110,7 @@ pub(crate) fn assemble_unblamed(
         makespan,
         relaxed,
         lp: None,
+        routes: None,
     }
 }
 
@@ -119,6 +120,16 @@ pub(crate) fn blame_relaxed(problem: &Problem, s: &mut Schedule) {
     if s.relaxed.iter().all(|r| r.knock_on) {
         return;
     }
+    // Blamed on the routes the schedule took.
+    if let Some(routes) = s.routes.clone() {
+        if let Ok(p) = problem.rerouted(&routes) {
+            return blame_on(&p, s);
+        }
+    }
+    blame_on(problem, s);
+}
+
+fn blame_on(problem: &Problem, s: &mut Schedule) {
     let by_resource = ByResource::new(&s.holds);
     for r in s.relaxed.iter_mut().filter(|r| !r.knock_on) {
         r.blamed = blame(problem, &by_resource, &s.holds, r.msg, s.released[r.msg]);

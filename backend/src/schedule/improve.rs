@@ -137,6 +137,8 @@ pub fn improve(
     let sender = senders(problem);
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed ^ 0x1a5_7e11);
 
+    // Orders are improved on the routes the start took: chosen per message, or the given ones.
+    let chose = start.routes.is_some();
     let run = |shift: &[i64]| -> Result<Schedule, ScheduleError> {
         let order = Order {
             prio: Priority::Chain,
@@ -145,6 +147,7 @@ pub fn improve(
             pred: &pred,
             shift: Some(shift),
             clear: false,
+            routes: chose,
         };
         exact::schedule_order(problem, &order, &Progress::none())
     };

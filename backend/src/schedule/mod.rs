@@ -18,6 +18,7 @@ use crate::traffic::{MsgId, Placement, Route, Routing, TaskId, Traffic};
 
 pub mod bounds;
 pub mod buffers;
+mod choice;
 pub mod exact;
 pub mod feedback;
 pub mod improve;
@@ -219,6 +220,12 @@ pub struct Schedule {
     pub relaxed: Vec<Relaxation>,
     /// Present when the LP produced it.
     pub lp: Option<LpStats>,
+    /// The routes the exact scheduler chose when it moved messages off the routing it was given
+    /// ([`Problem::choose_routes`]): the plan's routing from then on, which the verifier, the
+    /// switch programs and the replay use. `None` when every message kept its route. Not
+    /// written: a plan keeps its routing beside its schedule.
+    #[serde(skip)]
+    pub routes: Option<Routing>,
 }
 
 impl Schedule {
@@ -393,6 +400,9 @@ pub struct Problem<'a> {
     pub hardware: Hardware,
     /// `steps[msg]`.
     pub steps: Vec<Vec<Step>>,
+    /// May the exact scheduler move a message that would wait onto another of its minimal
+    /// routes ([`choice`])? Off unless the caller adopts [`Schedule::routes`].
+    pub choose_routes: bool,
 }
 
 impl<'a> Problem<'a> {
@@ -444,7 +454,37 @@ impl<'a> Problem<'a> {
             routing,
             hardware,
             steps,
+            choose_routes: false,
         })
+    }
+
+    /// The same problem on other routes (those a schedule chose, [`Schedule::routes`]).
+    pub fn rerouted<'b>(&self, routing: &'b Routing) -> Result<Problem<'b>, ScheduleError>
+    where
+        'a: 'b,
+    {
+        Problem::new(
+            self.traffic,
+            self.network,
+            self.placement,
+            routing,
+            self.hardware,
+        )
+    }
+}
+
+/// Checks `s` against `problem`, or against the routes `s` chose when it chose some.
+fn verify_on(problem: &Problem, s: &Schedule) -> Result<(), ScheduleError> {
+    let invalid = |why: String| ScheduleError::Invalid {
+        method: s.method.name(),
+        why,
+    };
+    match &s.routes {
+        Some(r) => {
+            let p = problem.rerouted(r).map_err(|e| invalid(e.to_string()))?;
+            verify::verify(&p, s).map_err(|why| invalid(why.to_string()))
+        }
+        None => verify::verify(problem, s).map_err(|why| invalid(why.to_string())),
     }
 }
 
@@ -513,9 +553,40 @@ pub fn schedule_with_effort(
     progress: &Progress,
 ) -> Result<Schedule, ScheduleError> {
     let problem = Problem::new(traffic, network, placement, routing, hardware)?;
+    schedule_problem(&problem, method, lp_solver, effort, progress)
+}
+
+/// [`schedule_with_progress`] letting the exact scheduler move messages that would wait onto
+/// other minimal routes ([`Problem::choose_routes`]): the caller must adopt
+/// [`Schedule::routes`] as the plan's routing when it is set.
+#[allow(clippy::too_many_arguments)]
+pub fn schedule_choosing_routes(
+    traffic: &Traffic,
+    network: &Network,
+    placement: &Placement,
+    routing: &Routing,
+    method: Method,
+    hardware: Hardware,
+    lp_solver: lp::LpSolverKind,
+    effort: &improve::Improve,
+    progress: &Progress,
+) -> Result<Schedule, ScheduleError> {
+    let mut problem = Problem::new(traffic, network, placement, routing, hardware)?;
+    problem.choose_routes = true;
+    schedule_problem(&problem, method, lp_solver, effort, progress)
+}
+
+fn schedule_problem(
+    problem: &Problem,
+    method: Method,
+    lp_solver: lp::LpSolverKind,
+    effort: &improve::Improve,
+    progress: &Progress,
+) -> Result<Schedule, ScheduleError> {
+    let hardware = problem.hardware;
     let exact = || -> Result<Schedule, ScheduleError> {
-        let s = exact::schedule_with_progress(&problem, progress)?;
-        improve::improve(&problem, s, effort, progress)
+        let s = exact::schedule_with_progress(problem, progress)?;
+        improve::improve(problem, s, effort, progress)
     };
     let solver = || lp::solver(lp_solver).map_err(ScheduleError::Input);
     let checked = |s: Schedule| -> Result<Schedule, ScheduleError> {
@@ -523,10 +594,7 @@ pub fn schedule_with_effort(
         if progress.is_cancelled() {
             return Err(ScheduleError::Interrupted);
         }
-        verify::verify(&problem, &s).map_err(|why| ScheduleError::Invalid {
-            method: s.method.name(),
-            why: why.to_string(),
-        })?;
+        verify_on(problem, &s)?;
         Ok(s)
     };
     match method {
@@ -541,20 +609,20 @@ pub fn schedule_with_effort(
         Method::Best if hardware.setup > 0 => checked(exact()?),
         Method::Lp => {
             progress.stage("schedule (lp)", 1);
-            checked(lp::schedule(&problem, solver()?)?)
+            checked(lp::schedule(problem, solver()?)?)
         }
         Method::Best => {
             let e = checked(exact()?)?;
-            let phases = periodic::bounds(&problem);
+            let phases = periodic::bounds(problem);
             // A schedule that meets every bound and deadline cannot be beaten: the LP is not run.
             let optimal = e.relaxed.is_empty()
-                && e.makespan <= lower_bound(&problem).0
-                && periodic::analyze_with(&problem, &e, &phases)
+                && e.makespan <= lower_bound(problem).0
+                && periodic::analyze_with(problem, &e, &phases)
                     .is_none_or(|p| p.achieved <= p.lower_bound);
             // The LP (Minsky's method) wins only on small programs; on large ones it costs
             // seconds and loses by a wide margin (an 8×8 all-to-all: 11 s, 2,770 cycles against
             // 181), so `best` runs it only below a size, or when asked to work thoroughly.
-            let lp_pays = traffic.messages.len() <= LP_IN_BEST
+            let lp_pays = problem.traffic.messages.len() <= LP_IN_BEST
                 || matches!(
                     effort.effort,
                     improve::Effort::Thorough | improve::Effort::Seconds(_)
@@ -565,11 +633,11 @@ pub fn schedule_with_effort(
             // An LP that fails to solve is not fatal when the exact answer exists.
             progress.stage("schedule (lp)", 1);
             let solver = solver()?;
-            match lp::schedule(&problem, solver).and_then(checked) {
+            match lp::schedule(problem, solver).and_then(checked) {
                 Ok(l) => {
                     let (pe, pl) = (
-                        periodic::analyze_with(&problem, &e, &phases),
-                        periodic::analyze_with(&problem, &l, &phases),
+                        periodic::analyze_with(problem, &e, &phases),
+                        periodic::analyze_with(problem, &l, &phases),
                     );
                     // Periods are compared only when both runs reached a steady state over
                     // enough iterations for it to be one.

@@ -28,7 +28,7 @@ enum Command {
     /// Every hardware model side by side on the same program
     Compare(cli::compare::CompareArgs),
     /// Latency against offered load for a model, as CSV and SVG
-    Sweep(cli::sweep::SweepArgs),
+    Sweep(Box<cli::sweep::SweepArgs>),
     /// Yuan's analytic model of multi-hop TDM networks
     Model(cli::model::ModelArgs),
     /// Contention-free schedules for array operations on a 2-D mesh (Eberhart): shift,

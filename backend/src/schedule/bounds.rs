@@ -1004,7 +1004,7 @@ impl<'a> Folded<'a> {
         }
         let n = names.len();
         // Edges out of every node: (to, time, distance, words if a message).
-        let mut out: Vec<Vec<(usize, u64, u64, Option<u64>)>> = vec![Vec::new(); n];
+        let mut out: Vec<Vec<DrainEdge>> = vec![Vec::new(); n];
         for (&t, body) in &self.bodies {
             for off in 0..body.len() {
                 let (next, d) = if off + 1 < body.len() {
@@ -1283,6 +1283,9 @@ pub fn refine_unplaced_period(traffic: &mut crate::traffic::Traffic) {
         }
     }
 }
+
+/// An edge of the drain-recurrence graph: (to, time, iteration distance, words if a message).
+type DrainEdge = (usize, u64, u64, Option<u64>);
 
 #[cfg(test)]
 mod tests {

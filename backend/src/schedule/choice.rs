@@ -95,7 +95,7 @@ impl Choice {
 fn assemble(
     dag: &Minimal,
     inject: (usize, u64),
-    reached: &[Vec<Option<(usize, u64, usize)>>],
+    reached: &[Vec<Option<Reached>>],
     eject: (usize, u64),
 ) -> Choice {
     let k = dag.hops();
@@ -231,3 +231,6 @@ pub(crate) fn earliest_clear(
     }
     None
 }
+
+/// How a node of a layer was reached: (lane, start, node before).
+type Reached = (usize, u64, usize);

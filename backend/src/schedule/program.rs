@@ -517,7 +517,7 @@ fn port_schedule_by(
             let t = t.max(inject[u].free_at(t, 1));
             // The released message whose destinations can all take it soonest; among equals,
             // the one with the longest chain after it, then the earliest released.
-            let mut best: Option<(u64, (std::cmp::Reverse<u64>, u64, MsgId), &QueueKey)> = None;
+            let mut best: Option<(u64, Pick, &QueueKey)> = None;
             for q in queues.values_mut() {
                 q.release_until(t, prio);
             }
@@ -666,3 +666,7 @@ fn apply(traffic: &mut Traffic, timing: &Timing, arrivals: &[u64]) {
     }
     traffic.critical_path = critical;
 }
+
+/// How the port timing ranks a released message among equals: the longest chain after it, then
+/// the earliest released, then its id.
+type Pick = (std::cmp::Reverse<u64>, u64, MsgId);

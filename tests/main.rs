@@ -14,4 +14,5 @@ mod invariants;
 mod no_panic;
 mod periodic;
 mod run_cli;
+mod settings;
 mod support;

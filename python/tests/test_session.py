@@ -166,12 +166,13 @@ def test_a_missing_file_is_an_os_error():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"netwrok": "mesh:2x2"}, "unknown setting `netwrok`; did you mean `network`?"),
+        ({"netwrok": "mesh:2x2"}, "unknown setting `netwrok`: did you mean `network`?"),
         ({"lpsolver": "microlp"}, "did you mean `lp_solver`?"),
-        ({"ports": 0}, "`ports` must be from 1 to 64, not 0"),
-        ({"seed": "1"}, "`seed` takes a whole number"),
-        ({"throughput": 1}, "`throughput` takes True or False"),
-        ({"buffer": 4}, "`buffer` is not available"),
+        ({"ports": 0}, "`ports` takes a whole number from 1 to 64, not `0`"),
+        ({"seed": -1}, "`seed` takes a whole number from 0, not -1"),
+        ({"throughput": "maybe"}, "`throughput` takes on or off"),
+        ({"buffer": "lots"}, "`buffer` takes a whole number from 0 to 1048576, or unbounded"),
+        ({"effort": "hard"}, "`effort` takes one of quick, default, thorough"),
         ({"network": "mesh:0x2"}, "mesh"),
         ({"place": "everywhere"}, "everywhere"),
     ],

@@ -195,16 +195,6 @@ pub const SETTINGS: &[Setting] = &[
         model: false,
     },
     Setting {
-        name: "effort",
-        key: "effort",
-        kind: Kind::Level(&["quick", "default", "thorough"]),
-        default: DefaultValue::Is("default"),
-        value_name: "LEVEL",
-        help: "how hard the scheduler works on a plan: quick (its fixed orders only), default (an improvement phase of re-ordering the critical chain, skipped above 100,000 route steps), thorough (20 times as much, any size), or SECONDS (as many rounds as fit; not reproducible across machines)",
-        target: true,
-        model: true,
-    },
-    Setting {
         name: "seed",
         key: "seed",
         kind: Kind::Int {
@@ -216,6 +206,16 @@ pub const SETTINGS: &[Setting] = &[
         help: "seed for every random choice (the same input and seed give byte-identical output)",
         target: true,
         model: false,
+    },
+    Setting {
+        name: "effort",
+        key: "effort",
+        kind: Kind::Level(&["quick", "default", "thorough"]),
+        default: DefaultValue::Is("default"),
+        value_name: "LEVEL",
+        help: "how hard the scheduler works on a plan: quick (its fixed orders only), default (an improvement phase of re-ordering the critical chain, skipped above 100,000 route steps), thorough (20 times as much, any size), or SECONDS (as many rounds as fit; not reproducible across machines)",
+        target: true,
+        model: true,
     },
 ];
 

@@ -253,19 +253,18 @@ pub fn resolve(traffic: &Traffic, o: &Settings) -> Result<PlanConfig, PipelineEr
         s.int(name)
             .ok_or_else(|| PipelineError::Internal(format!("the setting `{name}` has no value")))
     };
-    let choice = |name: &str| chosen(name);
-    let route: RouteMethod = choice("route")?
+    let route: RouteMethod = chosen("route")?
         .parse()
         .map_err(|e: UnknownChoice| PipelineError::Config(e.to_string()))?;
-    let schedule: Method = choice("schedule")?
+    let schedule: Method = chosen("schedule")?
         .parse()
         .map_err(|e: UnknownChoice| PipelineError::Config(e.to_string()))?;
-    let lp_solver: LpSolverKind = choice("lp-solver")?
+    let lp_solver: LpSolverKind = chosen("lp-solver")?
         .parse()
         .map_err(|e: UnknownChoice| PipelineError::Config(e.to_string()))?;
     schedule::lp::solver(lp_solver)
         .map_err(|e| PipelineError::Config(format!("--lp-solver: {e}")))?;
-    let timing: TimingModel = choice("timing")?
+    let timing: TimingModel = chosen("timing")?
         .parse()
         .map_err(|e: UnknownChoice| PipelineError::Config(e.to_string()))?;
     let hardware = Hardware {
@@ -294,7 +293,7 @@ pub fn resolve(traffic: &Traffic, o: &Settings) -> Result<PlanConfig, PipelineEr
         timing,
         seed: parse("seed")?,
         throughput: s.flag("throughput").unwrap_or(false),
-        effort: choice("effort")?.parse().map_err(PipelineError::Config)?,
+        effort: chosen("effort")?.parse().map_err(PipelineError::Config)?,
     })
 }
 

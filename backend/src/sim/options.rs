@@ -353,19 +353,6 @@ impl ModelOptions {
             .map_err(|_| ModelError(format!("option `{key}`: expected a non-negative integer")))
     }
 
-    /// A plan setting of the settings table as an option: its key, kind, default and help.
-    pub const fn setting(s: &'static ttdl_ir::settings::Setting) -> OptionSpec {
-        OptionSpec {
-            key: s.key,
-            kind: OptionKind::Setting(s),
-            default: match s.default {
-                ttdl_ir::settings::DefaultValue::Is(d) => OptionDefault::Is(d),
-                ttdl_ir::settings::DefaultValue::Depends(d) => OptionDefault::Depends(d),
-            },
-            help: s.help,
-        }
-    }
-
     /// A real option.
     pub fn real(&self, key: &str) -> Result<f64, ModelError> {
         match self.value(key)? {

@@ -608,6 +608,117 @@ fn emitted_sweep_merges_to_the_local_table() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `-` reads the program from standard input, as TTDL source, a tasks file or JSON by its first
+/// characters, and gives what the file gives.
+#[test]
+fn a_dash_reads_standard_input() {
+    use std::io::Write;
+    let piped = |args: &[&str], input: &[u8]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ttdl"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the ttdl binary runs");
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for file in ["examples/fft.ttdl", "examples/fft.tasks"] {
+        let text = std::fs::read(file).unwrap();
+        let (code, from_file, err) = ttdl(&["run", file]);
+        assert_eq!(code, 0, "{err}");
+        let (code, from_stdin, err) = piped(&["run", "-"], &text);
+        assert_eq!(code, 0, "{file}: {err}");
+        assert_eq!(from_stdin, from_file, "{file}");
+    }
+    // A plan document (JSON) is planned again the way it was planned, from a file or a pipe.
+    let dir = scratch("stdin");
+    let (_, plan, _) = ttdl(&["run", "examples/fft.ttdl", "--format", "json"]);
+    let document = dir.join("fft.json");
+    std::fs::write(&document, &plan).unwrap();
+    let (_, from_file, _) = ttdl(&["run", document.to_str().unwrap()]);
+    let (code, from_stdin, err) = piped(&["run", "-"], plan.as_bytes());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        from_stdin == from_file,
+        "a plan document read from a pipe plans differently"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    // A mistake on standard input is located there.
+    let (code, _, err) = piped(&["check", "-"], b"(defmessage m 8)\n(write-stream m)\n");
+    assert_eq!(code, 1);
+    assert!(err.contains("<stdin>:2:"), "{err}");
+}
+
+/// A sweep's TOML takes `seeds` as a count, as `--seeds` does, or as a list; job lists emitted to
+/// a relative directory name every file absolutely, so they run from anywhere.
+#[test]
+fn sweep_seeds_and_emitted_paths_agree_with_the_flags() {
+    let dir = scratch("sweep-seeds");
+    let common = "network = \"mesh:3x3\"\nmodels = [\"wormhole\"]\nrates = [0.02]\nmeasure = 300\ndrain = 600\n";
+    let count = dir.join("count.toml");
+    let list = dir.join("list.toml");
+    std::fs::write(&count, format!("{common}seeds = 2\n")).unwrap();
+    std::fs::write(&list, format!("{common}seeds = [1, 2]\n")).unwrap();
+    let (code, by_count, err) = ttdl(&["sweep", "--config", count.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (_, by_list, _) = ttdl(&["sweep", "--config", list.to_str().unwrap()]);
+    let (_, by_flags, _) = ttdl(&[
+        "sweep",
+        "--network",
+        "mesh:3x3",
+        "--rates",
+        "0.02",
+        "--seeds",
+        "2",
+        "--measure",
+        "300",
+        "--drain",
+        "600",
+    ]);
+    assert_eq!(by_count, by_list);
+    assert_eq!(by_count, by_flags);
+    assert!(by_count.contains(",2,"), "two seeds: {by_count}");
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, format!("{common}seeds = \"two\"\n")).unwrap();
+    let (code, _, err) = ttdl(&["sweep", "--config", bad.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("seeds is a count"), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_ttdl"))
+        .args([
+            "sweep",
+            "--network",
+            "mesh:3x3",
+            "--rates",
+            "0.02",
+            "--emit",
+            "parallel",
+            "jobs",
+        ])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let jobs = std::fs::read_to_string(dir.join("jobs").join("jobs.txt")).unwrap();
+    let absolute = std::fs::canonicalize(&dir).unwrap().join("jobs");
+    assert!(
+        jobs.contains(&format!("'{}", absolute.join("sweep.toml").display())),
+        "{jobs}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The optical models run on meshes too (Yuan's `Assign_array` case: routes never use a wrap link):
 /// a ring of four tasks on a 2×2 mesh under path reservation and every multi-hop logical topology.
 #[test]

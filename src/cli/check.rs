@@ -15,7 +15,7 @@ use super::{CliError, CliResult, Format, Output, Source};
 
 #[derive(Clone, Debug, Args)]
 pub struct CheckArgs {
-    /// The TTDL program
+    /// The TTDL program (`-` reads standard input)
     pub file: Option<std::path::PathBuf>,
     /// Release and deadline timing: port (each task's writes and reads pass one port each way,
     /// as on a node of its own; the default) or thesis (Minsky's instant writes, Fig 4-3)
@@ -62,10 +62,7 @@ fn write_tasks_file(
     traffic: &Traffic,
     force: bool,
 ) -> Result<(), CliError> {
-    let stem = program
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "program".into());
+    let stem = super::input::stem(program, "program");
     let files = [(format!("{stem}.tasks"), tasks_file::write(traffic, None))];
     super::write::dir(dir, &files, force).map(|_| ())
 }
@@ -96,7 +93,9 @@ pub(crate) fn evaluate_folded(file: &Path, source: &Source) -> Result<(String, T
 }
 
 fn evaluate_as(file: &Path, source: &Source, folded: bool) -> Result<(String, Traffic), CliError> {
-    let _spinner = super::Spinner::new(&format!("evaluating {}", file.display()));
+    let name = super::input::display_name(file);
+    let text = super::input::text_of(file)?;
+    let _spinner = super::Spinner::new(&format!("evaluating {name}"));
     let mut fold = true;
     loop {
         let mut session = if source.no_stdlib {
@@ -108,8 +107,8 @@ fn evaluate_as(file: &Path, source: &Source, folded: bool) -> Result<(String, Tr
         };
         session.set_fold(fold);
         session
-            .load_file(file)
-            .map_err(|e| CliError::Input(e.to_string()))?;
+            .eval_source(&name, &text)
+            .map_err(|d| CliError::Input(session.render(&d).trim_end().to_string()))?;
         let printed = session.take_output();
         let mapping = source.mapping.as_deref();
         let traffic = if folded {

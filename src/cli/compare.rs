@@ -15,7 +15,7 @@ use super::{CliError, CliResult, Format, Output, PlanArgs, Source};
 #[derive(Clone, Debug, Args)]
 #[command(after_help = models_help(), after_long_help = models_long_help())]
 pub struct CompareArgs {
-    /// The TTDL program (or a Traffic IR as `.json`)
+    /// The TTDL program (or a Traffic IR as `.json`; `-` reads standard input)
     pub file: Option<PathBuf>,
     /// Models to run, comma-separated, each with options after spaces:
     /// `wormhole,wormhole vc=2,circuit`. Default: every registered model's standard set

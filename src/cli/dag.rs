@@ -20,7 +20,7 @@ pub enum DagFormat {
 
 #[derive(Clone, Debug, Args)]
 pub struct DagArgs {
-    /// The TTDL program
+    /// The TTDL program (`-` reads standard input)
     pub file: Option<std::path::PathBuf>,
     /// Output format
     #[arg(long, value_enum, default_value_t = DagFormat::Dot)]

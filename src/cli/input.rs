@@ -2,7 +2,9 @@
 //! (Minsky Fig 5-5, `.tasks`), or JSON — the Traffic IR, or the plan document `ttdl run
 //! --format json` writes, which is planned again the way it was planned.
 
+use std::io::Read;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use ttdl_backend::pipeline::{self, Settings};
 use ttdl_backend::{tasks_file, Traffic};
@@ -29,12 +31,76 @@ pub fn read_folded(file: &Path, source: &Source) -> Result<Program, CliError> {
     read_as(file, source, !source.unfold)
 }
 
+/// Whether `file` names standard input (`-`, as every Unix tool takes it).
+pub fn is_stdin(file: &Path) -> bool {
+    file.as_os_str() == "-"
+}
+
+/// How an input is shown in messages: its path, or `<stdin>`.
+pub fn display_name(file: &Path) -> String {
+    if is_stdin(file) {
+        "<stdin>".to_string()
+    } else {
+        file.display().to_string()
+    }
+}
+
+/// The name artifacts written for an input take: its file stem, or `fallback` for standard input.
+pub fn stem(file: &Path, fallback: &str) -> String {
+    if is_stdin(file) {
+        return fallback.to_string();
+    }
+    file.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| fallback.to_string())
+}
+
+/// The text of an input file, or of standard input for `-`. Standard input is read once and kept,
+/// because a program whose iterations do not fold is evaluated a second time.
+pub fn text_of(file: &Path) -> Result<String, CliError> {
+    if is_stdin(file) {
+        static STDIN: OnceLock<Result<String, String>> = OnceLock::new();
+        return STDIN
+            .get_or_init(|| {
+                let mut text = String::new();
+                std::io::stdin()
+                    .read_to_string(&mut text)
+                    .map(|_| text)
+                    .map_err(|e| e.to_string())
+            })
+            .clone()
+            .map_err(|e| CliError::Input(format!("cannot read standard input: {e}")));
+    }
+    std::fs::read_to_string(file)
+        .map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", file.display())))
+}
+
+/// The kind of an input: by extension, or for standard input by its first characters (a plan or
+/// Traffic document starts with `{`, a tasks file with `#Model`; anything else is TTDL source).
+fn kind_of(file: &Path) -> Result<&'static str, CliError> {
+    if is_stdin(file) {
+        let text = text_of(file)?;
+        let head = text.trim_start();
+        return Ok(if head.starts_with('{') {
+            "json"
+        } else if head.starts_with("#Model") {
+            "tasks"
+        } else {
+            "ttdl"
+        });
+    }
+    Ok(
+        match file.extension().and_then(|e| e.to_str()).unwrap_or("") {
+            "tasks" => "tasks",
+            "json" => "json",
+            _ => "ttdl",
+        },
+    )
+}
+
 fn read_as(file: &Path, source: &Source, folded: bool) -> Result<Program, CliError> {
-    let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
-    let text = || {
-        std::fs::read_to_string(file)
-            .map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", file.display())))
-    };
+    let ext = kind_of(file)?;
+    let text = || text_of(file);
     let plain = |traffic: Traffic| Program {
         traffic,
         printed: String::new(),
@@ -43,7 +109,7 @@ fn read_as(file: &Path, source: &Source, folded: bool) -> Result<Program, CliErr
     match ext {
         "tasks" => {
             let mut traffic = tasks_file::read(&text()?)
-                .map_err(|e| CliError::Input(format!("{}:{e}", file.display())))?;
+                .map_err(|e| CliError::Input(format!("{}:{e}", display_name(file))))?;
             if traffic.critical_path == 0 {
                 traffic.critical_path = traffic
                     .messages
@@ -56,7 +122,7 @@ fn read_as(file: &Path, source: &Source, folded: bool) -> Result<Program, CliErr
         }
         "json" => {
             let text = text()?;
-            let name = file.display();
+            let name = display_name(file);
             let read = match pipeline::read_plan_document(&text) {
                 Ok(Some((traffic, base))) => Ok(Program {
                     traffic,

@@ -16,7 +16,8 @@ use super::{CliError, CliResult, Format, Output, PlanArgs, Source};
 
 #[derive(Clone, Debug, Args)]
 pub struct RunArgs {
-    /// The program: TTDL source, a tasks file (`.tasks`) or Traffic JSON (`.json`)
+    /// The program: TTDL source, a tasks file (`.tasks`) or Traffic JSON (`.json`); `-` reads
+    /// standard input
     pub file: Option<PathBuf>,
     /// Write the plan as one self-contained HTML report (open it in a browser)
     #[arg(long, value_name = "FILE")]
@@ -40,11 +41,7 @@ pub fn run(args: &RunArgs) -> CliResult {
         b.finish_and_clear();
     }
     let out = out.map_err(session_error)?;
-    let name = file
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("plan")
-        .to_string();
+    let name = super::input::stem(file, "plan");
     let text = out.summary().map_err(cli_error)?;
     // The JSON lists every link of the network: build it only when it is written.
     let json = match (args.output.format, &args.output.out) {

@@ -30,7 +30,7 @@ pub fn models_long_help() -> String {
 #[derive(Clone, Debug, Args)]
 #[command(after_help = models_help(), after_long_help = models_long_help())]
 pub struct SimulateArgs {
-    /// The TTDL program (or a Traffic IR as `.json`)
+    /// The TTDL program (or a Traffic IR as `.json`; `-` reads standard input)
     pub file: Option<PathBuf>,
     /// Hardware model, optionally with options: `wormhole` or `"wormhole vc=2 buf=4"`
     #[arg(long, value_name = "MODEL")]

@@ -51,7 +51,8 @@ pub struct SweepArgs {
     /// Packet length in flits (words)
     #[arg(long, default_value_t = 8)]
     pub size: u64,
-    /// Warm-up cycles (not measured)
+    /// Warm-up period in cycles (not measured): the warm-up takes at least two periods and ends
+    /// when the mean latency of one period is within 5% of the one before (the steady state)
     #[arg(long, default_value_t = 1_000)]
     pub warmup: u64,
     /// Measurement window in cycles
@@ -388,11 +389,14 @@ fn emit_jobs(
 ) -> CliResult {
     let exe = std::env::current_exe()
         .map_err(|e| CliError::Internal(format!("cannot find the ttdl binary: {e}")))?;
-    let config = dir.join("sweep.toml");
     let text = toml::to_string(spec).map_err(|e| CliError::Internal(e.to_string()))?;
     let mut files = vec![("sweep.toml".to_string(), text)];
     std::fs::create_dir_all(dir.join("points"))
         .map_err(|e| CliError::Input(format!("cannot create `{}`: {e}", dir.display())))?;
+    // The jobs may run anywhere (another directory, a cluster node): name every file absolutely.
+    let dir = &std::fs::canonicalize(dir)
+        .map_err(|e| CliError::Input(format!("cannot resolve `{}`: {e}", dir.display())))?;
+    let config = dir.join("sweep.toml");
     let quote =
         |p: &std::path::Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
     let job = |k: &str| {

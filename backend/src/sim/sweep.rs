@@ -26,6 +26,9 @@ pub struct SweepSpec {
     pub injection: String,
     /// Offered loads, packets per node per cycle.
     pub rates: Vec<f64>,
+    /// The traffic generator's seeds. A TOML file may give them as a list (`seeds = [1, 5, 9]`) or,
+    /// as the `--seeds N` flag does, as a count (`seeds = 3` = seeds 1, 2, 3).
+    #[serde(deserialize_with = "seeds_as_list_or_count")]
     pub seeds: Vec<u64>,
     /// Packet size in flits.
     pub size: u64,
@@ -34,6 +37,26 @@ pub struct SweepSpec {
     pub drain: u64,
     pub hot_node: usize,
     pub hot_fraction: f64,
+}
+
+/// `seeds = N` (N seeds from 1, what `--seeds N` means with the default `--seed 1`) or a list.
+fn seeds_as_list_or_count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Seeds {
+        Count(u64),
+        List(Vec<u64>),
+    }
+    match Seeds::deserialize(d) {
+        Ok(Seeds::List(list)) => Ok(list),
+        Ok(Seeds::Count(n)) if (1..=1000).contains(&n) => Ok((1..=n).collect()),
+        Ok(Seeds::Count(n)) => Err(serde::de::Error::custom(format!(
+            "seeds = {n}: a count of seeds is 1 to 1000 (or give the list, seeds = [1, 2, 3])"
+        ))),
+        Err(_) => Err(serde::de::Error::custom(
+            "seeds is a count (seeds = 3, seeds 1 to 3) or a list (seeds = [1, 2, 3])",
+        )),
+    }
 }
 
 impl Default for SweepSpec {

@@ -412,6 +412,61 @@ fn out_of_range_values_are_usage_errors() {
     }
 }
 
+/// A program that broadcasts gets the like-for-like pair in `compare`: the plan with its broadcasts
+/// sent as unicasts, as the dynamic models send them (SPEC §5), named so and said so under the
+/// table; it is never better than the plan that multicasts in the network.
+#[test]
+fn compare_pairs_a_broadcast_with_its_unicasts() {
+    let dir = scratch("unicast");
+    let file = dir.join("frames.ttdl");
+    std::fs::write(
+        &file,
+        "(defmessage frame 24)
+(defmessage ack 2)
+(deftask p c1 c2 c3 c4)
+(defvar *cs* (list c1 c2 c3 c4))
+(define-comm producer (self)
+  (iterate (sequence (apply broadcast frame *cs*) (dolist (c *cs*) (read-stream ack c)) (compute 5)) 3))
+(define-comm consumer (self)
+  (iterate (sequence (read-stream frame p) (compute 10) (write-stream ack p)) 3))
+(producer p)
+(dolist (c *cs*) (consumer c))
+(target (make-network :topology mesh :dims (list 3 2)))
+",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let (code, out, err) = ttdl(&["compare", f, "--models", "scheduled,wormhole"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("unicast per reader (the"), "{out}");
+    let (code, out, err) = ttdl(&["compare", f, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = v["compare"]
+        .as_array()
+        .or_else(|| v["models"].as_array())
+        .expect("rows");
+    let completion = |name: &str| {
+        rows.iter()
+            .find(|r| r["model"].as_str().is_some_and(|m| m.starts_with(name)))
+            .and_then(|r| r["completion"].as_u64())
+            .unwrap_or_else(|| panic!("no `{name}` row in {out}"))
+    };
+    let (tree, unicast) = (
+        completion("scheduled exact"),
+        completion("scheduled exact unicast"),
+    );
+    assert!(unicast >= tree, "tree {tree}, unicast {unicast}");
+    let (_, text, _) = ttdl(&["compare", f]);
+    assert!(text.contains("scheduled exact unicast"), "{text}");
+    assert!(text.contains("like for like"), "{text}");
+    // The option is the scheduled model's own, refused elsewhere with its choices.
+    let (code, _, err) = ttdl(&["simulate", f, "--model", "scheduled multicast=star"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("tree") && err.contains("unicast"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `compare --out DIR` writes the table as CSV and a bar chart.
 #[test]
 fn compare_writes_csv_and_svg() {

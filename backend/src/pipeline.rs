@@ -1271,7 +1271,17 @@ impl Placed {
     pub fn compare_specs(&self, models: Option<&str>) -> Result<Vec<String>, PipelineError> {
         use crate::sim::registry;
         let Some(list) = models else {
-            return Ok(registry::compare_specs());
+            let mut specs = registry::compare_specs();
+            // A program that multicasts gets the like-for-like pair: the plan with its
+            // broadcasts sent as unicasts, as the dynamic models send them (SPEC §5).
+            if self.traffic.messages.iter().any(|m| m.is_multicast()) {
+                let at = specs
+                    .iter()
+                    .position(|s| s == "scheduled")
+                    .map_or(0, |i| i + 1);
+                specs.insert(at, "scheduled multicast=unicast".to_string());
+            }
+            return Ok(specs);
         };
         let specs: Vec<String> = list
             .split(',')

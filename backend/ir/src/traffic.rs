@@ -59,6 +59,98 @@ pub struct Traffic {
     pub repeat: Option<u64>,
 }
 
+/// A program whose broadcasts are sent as one unicast per reader (see [`Traffic::with_unicasts`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unicasts {
+    pub traffic: Traffic,
+    /// For each message of the original program, the message each of its readers (in the order
+    /// of its `dst`) receives in `traffic`.
+    pub ids: Vec<Vec<MsgId>>,
+}
+
+impl Traffic {
+    /// The same program with every broadcast sent as one unicast per reader, in the order of its
+    /// readers — what a network without multicast does (SPEC §5) — so that the plan can be put
+    /// beside the dynamic models like for like. The sender sends the copies one after another
+    /// where it sent the broadcast; each reader receives its own copy. `None` when nothing
+    /// multicasts. Release and deadline stay the broadcast's (the ideal timing of the thesis
+    /// sends every copy at once); the planner times the copies from the task programs.
+    pub fn with_unicasts(&self) -> Option<Unicasts> {
+        if !self.messages.iter().any(Message::is_multicast) {
+            return None;
+        }
+        let mut messages = Vec::with_capacity(self.messages.len());
+        let mut ids = Vec::with_capacity(self.messages.len());
+        for m in &self.messages {
+            let first = messages.len();
+            ids.push((first..first + m.dst.len().max(1)).collect::<Vec<_>>());
+            if m.dst.is_empty() {
+                messages.push(Message {
+                    id: first,
+                    ..m.clone()
+                });
+            }
+            for (k, &d) in m.dst.iter().enumerate() {
+                messages.push(Message {
+                    id: first + k,
+                    dst: smallvec::smallvec![d],
+                    ..m.clone()
+                });
+            }
+        }
+        let tasks = self
+            .tasks
+            .iter()
+            .map(|t| {
+                let mut ops = Vec::with_capacity(t.ops.len());
+                // Where each old op now starts, for the iteration marks.
+                let mut start = Vec::with_capacity(t.ops.len() + 1);
+                for op in &t.ops {
+                    start.push(ops.len());
+                    match *op {
+                        Op::Send(m) => ops.extend(ids[m].iter().map(|&c| Op::Send(c))),
+                        Op::Recv(m) => {
+                            let k = self.messages[m]
+                                .dst
+                                .iter()
+                                .position(|&d| d == t.id)
+                                .unwrap_or(0);
+                            ops.push(Op::Recv(ids[m][k.min(ids[m].len() - 1)]));
+                        }
+                        other => ops.push(other),
+                    }
+                }
+                start.push(ops.len());
+                Task {
+                    ops,
+                    iterations: t
+                        .iterations
+                        .iter()
+                        .map(|mark| IterationMark {
+                            op: start[mark.op.min(start.len() - 1)],
+                            iteration: mark.iteration,
+                        })
+                        .collect(),
+                    ..t.clone()
+                }
+            })
+            .collect();
+        Some(Unicasts {
+            traffic: Traffic {
+                tasks,
+                messages,
+                phases: self.phases.clone(),
+                critical_path: self.critical_path,
+                period: self.period.clone(),
+                logical: self.logical.clone(),
+                target: self.target.clone(),
+                repeat: self.repeat,
+            },
+            ids,
+        })
+    }
+}
+
 /// A program beyond one of the fixed [`Limits`]: too many words, or a time past
 /// [`Limits::TIME`]. The message names the limit and what to change.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -336,5 +428,78 @@ impl TrafficBuilder {
 
     pub fn build(&self) -> Traffic {
         self.traffic.clone()
+    }
+}
+
+#[cfg(test)]
+mod unicast_tests {
+    use super::*;
+
+    /// A broadcast to three readers inside an iteration becomes three unicasts sent in a row;
+    /// each reader receives its own copy, and the iteration marks still bound the same ops.
+    #[test]
+    fn a_broadcast_becomes_one_unicast_per_reader() {
+        let mut t = Traffic::default();
+        for (id, name) in ["p", "a", "b", "c"].iter().enumerate() {
+            t.tasks.push(Task {
+                id,
+                name: name.to_string(),
+                ..Task::default()
+            });
+        }
+        t.messages.push(Message {
+            id: 0,
+            src: 0,
+            dst: smallvec::smallvec![1, 2, 3],
+            size: 4,
+            ..Message::default()
+        });
+        t.messages.push(Message {
+            id: 1,
+            src: 1,
+            dst: smallvec::smallvec![0],
+            size: 1,
+            ..Message::default()
+        });
+        t.tasks[0].ops = vec![Op::Compute(2), Op::Send(0), Op::Recv(1)];
+        t.tasks[0].iterations = vec![
+            IterationMark {
+                op: 1,
+                iteration: Some(0),
+            },
+            IterationMark {
+                op: 3,
+                iteration: None,
+            },
+        ];
+        t.tasks[1].ops = vec![Op::Recv(0), Op::Send(1)];
+        t.tasks[2].ops = vec![Op::Recv(0)];
+        t.tasks[3].ops = vec![Op::Recv(0)];
+        assert!(Traffic::default().with_unicasts().is_none());
+        let u = t.with_unicasts().expect("the program multicasts");
+        assert_eq!(u.ids, vec![vec![0, 1, 2], vec![3]]);
+        assert_eq!(u.traffic.messages.len(), 4);
+        assert!(u.traffic.messages.iter().all(|m| m.dst.len() == 1));
+        assert!(u
+            .traffic
+            .messages
+            .iter()
+            .enumerate()
+            .all(|(i, m)| m.id == i));
+        assert_eq!(
+            u.traffic.tasks[0].ops,
+            vec![
+                Op::Compute(2),
+                Op::Send(0),
+                Op::Send(1),
+                Op::Send(2),
+                Op::Recv(3)
+            ]
+        );
+        assert_eq!(u.traffic.tasks[0].iterations[0].op, 1);
+        assert_eq!(u.traffic.tasks[0].iterations[1].op, 5);
+        assert_eq!(u.traffic.tasks[2].ops, vec![Op::Recv(1)]);
+        assert_eq!(u.traffic.tasks[3].ops, vec![Op::Recv(2)]);
+        assert_eq!(u.traffic.total_words(), t.total_words());
     }
 }

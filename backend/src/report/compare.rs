@@ -117,9 +117,14 @@ fn storage_notes(program: &Placed, rows: &[ModelRun]) -> Vec<String> {
         .filter(|m| m.dst.len() > 1)
         .count();
     if casts > 0 {
+        let pair = if rows.iter().any(|r| r.spec.contains("multicast=unicast")) {
+            " (the `scheduled … unicast` row is the plan sending them so too: like for like)"
+        } else {
+            " (`scheduled multicast=unicast` is the plan sending them so too: like for like)"
+        };
         notes.push(format!(
             "{casts} messages are broadcasts: the plan sends each once through the network, as a \
-             tree; the dynamic models send one unicast per reader"
+             tree; the dynamic models send one unicast per reader{pair}"
         ));
     }
     notes

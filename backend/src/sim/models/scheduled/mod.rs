@@ -14,14 +14,26 @@ use crate::pipeline::{self, Setting, Settings, SETTINGS};
 use crate::schedule::{self};
 use crate::traffic::{MsgId, TaskId};
 
-use crate::sim::options::{setting, ModelError, ModelOptions, OptionSpec};
+use crate::sim::options::{choice, setting, ModelError, ModelOptions, OptionSpec};
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 
 /// The plan settings the model takes as `key=value` options: the rows of the settings table
-/// marked for it (SPEC §3), with the table's types, ranges, defaults and help. A program run by
-/// `simulate` or `compare` fills in the command's own settings where the spec leaves them out.
+/// marked for it (SPEC §3), with the table's types, ranges, defaults and help, and then the
+/// model's own [`MULTICAST`]. A program run by `simulate` or `compare` fills in the command's own
+/// settings where the spec leaves them out.
 pub const OPTIONS: &[OptionSpec] = &model_options();
+
+/// How a broadcast travels: once through the network as a tree (the plan's own way), or as one
+/// unicast per reader, as every dynamic model sends it — the like-for-like row `compare` adds when
+/// a program multicasts (SPEC §5).
+const MULTICAST: OptionSpec = choice(
+    "multicast",
+    "tree",
+    &["tree", "unicast"],
+    "how a broadcast travels: tree (once through the network, the plan's own) or unicast (one \
+     copy per reader, as the dynamic models send it: like for like)",
+);
 
 const MODEL_SETTINGS: usize = {
     let mut n = 0;
@@ -35,8 +47,8 @@ const MODEL_SETTINGS: usize = {
     n
 };
 
-const fn model_options() -> [OptionSpec; MODEL_SETTINGS] {
-    let mut out = [setting(&SETTINGS[0]); MODEL_SETTINGS];
+const fn model_options() -> [OptionSpec; MODEL_SETTINGS + 1] {
+    let mut out = [MULTICAST; MODEL_SETTINGS + 1];
     let (mut i, mut j) = (0, 0);
     while i < SETTINGS.len() {
         if SETTINGS[i].model {
@@ -71,11 +83,29 @@ pub fn build(
             "the scheduled model plans a whole program; it cannot run synthetic traffic".into(),
         ));
     };
+    // Like for like: the broadcasts sent as unicasts, and each reader's copy found by its
+    // message and reader.
+    let unicasts = match opts.choice(MULTICAST.key)? {
+        "unicast" => traffic.with_unicasts(),
+        _ => None,
+    };
+    let copies = unicasts.as_ref().map(|u| {
+        traffic
+            .messages
+            .iter()
+            .zip(&u.ids)
+            .map(|(m, ids)| m.dst.iter().copied().zip(ids.iter().copied()).collect())
+            .collect()
+    });
+    let traffic = unicasts.as_ref().map_or(traffic, |u| &u.traffic);
     let cfg =
         pipeline::resolve(traffic, &settings).map_err(|e| ModelError(format!("scheduled: {e}")))?;
     let plan = pipeline::plan_placed(traffic, ctx.network.clone(), placement.clone(), &cfg)
         .map_err(|e| ModelError(format!("scheduled: {e}")))?;
     let mut name = format!("scheduled {}", plan.schedule.method.name());
+    if copies.is_some() {
+        name.push_str(" unicast");
+    }
     if cfg.hardware.setup > 0 {
         name.push_str(&format!(" setup={}", cfg.hardware.setup));
     }
@@ -95,6 +125,7 @@ pub fn build(
     }
     Ok(Box::new(Scheduled {
         name,
+        copies,
         delivered: plan.replay.delivered.clone(),
         latency: plan.replay.latency.clone(),
         pending: BinaryHeap::new(),
@@ -117,6 +148,9 @@ fn link_words(net: &crate::topology::Network, plan: &schedule::Schedule) -> Vec<
 /// Arrivals taken from a replayed plan.
 pub struct Scheduled {
     name: String,
+    /// With broadcasts planned as unicasts: per message of the program, each reader and the
+    /// planned message that carries its copy.
+    copies: Option<Vec<Vec<(TaskId, MsgId)>>>,
     delivered: Vec<u64>,
     latency: Vec<u64>,
     /// (cycle of the last word, packet id).
@@ -135,7 +169,14 @@ impl NetworkModel for Scheduled {
             .push(Reverse((now + packet.size.max(1) - 1, packet.id)));
     }
 
-    fn inject_for(&mut self, now: u64, packet: Packet, msg: MsgId, _dst_task: TaskId) {
+    fn inject_for(&mut self, now: u64, packet: Packet, msg: MsgId, dst_task: TaskId) {
+        let msg = match &self.copies {
+            Some(copies) => copies
+                .get(msg)
+                .and_then(|c| c.iter().find(|&&(d, _)| d == dst_task))
+                .map_or(usize::MAX, |&(_, m)| m),
+            None => msg,
+        };
         let planned = self.delivered.get(msg).copied();
         let lat = self.latency.get(msg).copied();
         let at = match (planned, lat) {

@@ -98,9 +98,13 @@ impl FromStr for Pattern {
             .into_iter()
             .find(|p| p.name() == s)
             .ok_or_else(|| {
+                let names = Pattern::ALL.map(|p| p.name());
+                let hint = ttdl_ir::settings::did_you_mean(s, names.into_iter())
+                    .map(|n| format!(": did you mean `{n}`?"))
+                    .unwrap_or_default();
                 ModelError(format!(
-                    "unknown traffic pattern `{s}`; expected one of {}",
-                    Pattern::ALL.map(|p| p.name()).join(", ")
+                    "unknown traffic pattern `{s}`{hint} (the patterns are {})",
+                    names.join(", ")
                 ))
             })
     }
@@ -552,6 +556,14 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_misspelt_pattern_gets_the_closest_name() {
+        let e = "unifrom".parse::<Pattern>().unwrap_err().0;
+        assert!(e.contains("did you mean `uniform`?"), "{e}");
+        let e = "zigzag".parse::<Pattern>().unwrap_err().0;
+        assert!(!e.contains("did you mean") && e.contains("tornado"), "{e}");
+    }
 
     /// Settings a user can type that would overflow, never finish or silently mean something
     /// else are refused with a message.

@@ -46,6 +46,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "[KEY VALUE]  a plan setting (`:set` alone lists them all, with their defaults); `:set KEY` alone clears it",
     ),
     (":save", "DIR  write what `ttdl run --out DIR` writes, for the last plan"),
+    (
+        ":undo",
+        "take back the last entry or `:load` (its definitions, tasks and messages)",
+    ),
     (":reset", "start over with a fresh interpreter"),
     (
         ":env",
@@ -315,6 +319,56 @@ impl Repl {
         out
     }
 
+    /// `:undo`: the session as it was before the last entry or load. The state before a load is
+    /// kept (a snapshot whose values are shared, not copied); back to the latest such snapshot
+    /// before the undone event, then what came between is evaluated again, silently.
+    fn undo(&mut self) -> Output {
+        let Some(last) = self.journal.pop() else {
+            return Output::text("; nothing to undo\n");
+        };
+        let what = match &last {
+            Event::Entry { name, .. } => format!("entry {name}"),
+            Event::Load { name, .. } => format!("`:load {name}`"),
+        };
+        self.plan = None;
+        let mut out = Output::default();
+        // The undone load itself carries the state before it.
+        if let Event::Load { before, .. } = last {
+            self.session = *before;
+            self.session.take_output();
+            out.text = format!("; took back {what}\n");
+            return out;
+        }
+        let from = self
+            .journal
+            .iter()
+            .rposition(|e| matches!(e, Event::Load { .. }));
+        let later = match from {
+            Some(at) => {
+                let later = self.journal.split_off(at);
+                let Some(Event::Load { before, .. }) = later.first() else {
+                    return Output::error("error: the session's journal is inconsistent\n");
+                };
+                // From the state before that load; the load and what followed it again.
+                self.session = (**before).clone();
+                later
+            }
+            None => match fresh_session(&self.options) {
+                Ok(session) => {
+                    self.session = session;
+                    std::mem::take(&mut self.journal)
+                }
+                Err(e) => return Output::error(e),
+            },
+        };
+        self.session.take_output();
+        for event in later {
+            self.replay(event, &mut out);
+        }
+        out.text.push_str(&format!("; took back {what}\n"));
+        out
+    }
+
     /// Evaluates a journal event again after a reload, silently but for its errors (an entry
     /// that now fails says so: the reloaded file may have dropped something it used).
     fn replay(&mut self, event: Event, out: &mut Output) {
@@ -431,6 +485,7 @@ impl Repl {
             ":show" => self.show(arg),
             ":set" => self.set(arg),
             ":save" => self.save(arg),
+            ":undo" => self.undo(),
             ":reset" => match fresh_session(&self.options) {
                 Ok(session) => {
                     self.session = session;

@@ -39,6 +39,7 @@ fn help_lists_every_command() {
           :show      schedule|routes|deadlines|bounds  a table of the last plan
           :set       [KEY VALUE]  a plan setting (`:set` alone lists them all, with their defaults); `:set KEY` alone clears it
           :save      DIR  write what `ttdl run --out DIR` writes, for the last plan
+          :undo      take back the last entry or `:load` (its definitions, tasks and messages)
           :reset     start over with a fresh interpreter
           :env       [PREFIX]  the names bound in the global environment
     "#]]
@@ -352,4 +353,36 @@ fn the_standard_library_is_optional() {
     assert_eq!(text(without.handle(":env torus->")), "; no names bound\n");
     // The core language is there all the same.
     assert_eq!(text(without.handle("(+ 1 2)")), "3\n");
+}
+
+/// `:undo` takes back the last entry or load — its definitions, tasks and messages — back to the
+/// session before it, whether the entries were typed before a load or after it.
+#[test]
+fn undo_takes_back_the_last_entry_or_load() {
+    let dir = std::env::temp_dir().join(format!("ttdl-repl-undo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("pair.ttdl");
+    std::fs::write(
+        &path,
+        "(deftask a b)\n(with-task a (write-stream 8 b))\n(with-task b (read-stream 8 a))\n",
+    )
+    .unwrap();
+    let mut r = repl();
+    assert_eq!(text(r.handle(":undo")), "; nothing to undo\n");
+    text(r.handle("(define x 1)"));
+    text(r.handle("(define x 2)"));
+    assert_eq!(text(r.handle(":undo")), "; took back entry <repl:2>\n");
+    assert_eq!(text(r.handle("x")), "1\n");
+    text(r.handle(&format!(":load {}", path.display())));
+    text(r.handle("(with-task a (write-stream 4 b))"));
+    text(r.handle("(with-task b (read-stream 4 a))"));
+    assert!(text(r.handle(":check")).contains("messages       2 (12 words)"));
+    text(r.handle(":undo"));
+    text(r.handle(":undo"));
+    assert!(text(r.handle(":check")).contains("messages       1 (8 words)"));
+    let out = text(r.handle(":undo"));
+    assert!(out.contains("took back `:load"), "{out}");
+    assert!(error(r.handle("a")).contains("unbound"));
+    assert_eq!(text(r.handle("x")), "1\n");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

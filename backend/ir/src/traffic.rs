@@ -339,6 +339,35 @@ pub enum Route {
     Tree(Vec<(crate::topology::NodeId, crate::topology::NodeId)>),
 }
 
+impl Route {
+    /// The links the route holds on `net`, in path order (each tree edge once).
+    pub fn links(&self, net: &crate::topology::Network) -> Vec<crate::topology::LinkId> {
+        match self {
+            Route::Path(p) => p
+                .windows(2)
+                .filter_map(|w| net.link_between(w[0], w[1]))
+                .collect(),
+            Route::Tree(edges) => {
+                let mut ls: Vec<_> = edges
+                    .iter()
+                    .filter_map(|&(a, b)| net.link_between(a, b))
+                    .collect();
+                ls.sort_unstable();
+                ls.dedup();
+                ls
+            }
+        }
+    }
+
+    /// The number of links the route holds.
+    pub fn hops(&self) -> usize {
+        match self {
+            Route::Path(p) => p.len().saturating_sub(1),
+            Route::Tree(e) => e.len(),
+        }
+    }
+}
+
 /// One route per message, indexed by `MsgId`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Routing {

@@ -9,7 +9,6 @@
 //! * path contention level ν(p): other paths sharing at least one channel with p;
 //! * logical path length d(p): hops of p at which a competitor not met before appears.
 
-use crate::route::route_links;
 use crate::topology::{LinkId, Network, NodeId};
 use crate::traffic::{MsgId, Route, Routing, TaskId, Traffic};
 
@@ -46,7 +45,7 @@ impl Contention {
             let Some(msg) = traffic.messages.get(m) else {
                 continue;
             };
-            let links = route_links(network, r);
+            let links = r.links(network);
             if links.is_empty() {
                 continue;
             }

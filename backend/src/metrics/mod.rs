@@ -7,7 +7,6 @@
 use serde::{Deserialize, Serialize};
 
 use crate::place::coarse_cost;
-use crate::route::route_links;
 use crate::topology::{LinkId, Network, NodeId};
 use crate::traffic::{MsgId, Placement, Routing, TaskId, Traffic};
 
@@ -62,7 +61,7 @@ pub fn link_messages(traffic: &Traffic, network: &Network, routing: &Routing) ->
         .enumerate()
         .take(traffic.messages.len())
     {
-        for l in route_links(network, r) {
+        for l in r.links(network) {
             users[l].push(m);
         }
     }
@@ -120,12 +119,7 @@ impl Metrics {
                 c.channel_load.iter().sum::<usize>() as f64 / network.links.len() as f64
             },
             congestion,
-            dilation: routing
-                .routes
-                .iter()
-                .map(crate::route::route_hops)
-                .max()
-                .unwrap_or(0),
+            dilation: routing.routes.iter().map(|r| r.hops()).max().unwrap_or(0),
             path_length_avg: mean(&c.paths.iter().map(|p| p.hops as f64).collect::<Vec<_>>()),
             path_contention_max: c.paths.iter().map(|p| p.contention).max().unwrap_or(0),
             path_contention_avg: mean(

@@ -28,7 +28,6 @@ use super::slots::Slots;
 use super::{wired_nodes, PlaceError, PlaceOptions};
 use rand::Rng;
 
-use crate::route::route_links;
 use crate::topology::{Kind, Network, NodeId};
 use crate::traffic::{MsgId, Placement, Route, TaskId, Traffic};
 
@@ -398,10 +397,7 @@ impl<'a> PlaceState<'a> {
         let nodes = self.net.nodes();
         let links = || -> Box<[u32]> {
             let path = Route::Path(self.net.dor_path(src, dst));
-            route_links(self.net, &path)
-                .into_iter()
-                .map(|l| l as u32)
-                .collect()
+            path.links(self.net).into_iter().map(|l| l as u32).collect()
         };
         if nodes > ROUTE_TABLE_NODES {
             links().iter().for_each(|&l| f(l as usize));

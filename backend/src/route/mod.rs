@@ -18,7 +18,6 @@ use crate::traffic::{Message, Placement, Route, Routing, Traffic};
 pub mod paths;
 mod reroute;
 
-pub use paths::{route_hops, route_links};
 pub use reroute::{reroute, RerouteOutcome};
 
 pub use ttdl_ir::config::RouteMethod;

@@ -5,7 +5,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::topology::{LinkId, Network, NodeId};
+use crate::topology::{Network, NodeId};
 use crate::traffic::Route;
 
 /// Random minimal route: at each node one of the neighbours that brings the message closer.
@@ -61,31 +61,4 @@ pub fn tree_from_paths(paths: &[Vec<NodeId>]) -> Route {
         }
     }
     Route::Tree(edges)
-}
-
-/// The links a route holds, in path order (each tree edge once).
-pub fn route_links(net: &Network, route: &Route) -> Vec<LinkId> {
-    match route {
-        Route::Path(p) => p
-            .windows(2)
-            .filter_map(|w| net.link_between(w[0], w[1]))
-            .collect(),
-        Route::Tree(edges) => {
-            let mut ls: Vec<LinkId> = edges
-                .iter()
-                .filter_map(|&(a, b)| net.link_between(a, b))
-                .collect();
-            ls.sort_unstable();
-            ls.dedup();
-            ls
-        }
-    }
-}
-
-/// Number of links a route holds.
-pub fn route_hops(route: &Route) -> usize {
-    match route {
-        Route::Path(p) => p.len().saturating_sub(1),
-        Route::Tree(e) => e.len(),
-    }
 }

@@ -28,7 +28,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::paths::{route_links, tree_from_paths};
+use super::paths::tree_from_paths;
 use super::RouteOptions;
 use crate::metrics::utilization::{link_utilization, window};
 use crate::place::anneal::{simanneal, Configuration, Progress, Schedule};
@@ -89,7 +89,7 @@ impl<'a> RerouteState<'a> {
     ) -> Self {
         let mut link_msgs = vec![Vec::new(); net.links.len()];
         for (m, r) in routing.routes.iter().enumerate() {
-            for l in route_links(net, r) {
+            for l in r.links(net) {
                 link_msgs[l].push(m);
             }
         }
@@ -146,8 +146,8 @@ impl<'a> RerouteState<'a> {
 
     /// Replaces a message's route, keeping link lists, utilizations and the cost current.
     fn set_route(&mut self, m: MsgId, route: Route) {
-        let old_links = route_links(self.net, &self.routes[m]);
-        let new_links = route_links(self.net, &route);
+        let old_links = self.routes[m].links(self.net);
+        let new_links = route.links(self.net);
         for &l in &old_links {
             if let Some(pos) = self.link_msgs[l].iter().position(|&x| x == m) {
                 self.link_msgs[l].swap_remove(pos);
@@ -185,7 +185,7 @@ impl<'a> RerouteState<'a> {
         let src = self.placement.node_of[msg.src];
         let (a, b) = window(msg);
         let rate = msg.size as f64 / (b - a).max(1) as f64;
-        let current: Vec<LinkId> = route_links(self.net, &self.routes[m]);
+        let current: Vec<LinkId> = self.routes[m].links(self.net);
         let weight = |l: LinkId| -> f64 {
             if shared.contains(&l) {
                 return SHARED_LINK_WEIGHT;
@@ -308,7 +308,7 @@ impl<'a> RerouteState<'a> {
         for (i, &d) in dests.iter().enumerate() {
             match tree_path(d) {
                 Some(p) if !p.windows(2).any(|w| (w[0], w[1]) == (cut.from, cut.to)) => {
-                    shared.extend(route_links(self.net, &Route::Path(p.clone())));
+                    shared.extend(Route::Path(p.clone()).links(self.net));
                     paths[i] = Some(p);
                 }
                 _ => affected.push(i),
@@ -319,7 +319,7 @@ impl<'a> RerouteState<'a> {
         }
         for i in affected {
             let p = self.detour(m, dests[i], avoid, &shared)?;
-            shared.extend(route_links(self.net, &Route::Path(p.clone())));
+            shared.extend(Route::Path(p.clone()).links(self.net));
             paths[i] = Some(p);
         }
         let paths: Vec<Vec<NodeId>> = paths.into_iter().flatten().collect();

@@ -2,6 +2,7 @@
 //! scheduling, switch programs, hardware-model simulators and reports. It does not know the
 //! language exists: a tasks file (Minsky Fig 5-5) is enough to drive it.
 
+pub mod anneal;
 pub mod array;
 pub mod metrics;
 pub mod pipeline;

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::topology::{Network, NodeId};
 use crate::traffic::{Placement, TaskId, Traffic};
 
-pub mod anneal;
+pub use crate::anneal;
 mod cost;
 mod metric;
 mod multilevel;

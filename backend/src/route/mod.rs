@@ -11,7 +11,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::place::{Progress, Schedule};
+use crate::anneal::{Progress, Schedule};
 use crate::topology::{Network, NodeId};
 use crate::traffic::{Message, Placement, Route, Routing, Traffic};
 

@@ -30,8 +30,8 @@ use serde::{Deserialize, Serialize};
 
 use super::paths::tree_from_paths;
 use super::RouteOptions;
+use crate::anneal::{simanneal, Configuration, Progress, Schedule};
 use crate::metrics::utilization::{link_utilization, window};
-use crate::place::anneal::{simanneal, Configuration, Progress, Schedule};
 use crate::topology::{LinkId, Network, NodeId};
 use crate::traffic::{MsgId, Placement, Route, Routing, Traffic};
 

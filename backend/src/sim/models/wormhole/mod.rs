@@ -229,7 +229,7 @@ pub struct Wormhole {
 
 impl Wormhole {
     pub fn new(net: &Network, cfg: WormholeConfig) -> Result<Self, ModelError> {
-        let geo = Geometry::new(net)?;
+        let geo = Geometry::routed(net)?;
         if geo.wrap.iter().any(|&w| w) && cfg.vcs < 2 {
             return Err(ModelError(
                 "wormhole on a torus or ring needs vc ≥ 2 (two dateline classes avoid deadlock \

@@ -86,9 +86,9 @@ pub trait Topology: Sync {
 pub static TOPOLOGIES: &[&dyn Topology] = &[
     &grid::MESH,
     &grid::TORUS,
-    &grid::LINE,
-    &grid::RING,
     &hypercube::Hypercube,
+    &grid::RING,
+    &grid::LINE,
     &diamond::Diamond,
     &crossbar::Crossbar,
     &graph::Graph,

@@ -61,10 +61,26 @@ impl Topology for Anynet {
     }
 }
 
+/// The largest anynet file read (a guard against `anynet:/dev/zero`).
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+
 /// Reads and parses an anynet file.
 pub fn read_file(path: &str) -> Result<NetworkSpec, TopologyError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| TopologyError::Shape(format!("anynet:{path}"), format!("cannot read: {e}")))?;
+    use std::io::Read;
+    let bad = |why: String| TopologyError::Shape(format!("anynet:{path}"), why);
+    let file = std::fs::File::open(path).map_err(|e| bad(format!("cannot read: {e}")))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| bad(format!("cannot read: {e}")))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(bad(format!(
+            "the file is larger than {} MiB",
+            MAX_FILE_BYTES >> 20
+        )));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|_| bad("cannot read: the file is not UTF-8 text".into()))?;
     let mut spec = parse_text(&text, path)?;
     spec.file = Some(path.to_string());
     Ok(spec)

@@ -80,8 +80,8 @@ impl UpDown {
         let up = |u: NodeId, v: NodeId| rank[v] < rank[u];
         // Down links reversed: `into_down[v]` are the nodes with a down link to v.
         let mut into_down: Vec<Vec<NodeId>> = vec![Vec::new(); n];
-        for u in 0..n {
-            for &v in &nbrs[u] {
+        for (u, list) in nbrs.iter().enumerate() {
+            for &v in list {
                 if !up(u, v) {
                     into_down[v].push(u);
                 }

@@ -155,6 +155,26 @@ mod tests {
         }
     }
 
+    /// Every named constant is a registered kind (so `Kind::topology` always finds it).
+    #[test]
+    fn the_named_kinds_are_registered() {
+        for k in [
+            Kind::Mesh,
+            Kind::Torus,
+            Kind::Hypercube,
+            Kind::Ring,
+            Kind::Line,
+            Kind::Diamond,
+            Kind::Crossbar,
+            Kind::Graph,
+            Kind::Anynet,
+        ] {
+            assert_eq!(lookup(k.name()).map(|t| t.name()), Some(k.name()));
+            assert_eq!(k.name().parse::<Kind>(), Ok(k));
+        }
+        assert_eq!(Kind::all().count(), TOPOLOGIES.len());
+    }
+
     #[test]
     fn unknown_kinds_suggest_the_closest() {
         let e = "meshh:4x4".parse::<NetworkSpec>().unwrap_err().to_string();

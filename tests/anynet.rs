@@ -57,6 +57,26 @@ fn run_plans_a_valid_schedule_on_an_irregular_network() {
     assert!(makespan >= v["metrics"]["lower_bound"].as_u64().unwrap());
 }
 
+/// Every placement puts tasks on the terminals (nodes 0..8), never on a router.
+#[test]
+fn placements_use_the_terminals_only() {
+    for place in ["best", "anneal", "random"] {
+        let (code, out, err) = ttdl(&[
+            "run",
+            "examples/irregular.ttdl",
+            "--place",
+            place,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, 0, "{place}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+        for t in v["tasks"].as_array().expect("tasks") {
+            assert!(t["node"].as_u64().unwrap() < 8, "{place}: {t}");
+        }
+    }
+}
+
 #[test]
 fn router_wormhole_and_compare_run_on_it() {
     for model in ["router", "wormhole"] {

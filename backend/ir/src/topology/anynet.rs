@@ -11,8 +11,8 @@
 //! How it maps onto TTDL's nodes. Every TTDL node has a switch and one injection and one
 //! ejection port, and a link carries one word per cycle each way. A BookSim2 *node* (terminal)
 //! becomes a TTDL node linked to its router, a BookSim2 *router* a TTDL node of its own: terminals
-//! are nodes `0..T` (in the order of their BookSim2 ids), routers `T..T+R` (likewise), so a
-//! program's tasks placed by identity land on the terminals. Every link, terminal–router and
+//! are nodes `0..T` (in the order of their BookSim2 ids), routers `T..T+R` (likewise), and
+//! placement uses the first `NetworkSpec::terminals` nodes only, so tasks run on terminals. Every link, terminal–router and
 //! router–router, is one TTDL link each way. A latency other than 1 is refused with its place in
 //! the file: no model here gives a link more than one cycle (write a longer channel as a chain of
 //! routers).

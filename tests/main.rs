@@ -3,6 +3,7 @@
 //! One binary for the whole suite: one link instead of one per file. Run one part with
 //! `cargo test -p ttdl --test all <module>::`.
 
+mod anynet;
 mod array;
 mod benchmarks;
 mod bounds;

@@ -20,7 +20,8 @@
 //! - `#Critical path`: the ideal critical path length;
 //! - `#Period`: `lower-bound iterations what-sets-it`.
 //!
-//! Networks are written `KIND:DIMS`, with ` edges a-b c-d …` after an explicit graph's spec.
+//! Networks are written `KIND:ARGS` (`graph:0-1,1-2` carries its edges; the older
+//! `graph:N edges a-b c-d …` is still read).
 //! `#nx`/`#ny`/`#nz` hold the target network's extents for a 2D or 3D grid (0 otherwise); `#nt` is
 //! written 0 (its meaning is lost from the thesis). A file without `#Target` but with `#nx` and
 //! `#ny` describes a mesh of that size.
@@ -191,15 +192,9 @@ pub fn write(traffic: &Traffic, placement: Option<(&Network, &Placement)>) -> St
     s
 }
 
+/// The spec as `KIND:ARGS`, which carries a graph's edges and an anynet network's file.
 fn spec_text(n: &NetworkSpec) -> String {
-    let mut s = n.to_string();
-    if !n.edges.is_empty() {
-        s += " edges";
-        for (a, b) in &n.edges {
-            let _ = write!(s, " {a}-{b}");
-        }
-    }
-    s
+    n.to_string()
 }
 
 fn coords_text(c: Option<&[i64]>) -> String {
@@ -276,21 +271,28 @@ fn count(line: usize, tok: &str, what: &str) -> Result<usize, TasksFileError> {
     Ok(n)
 }
 
+/// `KIND:ARGS`, or the older `graph:N edges a-b c-d …`.
 fn spec_from(line: usize, text: &str) -> Result<NetworkSpec, TasksFileError> {
     let mut parts = text.split_whitespace();
     let head = parts.next().unwrap_or("");
-    let mut spec: NetworkSpec = head.parse().or_else(|e| err(line, format!("{e}")))?;
-    if parts.next() == Some("edges") {
-        for e in parts {
-            let (a, b) = e.split_once('-').map_or_else(
-                || err(line, format!("expected an edge `a-b`, found `{e}`")),
-                Ok,
-            )?;
-            spec.edges
-                .push((num(line, a, "a node id")?, num(line, b, "a node id")?));
-        }
-        spec.validate().or_else(|e| err(line, format!("{e}")))?;
+    if parts.next() != Some("edges") {
+        return head.parse().or_else(|e| err(line, format!("{e}")));
     }
+    let (kind, dims) = head
+        .split_once(':')
+        .map_or_else(|| err(line, format!("cannot read network `{head}`")), Ok)?;
+    let kind: Kind = kind.parse().or_else(|e| err(line, format!("{e}")))?;
+    let dims = crate::topology::parse_dims(dims, head).or_else(|e| err(line, format!("{e}")))?;
+    let mut spec = NetworkSpec::new(kind, dims);
+    for e in parts {
+        let (a, b) = e.split_once('-').map_or_else(
+            || err(line, format!("expected an edge `a-b`, found `{e}`")),
+            Ok,
+        )?;
+        spec.edges
+            .push((num(line, a, "a node id")?, num(line, b, "a node id")?));
+    }
+    spec.validate().or_else(|e| err(line, format!("{e}")))?;
     Ok(spec)
 }
 

@@ -29,3 +29,4 @@ mod sched_periodic;
 mod sched_props;
 mod sched_verify;
 mod support;
+mod topology_anynet;

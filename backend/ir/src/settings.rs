@@ -70,8 +70,8 @@ pub const SETTINGS: &[Setting] = &[
         default: DefaultValue::Depends(
             "the script's target, else its logical network, else the smallest square mesh that holds its tasks",
         ),
-        value_name: "KIND:DIMS",
-        help: "physical network: mesh:4x4, torus:8x8, mesh:3x3x3, hypercube:6, ring:16, line:8, crossbar:16, diamond:4x4",
+        value_name: "KIND:ARGS",
+        help: "physical network",
         target: false,
         model: false,
     },
@@ -370,6 +370,14 @@ impl Setting {
     pub fn help_line(&self) -> String {
         let mut s = self.help.to_string();
         match self.kind {
+            Kind::Network => s.push_str(&format!(
+                ": {}",
+                crate::topology::registry::TOPOLOGIES
+                    .iter()
+                    .map(|t| t.example())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
             Kind::Choice(words) | Kind::Level(words) => {
                 s.push_str(&format!(": {}", words.join(" | ")));
                 if matches!(self.kind, Kind::Level(_)) {

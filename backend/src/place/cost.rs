@@ -534,13 +534,14 @@ pub fn anneal(
     }
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
     let slots = match &options.initial {
-        Some(p) => {
-            Slots::from_placement(p, network.nodes(), &wired).ok_or(PlaceError::BadInitial {
+        Some(p) => Slots::from_placement(p, network.spec.terminals(), &wired).ok_or(
+            PlaceError::BadInitial {
                 given: p.node_of.len(),
                 tasks,
-            })?
-        }
-        None => Slots::random(tasks, network.nodes(), &wired, &mut rng),
+            },
+        )?,
+        // Slots are the processors' nodes (all but an anynet network's routers, numbered last).
+        None => Slots::random(tasks, network.spec.terminals(), &wired, &mut rng),
     };
     // Minsky §4.2.1 runs placement in a coarse phase on word-hops and optionally a fine phase
     // whose cost also counts link and port overload. Started from a coarse optimum and kept cool,

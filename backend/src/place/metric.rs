@@ -47,7 +47,7 @@ impl<'a> Metric<'a> {
             }
             Kind::Hypercube => Metric::Hypercube,
             Kind::Crossbar => Metric::Crossbar,
-            Kind::Diamond | Kind::Graph if nodes <= TABLE_NODES => {
+            _ if nodes <= TABLE_NODES => {
                 let mut hops = vec![0u16; nodes * nodes];
                 for b in 0..nodes {
                     let to = net.distances_to(b);
@@ -57,7 +57,7 @@ impl<'a> Metric<'a> {
                 }
                 Metric::Table { nodes, hops }
             }
-            Kind::Diamond | Kind::Graph => Metric::Network(net),
+            _ => Metric::Network(net),
         }
     }
 

@@ -109,15 +109,19 @@ pub fn place_with(
             let wired = wired_nodes(traffic, network)?;
             Ok(Placement {
                 node_of: (0..traffic.tasks.len())
-                    .map(|t| wired[t].unwrap_or(t % network.nodes()))
+                    .map(|t| wired[t].unwrap_or(t % network.spec.terminals().max(1)))
                     .collect(),
             })
         }
         PlaceMethod::Random => {
             let mut rng = ChaCha8Rng::seed_from_u64(options.seed);
             let wired = wired_nodes(traffic, network)?;
-            let slots =
-                slots::Slots::random(traffic.tasks.len(), network.nodes(), &wired, &mut rng);
+            let slots = slots::Slots::random(
+                traffic.tasks.len(),
+                network.spec.terminals(),
+                &wired,
+                &mut rng,
+            );
             Ok(slots.placement())
         }
         // Without a scheduler to judge the candidates by, the best guess is the annealer's.

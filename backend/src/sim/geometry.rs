@@ -1,8 +1,13 @@
 //! The geometry the dynamic models route on: per node, the neighbour and link through each port
 //! (port `2·dim` is `+dim`, `2·dim+1` is `−dim`), and deterministic dimension-order routing —
 //! x first, then y, … on meshes and tori (Chittor §3.1.1, assumption 4: "row channels first"), and
-//! e-cube (lowest differing bit first) on hypercubes.
+//! e-cube (lowest differing bit first) on hypercubes. Networks without a dimension order
+//! (anynet files, graphs, the diamond lattice, crossbars) route by up*/down* tables
+//! ([`Geometry::routed`], `topology::updown`), whose routes cannot deadlock either.
 
+use std::sync::Arc;
+
+use crate::topology::updown::UpDown;
 use crate::topology::{Kind, LinkId, Network, NodeId};
 
 use super::options::ModelError;
@@ -26,6 +31,8 @@ pub struct Geometry {
     pub nbr: Vec<u32>,
     /// Link id through `node · ports + port`, or [`NONE`].
     pub link: Vec<u32>,
+    /// Up*/down* next hops, for a network without a dimension order (then `dims` is empty).
+    table: Option<Arc<UpDown>>,
 }
 
 impl Geometry {
@@ -94,6 +101,54 @@ impl Geometry {
             coord,
             nbr,
             link,
+            table: None,
+        })
+    }
+
+    /// Dimension order where the network has one, else up*/down* tables over its links: what
+    /// the wormhole and router models route by.
+    pub fn routed(net: &Network) -> Result<Geometry, ModelError> {
+        if net.topology().grid_wrap().is_some() || net.spec.kind == Kind::Hypercube {
+            return Geometry::new(net);
+        }
+        let table = UpDown::new(net).map_err(|e| ModelError(format!("{}: {e}", net.spec)))?;
+        // Ports: each link gets the lowest number free both among its sender's outputs and its
+        // receiver's inputs, since a flit leaving by port p arrives at input port p.
+        let nodes = net.nodes();
+        let mut out_used: Vec<Vec<bool>> = vec![Vec::new(); nodes];
+        let mut in_used: Vec<Vec<bool>> = vec![Vec::new(); nodes];
+        let mut assigned = Vec::with_capacity(net.links.len());
+        for l in &net.links {
+            let p = (0..)
+                .find(|&p| {
+                    !out_used[l.from].get(p).copied().unwrap_or(false)
+                        && !in_used[l.to].get(p).copied().unwrap_or(false)
+                })
+                .unwrap_or(0);
+            for (used, n) in [(&mut out_used, l.from), (&mut in_used, l.to)] {
+                if used[n].len() <= p {
+                    used[n].resize(p + 1, false);
+                }
+                used[n][p] = true;
+            }
+            assigned.push(p);
+        }
+        let ports = assigned.iter().map(|&p| p + 1).max().unwrap_or(1);
+        let mut nbr = vec![NONE; nodes * ports];
+        let mut link = vec![NONE; nodes * ports];
+        for (id, (l, &p)) in net.links.iter().zip(&assigned).enumerate() {
+            nbr[l.from * ports + p] = l.to as u32;
+            link[l.from * ports + p] = id as u32;
+        }
+        Ok(Geometry {
+            dims: Vec::new(),
+            wrap: Vec::new(),
+            hypercube: false,
+            ports,
+            coord: Vec::new(),
+            nbr,
+            link,
+            table: Some(Arc::new(table)),
         })
     }
 
@@ -134,9 +189,14 @@ impl Geometry {
         Some(2 * dim + usize::from(!positive))
     }
 
-    /// Dimension-order routing: the next port, or `None` at the destination.
+    /// Dimension-order routing (or the up*/down* table): the next port, or `None` at the
+    /// destination.
     #[inline]
     pub fn dor_port(&self, cur: usize, dst: usize) -> Option<usize> {
+        if let Some(t) = &self.table {
+            let next = t.next(cur, dst)? as u32;
+            return (0..self.ports).find(|&p| self.nbr[cur * self.ports + p] == next);
+        }
         (0..self.dims.len()).find_map(|d| self.port_in_dim(cur, dst, d))
     }
 
@@ -173,8 +233,11 @@ impl Geometry {
         Ok(links)
     }
 
-    /// Number of link hops between two nodes under dimension-order routing.
+    /// Number of link hops between two nodes under dimension-order (or table) routing.
     pub fn distance(&self, src: NodeId, dst: NodeId) -> usize {
+        if let Some(t) = &self.table {
+            return t.route(src, dst).len().saturating_sub(1);
+        }
         (0..self.dims.len())
             .map(|d| {
                 let (a, b) = (self.coord(src, d), self.coord(dst, d));
@@ -224,5 +287,33 @@ mod tests {
             .collect();
         assert_eq!(nodes, vec![1, 3, 7]);
         assert_eq!(g.path(6, 1).unwrap().len(), 3);
+    }
+
+    /// Off the grids, ports are numbered so that no node receives two links on one port, and
+    /// the table's paths arrive.
+    #[test]
+    fn table_routing_on_a_diamond_and_a_graph() {
+        for spec in ["diamond:4x4", "graph:0-1,1-2,2-3,3-0,0-2,3-4", "crossbar:5"] {
+            let net = Network::build(&spec.parse().unwrap()).unwrap();
+            assert!(Geometry::new(&net).is_err());
+            let g = Geometry::routed(&net).unwrap();
+            let mut seen = std::collections::BTreeSet::new();
+            for n in 0..net.nodes() {
+                for p in 0..g.ports {
+                    let m = g.nbr[n * g.ports + p];
+                    if m != NONE {
+                        assert!(seen.insert((m, p)), "{spec}: node {m} port {p} twice");
+                    }
+                }
+            }
+            for a in 0..net.nodes() {
+                for b in 0..net.nodes() {
+                    let p = g.path(a, b).unwrap();
+                    assert_eq!(p.len(), g.distance(a, b));
+                    let end = p.last().map_or(a, |&l| net.links[l].to);
+                    assert_eq!(end, b, "{spec}: {a}->{b}");
+                }
+            }
+        }
     }
 }

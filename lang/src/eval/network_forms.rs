@@ -165,7 +165,8 @@ impl Machine {
             Some(d) => d,
             None => self.infer_dims(kind, n, ndim, axes, &edges, span)?,
         };
-        let spec = NetworkSpec { kind, dims, edges };
+        let mut spec = NetworkSpec::new(kind, dims);
+        spec.edges = edges;
         spec.validate()
             .map_err(|e| bad(span, e.to_string(), "this network"))?;
         let net = match Network::build(&spec) {
@@ -253,6 +254,15 @@ impl Machine {
                 }
                 Ok(vec![side; d])
             }
+            _ => Err(bad(
+                span,
+                format!("a {} network is read from a file", kind.name()),
+                "here",
+            )
+            .with_help(format!(
+                "write the network as a string: `(target \"{}\")`",
+                kind.topology().example()
+            ))),
         }
     }
 

@@ -12,7 +12,31 @@
 //! `diamond:NXxNY` is one layer (`NZ = 1`: the brick-wall cross-section, three links per node);
 //! `diamond:NXxNYxNZ` the full lattice. Nodes are numbered as in a mesh: x + nx·(y + ny·z).
 
-use super::{grid, Link, Port};
+use super::registry::Topology;
+use super::{grid, Link, NetworkSpec, Port, TopologyError};
+
+pub struct Diamond;
+
+impl Topology for Diamond {
+    fn name(&self) -> &'static str {
+        "diamond"
+    }
+    fn help(&self) -> &'static str {
+        "the NuMesh diamond lattice: NXxNY (one layer) or NXxNYxNZ"
+    }
+    fn example(&self) -> &'static str {
+        "diamond:4x4"
+    }
+    fn check(&self, spec: &NetworkSpec) -> Result<(), String> {
+        if spec.dims.len() > 3 {
+            return Err("a diamond lattice takes NXxNY or NXxNYxNZ".into());
+        }
+        Ok(())
+    }
+    fn build(&self, spec: &NetworkSpec) -> Result<(Vec<Vec<i64>>, Vec<Link>), TopologyError> {
+        Ok(build(&spec.dims))
+    }
+}
 
 /// Box extents (nx, ny, nz) for the spec's dims.
 pub fn extents(dims: &[usize]) -> [usize; 3] {

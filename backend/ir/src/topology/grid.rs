@@ -1,7 +1,83 @@
 //! n-dimensional meshes and tori (a line is a 1-D mesh, a ring a 1-D torus). Nodes are numbered in
 //! row-major order with x varying fastest: node = x + nx·(y + ny·z).
 
-use super::{Link, Port};
+use super::registry::Topology;
+use super::{Link, Network, NetworkSpec, NodeId, Port, TopologyError};
+
+/// A grid kind: `mesh` and `line` (no wrap-around), `torus` and `ring` (wrap-around); `line` and
+/// `ring` are the one-dimensional ones.
+pub struct Grid {
+    name: &'static str,
+    wrap: bool,
+    one_dim: bool,
+    help: &'static str,
+    example: &'static str,
+}
+
+pub const MESH: Grid = Grid {
+    name: "mesh",
+    wrap: false,
+    one_dim: false,
+    help: "n-dimensional mesh, extents x first",
+    example: "mesh:4x4",
+};
+pub const TORUS: Grid = Grid {
+    name: "torus",
+    wrap: true,
+    one_dim: false,
+    help: "n-dimensional torus (a mesh with wrap-around links)",
+    example: "torus:8x8",
+};
+pub const LINE: Grid = Grid {
+    name: "line",
+    wrap: false,
+    one_dim: true,
+    help: "n nodes in a row (a 1-D mesh)",
+    example: "line:8",
+};
+pub const RING: Grid = Grid {
+    name: "ring",
+    wrap: true,
+    one_dim: true,
+    help: "n nodes in a ring (a 1-D torus)",
+    example: "ring:16",
+};
+
+impl Topology for Grid {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn help(&self) -> &'static str {
+        self.help
+    }
+    fn example(&self) -> &'static str {
+        self.example
+    }
+    fn arity(&self) -> Option<usize> {
+        self.one_dim.then_some(1)
+    }
+    fn build(&self, spec: &NetworkSpec) -> Result<(Vec<Vec<i64>>, Vec<Link>), TopologyError> {
+        Ok(build(&spec.dims, self.wrap))
+    }
+    fn index(&self, spec: &NetworkSpec, coords: &[i64]) -> Option<NodeId> {
+        index(&spec.dims, coords)
+    }
+    fn grid_wrap(&self) -> Option<bool> {
+        Some(self.wrap)
+    }
+    fn closed_form(&self) -> bool {
+        true
+    }
+    fn distance(&self, net: &Network, a: NodeId, b: NodeId) -> usize {
+        distance(&net.spec.dims, self.wrap, &net.coords[a], &net.coords[b])
+    }
+    fn dor_path(&self, net: &Network, a: NodeId, b: NodeId) -> Vec<NodeId> {
+        dor_path(&net.spec.dims, self.wrap, &net.coords[a], &net.coords[b])
+    }
+    fn shortest_path_count(&self, net: &Network, a: NodeId, b: NodeId) -> u128 {
+        shortest_path_count(&net.spec.dims, self.wrap, &net.coords[a], &net.coords[b])
+    }
+}
 
 /// Coordinates of node `n`.
 pub fn coords_of(dims: &[usize], mut n: usize) -> Vec<i64> {

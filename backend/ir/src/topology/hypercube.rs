@@ -1,6 +1,51 @@
 //! The binary hypercube of dimension d: 2^d nodes, node bits are coordinates (bit 0 = x).
 
-use super::{Link, Port};
+use super::registry::Topology;
+use super::{Link, Network, NetworkSpec, NodeId, Port, TopologyError};
+
+pub struct Hypercube;
+
+impl Topology for Hypercube {
+    fn name(&self) -> &'static str {
+        "hypercube"
+    }
+    fn help(&self) -> &'static str {
+        "binary hypercube of dimension d (2^d nodes)"
+    }
+    fn example(&self) -> &'static str {
+        "hypercube:6"
+    }
+    fn arity(&self) -> Option<usize> {
+        Some(1)
+    }
+    fn check(&self, spec: &NetworkSpec) -> Result<(), String> {
+        match spec.dims.first() {
+            Some(&d) if d > 20 => Err("hypercube dimension above 20".into()),
+            _ => Ok(()),
+        }
+    }
+    fn node_count(&self, spec: &NetworkSpec) -> usize {
+        1usize << spec.dims.first().copied().unwrap_or(0).min(30)
+    }
+    fn build(&self, spec: &NetworkSpec) -> Result<(Vec<Vec<i64>>, Vec<Link>), TopologyError> {
+        Ok(build(spec.dims.first().copied().unwrap_or(0)))
+    }
+    fn index(&self, spec: &NetworkSpec, coords: &[i64]) -> Option<NodeId> {
+        index(spec.dims.first().copied().unwrap_or(0), coords)
+    }
+    fn closed_form(&self) -> bool {
+        true
+    }
+    fn distance(&self, _net: &Network, a: NodeId, b: NodeId) -> usize {
+        distance(a, b)
+    }
+    fn dor_path(&self, _net: &Network, a: NodeId, b: NodeId) -> Vec<NodeId> {
+        dor_path(a, b)
+    }
+    fn shortest_path_count(&self, _net: &Network, a: NodeId, b: NodeId) -> u128 {
+        shortest_path_count(a, b)
+    }
+}
 
 pub fn build(d: usize) -> (Vec<Vec<i64>>, Vec<Link>) {
     let nodes = 1usize << d;

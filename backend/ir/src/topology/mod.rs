@@ -1,88 +1,115 @@
 //! Physical (and logical) networks: nodes with coordinates, directed links, and each node's
-//! injection and ejection ports. A topology kind is one file here; `Network::build` dispatches:
-//! `grid` (n-dimensional mesh and torus; a line is a 1-D mesh, a ring a 1-D torus), `hypercube`,
-//! `crossbar`, `diamond` (the NuMesh diamond lattice) and `graph` (an explicit edge list).
-//! `paths` gives every kind hop distances, dimension-order routes and shortest-path counts.
+//! injection and ejection ports.
+//!
+//! A topology kind is a [`Topology`] (its name, help line, example, how it reads its spec, builds
+//! its links, and any closed forms for distances and routes) in one file here, listed once in
+//! [`registry`]: `grid` (mesh, torus, line, ring), `hypercube`, `crossbar`, `diamond` (the NuMesh
+//! diamond lattice), `graph` (an explicit edge list) and `anynet` (BookSim2's irregular-network
+//! files). The "unknown network kind" message and the `--network` help are generated from the
+//! registry, so adding a kind is one file plus one registry line (as caminos-lib's topologies).
+//! `paths` gives every kind hop distances, dimension-order routes and shortest-path counts (the
+//! kind's closed form, else breadth-first rows); `updown` gives up*/down* routing tables.
 
-use crate::limits::Limits;
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+pub mod anynet;
 pub mod crossbar;
 pub mod diamond;
 pub mod graph;
 pub mod grid;
 pub mod hypercube;
 mod paths;
+pub mod registry;
+pub mod updown;
 
 pub use paths::DistancesTo;
+pub use registry::Topology;
 
 pub type NodeId = usize;
 pub type LinkId = usize;
 
-/// The kinds of network TTDL knows (SPEC §1.4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    Mesh,
-    Torus,
-    Hypercube,
-    Ring,
-    Line,
-    Diamond,
-    Crossbar,
-    Graph,
+/// A kind of network TTDL knows (SPEC §1.4): the name of a [`Topology`] in the [`registry`].
+///
+/// The constants name the kinds other code builds or tests for; any registered kind is reached
+/// by name (`"anynet".parse::<Kind>()`) and its behaviour through [`Kind::topology`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Kind(&'static str);
+
+#[allow(non_upper_case_globals)]
+impl Kind {
+    pub const Mesh: Kind = Kind("mesh");
+    pub const Torus: Kind = Kind("torus");
+    pub const Hypercube: Kind = Kind("hypercube");
+    pub const Ring: Kind = Kind("ring");
+    pub const Line: Kind = Kind("line");
+    pub const Diamond: Kind = Kind("diamond");
+    pub const Crossbar: Kind = Kind("crossbar");
+    pub const Graph: Kind = Kind("graph");
+    pub const Anynet: Kind = Kind("anynet");
 }
 
 impl Kind {
-    pub const ALL: [Kind; 8] = [
-        Kind::Mesh,
-        Kind::Torus,
-        Kind::Hypercube,
-        Kind::Ring,
-        Kind::Line,
-        Kind::Diamond,
-        Kind::Crossbar,
-        Kind::Graph,
-    ];
+    /// Every registered kind, in registry order.
+    pub fn all() -> impl Iterator<Item = Kind> {
+        registry::TOPOLOGIES.iter().map(|t| Kind(t.name()))
+    }
 
     pub fn name(self) -> &'static str {
-        match self {
-            Kind::Mesh => "mesh",
-            Kind::Torus => "torus",
-            Kind::Hypercube => "hypercube",
-            Kind::Ring => "ring",
-            Kind::Line => "line",
-            Kind::Diamond => "diamond",
-            Kind::Crossbar => "crossbar",
-            Kind::Graph => "graph",
-        }
+        self.0
+    }
+
+    /// The kind's behaviour (every `Kind` value comes from the registry, so it is found).
+    pub fn topology(self) -> &'static dyn Topology {
+        registry::lookup(self.0).unwrap_or(&grid::MESH)
+    }
+
+    /// `Some(wrap)` for the grid kinds (mesh and line `false`, torus and ring `true`).
+    pub fn grid_wrap(self) -> Option<bool> {
+        self.topology().grid_wrap()
     }
 }
 
 impl FromStr for Kind {
     type Err = TopologyError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Kind::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
+        registry::lookup(s)
+            .map(|t| Kind(t.name()))
             .ok_or_else(|| TopologyError::UnknownKind(s.to_string()))
     }
 }
 
-/// A description of a network, as written by users: `mesh:4x4`, `hypercube:6`, or `make-network`.
+impl Serialize for Kind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Kind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Kind, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A description of a network, as written by users: `mesh:4x4`, `hypercube:6`,
+/// `anynet:FILE`, or `make-network`.
 ///
 /// `dims` are the extents per dimension for mesh/torus/diamond (x first), `[n]` for ring, line and
-/// crossbar, `[d]` (the dimension, 2^d nodes) for a hypercube, `[nodes]` for a graph.
+/// crossbar, `[d]` (the dimension, 2^d nodes) for a hypercube, `[nodes]` for a graph, and
+/// `[terminals, routers]` for an anynet file.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct NetworkSpec {
     pub kind: Kind,
     pub dims: Vec<usize>,
-    /// Undirected edges of an explicit graph (each becomes two directed links).
+    /// Undirected edges of an explicit graph or anynet file (each becomes two directed links).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edges: Vec<(NodeId, NodeId)>,
+    /// The file an anynet network was read from (its spec is `anynet:FILE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
 }
 
 impl NetworkSpec {
@@ -91,34 +118,44 @@ impl NetworkSpec {
             kind,
             dims,
             edges: Vec::new(),
+            file: None,
         }
     }
 }
 
 impl fmt::Display for NetworkSpec {
+    /// `KIND:ARGS` as the kind writes it, so that it parses back to the same spec.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let dims: Vec<String> = self.dims.iter().map(|d| d.to_string()).collect();
-        write!(f, "{}:{}", self.kind.name(), dims.join("x"))
+        write!(
+            f,
+            "{}:{}",
+            self.kind.name(),
+            self.kind.topology().spec_args(self)
+        )
     }
 }
 
 impl FromStr for NetworkSpec {
     type Err = TopologyError;
-    /// `KIND:AxBxC`, e.g. `mesh:4x4`, `torus:8x8`, `mesh:3x3x3`, `hypercube:6`, `ring:16`.
+    /// `KIND:ARGS`, e.g. `mesh:4x4`, `torus:8x8`, `mesh:3x3x3`, `hypercube:6`, `ring:16`,
+    /// `graph:0-1,1-2`, `anynet:FILE`; each kind reads its own ARGS.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let (kind, dims) = s
+        let (kind, args) = s
             .split_once(':')
             .ok_or_else(|| TopologyError::Syntax(s.to_string()))?;
         let kind: Kind = kind.trim().parse()?;
-        let dims = dims
-            .split('x')
-            .map(|d| d.trim().parse::<usize>())
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|_| TopologyError::Syntax(s.to_string()))?;
-        let spec = NetworkSpec::new(kind, dims);
+        let spec = kind.topology().parse(kind, args.trim(), s)?;
         spec.validate()?;
         Ok(spec)
     }
+}
+
+/// `AxBxC` as extents (the regular kinds' ARGS).
+pub fn parse_dims(args: &str, whole: &str) -> Result<Vec<usize>, TopologyError> {
+    args.split('x')
+        .map(|d| d.trim().parse::<usize>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| TopologyError::Syntax(whole.to_string()))
 }
 
 impl NetworkSpec {
@@ -131,29 +168,23 @@ impl NetworkSpec {
         if self.dims.contains(&0) {
             return bad("every dimension must be at least 1");
         }
-        match self.kind {
-            Kind::Ring | Kind::Line | Kind::Crossbar | Kind::Hypercube | Kind::Graph
-                if self.dims.len() != 1 =>
-            {
-                return bad("this kind takes one number");
+        let topo = self.kind.topology();
+        if let Some(n) = topo.arity() {
+            if self.dims.len() != n {
+                return bad(match n {
+                    1 => "this kind takes one number",
+                    _ => "this kind takes two numbers",
+                });
             }
-            Kind::Hypercube if self.dims[0] > 20 => return bad("hypercube dimension above 20"),
-            Kind::Diamond if self.dims.len() > 3 => {
-                return bad("a diamond lattice takes NXxNY or NXxNYxNZ")
-            }
-            _ => {}
         }
-        if !self.edges.is_empty() && self.kind != Kind::Graph {
+        topo.check(self)
+            .map_err(|why| TopologyError::Shape(self.to_string(), why))?;
+        if !self.edges.is_empty() && !topo.takes_edges() {
             return bad("only a `graph` network takes an edge list");
         }
         let nodes = self.node_count();
         if nodes > 1 << 22 {
             return bad("more than 4,194,304 nodes");
-        }
-        if self.kind == Kind::Crossbar && nodes > Limits::CROSSBAR_NODES {
-            return bad(
-                "a crossbar of n nodes has n(n-1) links; crossbars are limited to 4,096 nodes",
-            );
         }
         for &(a, b) in &self.edges {
             if a >= nodes || b >= nodes {
@@ -188,14 +219,13 @@ impl NetworkSpec {
 
     /// Number of nodes the spec describes.
     pub fn node_count(&self) -> usize {
-        match self.kind {
-            Kind::Hypercube => 1usize << self.dims.first().copied().unwrap_or(0).min(30),
-            _ => self
-                .dims
-                .iter()
-                .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-                .unwrap_or(usize::MAX),
-        }
+        self.kind.topology().node_count(self)
+    }
+
+    /// The nodes that stand for processors: every node, except on an anynet network, where the
+    /// routers (numbered after the terminals) are switches only.
+    pub fn terminals(&self) -> usize {
+        self.kind.topology().terminals(self)
     }
 }
 
@@ -257,20 +287,33 @@ pub struct Network {
     into: Vec<Vec<NodeId>>,
     /// Rows of hop distances to a target, for kinds without a closed form (graph, diamond).
     hops: paths::HopCache,
+    /// The kind's behaviour, looked up once (distances are asked for per hop).
+    topo: TopoRef,
+}
+
+/// The registry entry of a built network's kind: derived from its spec, so it compares equal.
+#[derive(Clone, Copy)]
+struct TopoRef(&'static dyn Topology);
+
+impl PartialEq for TopoRef {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for TopoRef {}
+
+impl fmt::Debug for TopoRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.name())
+    }
 }
 
 impl Network {
     /// Builds the network a spec describes.
     pub fn build(spec: &NetworkSpec) -> Result<Network, TopologyError> {
         spec.validate()?;
-        let (coords, mut links) = match spec.kind {
-            Kind::Mesh | Kind::Line => grid::build(&spec.dims, false),
-            Kind::Torus | Kind::Ring => grid::build(&spec.dims, true),
-            Kind::Hypercube => hypercube::build(spec.dims[0]),
-            Kind::Crossbar => crossbar::build(spec.dims[0]),
-            Kind::Diamond => diamond::build(&spec.dims),
-            Kind::Graph => graph::build(spec.dims[0], &spec.edges, &spec.to_string())?,
-        };
+        let (coords, mut links) = spec.kind.topology().build(spec)?;
         links.sort_by_key(|l| (l.from, l.to, l.port));
         links.dedup_by_key(|l| (l.from, l.to));
         let n = coords.len();
@@ -293,6 +336,7 @@ impl Network {
             succ,
             into,
             hops: paths::HopCache::default(),
+            topo: TopoRef(spec.kind.topology()),
         };
         if let Some(node) = paths::first_unreachable(&net) {
             return Err(TopologyError::Shape(
@@ -307,15 +351,16 @@ impl Network {
         self.coords.len()
     }
 
+    /// The network's kind (its registry entry).
+    pub fn topology(&self) -> &'static dyn Topology {
+        self.topo.0
+    }
+
     /// The node at these coordinates, if there is one.
     pub fn node_at(&self, coords: &[i64]) -> Option<NodeId> {
-        match self.spec.kind {
-            Kind::Mesh | Kind::Torus | Kind::Ring | Kind::Line => {
-                grid::index(&self.spec.dims, coords)
-            }
-            Kind::Hypercube => hypercube::index(self.spec.dims[0], coords),
-            _ => self.coords.iter().position(|c| c.as_slice() == coords),
-        }
+        self.topology()
+            .index(&self.spec, coords)
+            .or_else(|| self.coords.iter().position(|c| c.as_slice() == coords))
     }
 
     /// Every port of a node's switch: the processor's injection and ejection ports, then the port
@@ -350,10 +395,18 @@ impl Network {
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TopologyError {
-    #[error("unknown topology `{0}`: expected one of mesh, torus, hypercube, ring, line, diamond, crossbar, graph")]
+    #[error("unknown topology `{0}`: {hint}", hint = registry::unknown_hint(.0))]
     UnknownKind(String),
-    #[error("cannot read network `{0}`: write KIND:DIMS, e.g. `mesh:4x4`, `torus:8x8`, `hypercube:6`, `ring:16`")]
+    #[error("cannot read network `{0}`: write KIND:ARGS, e.g. {examples}", examples = registry::examples())]
     Syntax(String),
+    /// A bad line in a network file, located as `FILE:LINE:COLUMN`.
+    #[error("{file}:{line}:{column}: {message}")]
+    File {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
     #[error("bad network `{0}`: {1}")]
     Shape(String, String),
     #[error("topology `{0}` is not supported yet")]

@@ -9,7 +9,7 @@ use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use super::{diamond, grid, hypercube, Kind, Network, NodeId};
+use super::{diamond, Kind, Network, NodeId};
 
 /// Memory the cached distance rows may use (64 MiB of `u32`); beyond it the oldest row goes.
 const CACHE_BYTES: usize = 64 << 20;
@@ -150,7 +150,7 @@ impl Network {
     }
 
     fn has_table(&self) -> bool {
-        matches!(self.spec.kind, Kind::Diamond | Kind::Graph)
+        !self.topology().closed_form()
     }
 
     /// Hop distances from every node to `to` (see `DistancesTo`).
@@ -168,17 +168,11 @@ impl Network {
         if a == b {
             return 0;
         }
-        let dims = &self.spec.dims;
-        match self.spec.kind {
-            Kind::Mesh | Kind::Line => {
-                grid::distance(dims, false, self.coords_of(a), self.coords_of(b))
-            }
-            Kind::Torus | Kind::Ring => {
-                grid::distance(dims, true, self.coords_of(a), self.coords_of(b))
-            }
-            Kind::Hypercube => hypercube::distance(a, b),
-            Kind::Crossbar => 1,
-            Kind::Diamond | Kind::Graph => self.distances_to(b).from(a),
+        let topo = self.topology();
+        if topo.closed_form() {
+            topo.distance(self, a, b)
+        } else {
+            self.distances_to(b).from(a)
         }
     }
 
@@ -238,18 +232,7 @@ impl Network {
         if a == b {
             return vec![a];
         }
-        let dims = &self.spec.dims;
-        match self.spec.kind {
-            Kind::Mesh | Kind::Line => {
-                grid::dor_path(dims, false, self.coords_of(a), self.coords_of(b))
-            }
-            Kind::Torus | Kind::Ring => {
-                grid::dor_path(dims, true, self.coords_of(a), self.coords_of(b))
-            }
-            Kind::Hypercube => hypercube::dor_path(a, b),
-            Kind::Crossbar => vec![a, b],
-            Kind::Diamond | Kind::Graph => self.least_shortest_path(a, b),
-        }
+        self.topology().dor_path(self, a, b)
     }
 
     /// Number of distinct shortest paths from `a` to `b` (saturating): the router's measure of a
@@ -263,23 +246,12 @@ impl Network {
         if a == b {
             return 1;
         }
-        let dims = &self.spec.dims;
-        match self.spec.kind {
-            Kind::Mesh | Kind::Line => {
-                grid::shortest_path_count(dims, false, self.coords_of(a), self.coords_of(b))
-            }
-            Kind::Torus | Kind::Ring => {
-                grid::shortest_path_count(dims, true, self.coords_of(a), self.coords_of(b))
-            }
-            Kind::Hypercube => hypercube::shortest_path_count(a, b),
-            Kind::Crossbar => 1,
-            Kind::Diamond | Kind::Graph => self.count_by_layers(a, b),
-        }
+        self.topology().shortest_path_count(self, a, b)
     }
 
     /// Paths counted layer by layer of a breadth-first search from `a`: a node's count is the sum
     /// of the counts of its predecessors one layer nearer `a`. Stops once `b`'s layer is reached.
-    fn count_by_layers(&self, a: NodeId, b: NodeId) -> u128 {
+    pub fn count_by_layers(&self, a: NodeId, b: NodeId) -> u128 {
         let n = self.nodes();
         let mut dist = vec![UNREACHED; n];
         let mut count = vec![0u128; n];

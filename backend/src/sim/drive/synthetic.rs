@@ -210,7 +210,9 @@ pub fn destination(
     cfg: &SyntheticConfig,
     rng: &mut ChaCha8Rng,
 ) -> Result<Option<NodeId>, ModelError> {
-    let n = net.nodes();
+    // Sources and destinations are the processors' nodes (an anynet network's routers, numbered
+    // after its terminals, neither send nor receive, as in BookSim2).
+    let n = net.spec.terminals();
     let bits = n.trailing_zeros();
     let pow2 = n.is_power_of_two();
     let need_pow2 = |what: &str| {
@@ -312,7 +314,7 @@ pub fn run(
             cfg.rate
         )));
     }
-    let n = net.nodes();
+    let n = net.spec.terminals();
     let size = cfg.size.max(1);
     let period = cfg.warmup.max(1);
     let most_warmup = period.saturating_mul(WARMUP_PERIODS);

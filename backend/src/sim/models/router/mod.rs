@@ -6,8 +6,9 @@
 //! `vcs` virtual channels of `vc_buf` flits, and one output port per outgoing link plus the
 //! ejection port. A head flit goes through the pipeline stages
 //!
-//! 1. routing computation (`routing_delay` cycles; 0 = lookahead routing): dimension order, the
-//!    ejection port at the destination; on tori the VCs split into two dateline classes as in
+//! 1. routing computation (`routing_delay` cycles; 0 = lookahead routing): dimension order (on
+//!    networks without one, such as anynet files, up*/down* tables), the ejection port at the
+//!    destination; on tori the VCs split into two dateline classes as in
 //!    the wormhole model (so `vcs ≥ 2`);
 //! 2. VC allocation (`vc_alloc_delay`): the head asks for every free VC of its class on its output;
 //! 3. switch allocation (`sw_alloc_delay`): each input port sends one flit per cycle, each output

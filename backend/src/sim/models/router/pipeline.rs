@@ -170,7 +170,7 @@ pub struct Router {
 
 impl Router {
     pub fn new(net: &Network, cfg: RouterConfig) -> Result<Self, ModelError> {
-        let geo = Geometry::new(net)?;
+        let geo = Geometry::routed(net)?;
         let wraps = geo.wrap.iter().any(|&w| w);
         if wraps && cfg.vcs < 2 {
             return Err(ModelError(

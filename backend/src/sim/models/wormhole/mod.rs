@@ -4,7 +4,8 @@
 //! virtual channels of `buf` flits, and one output port per outgoing link plus the ejection port.
 //! A packet's header, once it has spent `delay` cycles in a router, asks for a free virtual channel
 //! on its output (routing: dimension order; `west-first` or `odd-even` adaptive on 2-D meshes;
-//! e-cube on hypercubes; on tori the virtual channels split into two dateline classes, Dally &
+//! e-cube on hypercubes; up*/down* tables on networks without a dimension order, such as anynet
+//! files, deadlock-free with one virtual channel; on tori the virtual channels split into two dateline classes, Dally &
 //! Seitz, so `vc ≥ 2` is required). The header reserves that channel, body flits follow, and the
 //! tail releases each channel as it leaves it; a blocked header holds every channel its worm
 //! occupies. Each input port sends and each output port accepts one flit per cycle; competing
@@ -229,7 +230,7 @@ pub struct Wormhole {
 
 impl Wormhole {
     pub fn new(net: &Network, cfg: WormholeConfig) -> Result<Self, ModelError> {
-        let geo = Geometry::new(net)?;
+        let geo = Geometry::routed(net)?;
         if geo.wrap.iter().any(|&w| w) && cfg.vcs < 2 {
             return Err(ModelError(
                 "wormhole on a torus or ring needs vc ≥ 2 (two dateline classes avoid deadlock \

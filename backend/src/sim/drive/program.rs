@@ -202,6 +202,9 @@ pub struct SimReport {
     /// Per directed link, when the model tracks it (sorted by link id).
     pub links: Vec<LinkUse>,
     pub peak_utilization: f64,
+    /// Energy of the run (SPEC §5), static costs over the completion time.
+    #[serde(default)]
+    pub energy: crate::sim::energy::Energy,
 }
 
 /// Where tasks run until a placer is asked: a task's mapped coordinates if a canned mapping gave
@@ -303,6 +306,8 @@ pub fn simulate_with_progress(
         arrival.iter().map(|v| vec![None; v.len()]).collect();
     let mut sent: Vec<Option<u64>> = vec![None; nmsg];
     let mut packets: Vec<(MsgId, usize)> = Vec::new();
+    // Words handed to the model (each over an injection and an ejection channel).
+    let mut net_words: u64 = 0;
 
     let mut pc = vec![0usize; ntasks];
     let mut state = vec![State::Ready; ntasks];
@@ -367,6 +372,7 @@ pub fn simulate_with_progress(
                                     size: msg.size,
                                     created: t,
                                 };
+                                net_words += msg.size;
                                 model.inject_for(t, p, m, d);
                             }
                         }
@@ -579,5 +585,6 @@ pub fn simulate_with_progress(
         },
         links,
         peak_utilization,
+        energy: crate::sim::energy::of_run(&*model, network, net_words, completion),
     })
 }

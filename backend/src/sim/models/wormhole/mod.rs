@@ -786,6 +786,12 @@ impl NetworkModel for Wormhole {
         self.busy.clone()
     }
 
+    fn hardware(&self, network: &Network) -> crate::sim::energy::Hardware {
+        // Input buffers of `vcs × buf` flits per port.
+        let flits = self.cfg.vcs as u64 * u64::from(self.cfg.buf);
+        crate::sim::energy::Hardware::of_network(network, flits)
+    }
+
     fn stalled(&self, now: u64) -> Option<String> {
         if now > self.last_move + 100_000 && !self.active.is_empty() {
             Some(format!(

@@ -460,18 +460,47 @@ pub fn from_links(hw: Hardware, link_words: u64, words: u64) -> Activity {
     }
 }
 
+/// An energy for tables: pJ, nJ, µJ or mJ with three significant digits or more (`12.3 nJ`).
+pub fn format_pj(pj: f64) -> String {
+    let (v, unit) = if pj.abs() >= 1e9 {
+        (pj / 1e9, "mJ")
+    } else if pj.abs() >= 1e6 {
+        (pj / 1e6, "µJ")
+    } else if pj.abs() >= 1e3 {
+        (pj / 1e3, "nJ")
+    } else {
+        (pj, "pJ")
+    };
+    let digits = if v.abs() >= 100.0 {
+        0
+    } else if v.abs() >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.digits$} {unit}")
+}
+
 /// The energy of a model's run of `cycles` cycles that carried `words` words into and out of the
-/// network, priced with the default technology.
+/// network, `min_hops` word-hops had each taken a shortest path, priced with the default
+/// technology. A model that counts neither its events nor its links' words is taken to have
+/// sent every word along a shortest path.
 pub fn of_run(
     model: &dyn super::NetworkModel,
     network: &crate::topology::Network,
-    words: u64,
+    (words, min_hops): (u64, u64),
     cycles: u64,
 ) -> Energy {
     let hw = model.hardware(network);
-    let act = model
-        .activity()
-        .unwrap_or_else(|| from_links(hw, model.link_busy().iter().sum(), words));
+    let act = model.activity().unwrap_or_else(|| {
+        let busy = model.link_busy();
+        let hops = if busy.is_empty() {
+            min_hops
+        } else {
+            busy.iter().sum()
+        };
+        from_links(hw, hops, words)
+    });
     Technology::default().energy(&hw, &act, cycles)
 }
 

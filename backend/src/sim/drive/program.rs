@@ -308,6 +308,8 @@ pub fn simulate_with_progress(
     let mut packets: Vec<(MsgId, usize)> = Vec::new();
     // Words handed to the model (each over an injection and an ejection channel).
     let mut net_words: u64 = 0;
+    // Their words × hops over shortest paths, for a model that does not count its links.
+    let mut min_word_hops: u64 = 0;
 
     let mut pc = vec![0usize; ntasks];
     let mut state = vec![State::Ready; ntasks];
@@ -373,6 +375,7 @@ pub fn simulate_with_progress(
                                     created: t,
                                 };
                                 net_words += msg.size;
+                                min_word_hops += msg.size * network.distance(src, dst) as u64;
                                 model.inject_for(t, p, m, d);
                             }
                         }
@@ -585,6 +588,11 @@ pub fn simulate_with_progress(
         },
         links,
         peak_utilization,
-        energy: crate::sim::energy::of_run(&*model, network, net_words, completion),
+        energy: crate::sim::energy::of_run(
+            &*model,
+            network,
+            (net_words, min_word_hops),
+            completion,
+        ),
     })
 }

@@ -803,3 +803,47 @@ fn compare_rows_carry_energy() {
         "{sim}"
     );
 }
+
+/// `packet=N` (SPEC §5): a message longer than N flits travels as ⌈size/N⌉ packets on every
+/// packet-switched model, and `simulation.packets` counts them; without the option each message
+/// copy through the network is one packet.
+#[test]
+fn packet_limit_cuts_messages_into_packets() {
+    for model in ["wormhole", "router", "circuit", "store-forward"] {
+        for (opt, n) in [("", 0u64), (" packet=3", 3), (" packet=1000", 1000)] {
+            let spec = format!("{model}{opt}");
+            let (code, out, err) = ttdl(&[
+                "simulate",
+                "examples/fft.ttdl",
+                "--model",
+                &spec,
+                "--format",
+                "json",
+            ]);
+            assert_eq!(code, 0, "{spec}: {err}");
+            let doc: serde_json::Value = serde_json::from_str(&out).expect("json");
+            let sim = &doc["simulation"];
+            let node = |t: &serde_json::Value| {
+                doc["tasks"]
+                    .as_array()
+                    .and_then(|ts| ts.iter().find(|x| x["id"] == *t))
+                    .map(|x| x["node"].clone())
+            };
+            let mut want = 0;
+            for m in sim["messages"].as_array().expect("messages") {
+                let size = m["size"].as_u64().unwrap_or(0);
+                for d in m["dst"].as_array().expect("dst") {
+                    if node(d) != node(&m["src"]) {
+                        want += if n == 0 { 1 } else { size.div_ceil(n).max(1) };
+                    }
+                }
+            }
+            assert_eq!(sim["packets"].as_u64(), Some(want), "{spec}");
+            if n > 0 {
+                assert!(sim["model"]
+                    .as_str()
+                    .is_some_and(|s| s.ends_with(&opt[1..])));
+            }
+        }
+    }
+}

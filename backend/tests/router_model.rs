@@ -331,7 +331,10 @@ fn a_lone_packet_counts_its_events() {
     assert_eq!(out.len(), 1);
     let a = m.activity().expect("the router counts its events");
     let (l, d) = (8, 2);
-    assert_eq!((a.buffer_writes, a.buffer_reads), (l * (d + 1), l * (d + 1)));
+    assert_eq!(
+        (a.buffer_writes, a.buffer_reads),
+        (l * (d + 1), l * (d + 1))
+    );
     assert_eq!((a.crossbar, a.allocations), (l * (d + 1), l * (d + 1)));
     assert_eq!((a.link_flits, a.port_flits), (l * d, 2 * l));
     assert_eq!((a.crossbar_near_in, a.crossbar_near_out), (l, 2 * l));

@@ -32,8 +32,8 @@ pub fn summary(prog: &Placed, r: &SimReport) -> String {
     );
     let _ = writeln!(
         s,
-        "throughput   {:.3} words/cycle ({} words)",
-        r.throughput, r.words
+        "throughput   {:.3} words/cycle ({} words, {} packets through the network)",
+        r.throughput, r.words, r.packets
     );
     let _ = writeln!(s, "peak link    {:.1}% busy", 100.0 * r.peak_utilization);
     let e = &r.energy;

@@ -25,6 +25,7 @@ pub mod geometry;
 pub mod models;
 pub mod optical;
 pub mod options;
+pub mod packets;
 pub mod paths;
 pub mod plot;
 pub mod registry;
@@ -104,6 +105,11 @@ pub trait NetworkModel {
     /// What the hardware did, when the model counts its events; `None`: the driver derives them
     /// from the words the links carried ([`energy::from_links`]).
     fn activity(&self) -> Option<energy::Activity> {
+        None
+    }
+    /// Packets sent when the model cuts messages into several (`packet=N`); `None`: one per
+    /// message copy handed over.
+    fn packets(&self) -> Option<u64> {
         None
     }
 }

@@ -202,6 +202,9 @@ pub struct SimReport {
     /// Per directed link, when the model tracks it (sorted by link id).
     pub links: Vec<LinkUse>,
     pub peak_utilization: f64,
+    /// Packets the model sent: one per message copy handed to it, or more with `packet=N`.
+    #[serde(default)]
+    pub packets: u64,
     /// Energy of the run (SPEC §5), static costs over the completion time.
     #[serde(default)]
     pub energy: crate::sim::energy::Energy,
@@ -308,6 +311,7 @@ pub fn simulate_with_progress(
     let mut packets: Vec<(MsgId, usize)> = Vec::new();
     // Words handed to the model (each over an injection and an ejection channel).
     let mut net_words: u64 = 0;
+    let mut net_packets: u64 = 0;
     // Their words × hops over shortest paths, for a model that does not count its links.
     let mut min_word_hops: u64 = 0;
 
@@ -375,6 +379,7 @@ pub fn simulate_with_progress(
                                     created: t,
                                 };
                                 net_words += msg.size;
+                                net_packets += 1;
                                 min_word_hops += msg.size * network.distance(src, dst) as u64;
                                 model.inject_for(t, p, m, d);
                             }
@@ -588,6 +593,7 @@ pub fn simulate_with_progress(
         },
         links,
         peak_utilization,
+        packets: model.packets().unwrap_or(net_packets),
         energy: crate::sim::energy::of_run(
             &*model,
             network,

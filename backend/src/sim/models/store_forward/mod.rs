@@ -41,6 +41,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         &["fifo", "oldest"],
         "which waiting packet gets a free link",
     ),
+    crate::sim::packets::OPTION,
 ];
 
 /// Builds the model from registry options.
@@ -50,7 +51,8 @@ pub fn build(
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
     let a = opts.int("a")?;
     let oldest = opts.choice("arb")? == "oldest";
-    Ok(Box::new(StoreForward::new(ctx.network, a, oldest)?))
+    let model = Box::new(StoreForward::new(ctx.network, a, oldest)?);
+    Ok(crate::sim::packets::limit(model, opts.int("packet")?))
 }
 
 struct Pkt {

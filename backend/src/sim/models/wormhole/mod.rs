@@ -77,7 +77,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         "dor",
         &["dor", "west-first", "odd-even"],
         "dimension order, or turn-model adaptive routing on 2-D meshes",
-    ),
+    ),    crate::sim::packets::OPTION,
 ];
 
 /// Arbitration among requests for the same output (Chittor §5.6.5).
@@ -148,7 +148,8 @@ pub fn build(
         },
         shared_pr: opts.choice("pr")? == "shared",
     };
-    Ok(Box::new(Wormhole::new(ctx.network, cfg)?))
+    let model = Box::new(Wormhole::new(ctx.network, cfg)?);
+    Ok(crate::sim::packets::limit(model, opts.int("packet")?))
 }
 
 #[derive(Clone, Copy, Debug)]

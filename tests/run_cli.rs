@@ -906,3 +906,110 @@ fn buffers_are_set_written_and_read_back() {
         "{out}"
     );
 }
+
+/// Energy beside time (SPEC §5): every row of `compare --format json` carries
+/// `energy: {total_pj, dynamic_pj, static_pj, by_component}` whose parts add up; a run that moves
+/// the same words over more hops and buffers costs more; `simulate` prints it.
+#[test]
+fn compare_rows_carry_energy() {
+    let (code, out, err) = ttdl(&[
+        "compare",
+        "examples/fft.ttdl",
+        "--models",
+        "router,wormhole,circuit,scheduled",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let rows = doc["compare"].as_array().expect("rows");
+    assert_eq!(rows.len(), 4);
+    let mut total = std::collections::BTreeMap::new();
+    for r in rows {
+        let e = &r["energy"];
+        let t = e["total_pj"].as_f64().expect("total_pj");
+        let (d, s) = (
+            e["dynamic_pj"].as_f64().unwrap_or(-1.0),
+            e["static_pj"].as_f64().unwrap_or(-1.0),
+        );
+        assert!(t > 0.0 && d > 0.0 && s > 0.0, "{r}");
+        assert!((d + s - t).abs() <= 1e-9 * t, "{r}");
+        let parts: f64 = e["by_component"]
+            .as_object()
+            .expect("by_component")
+            .values()
+            .filter_map(|v| v.as_f64())
+            .sum();
+        assert!((parts - t).abs() <= 1e-9 * t, "{r}");
+        let name = r["model"].as_str().unwrap_or("").split(' ').next();
+        total.insert(name.unwrap_or("").to_string(), e.clone());
+    }
+    // The buffered router writes and reads every word at every router; the circuit never does;
+    // the scheduled plan loads switch programs and allocates nothing.
+    assert!(total["router"]["by_component"]["buffer_write"].as_f64() > Some(0.0));
+    assert_eq!(
+        total["circuit"]["by_component"]["buffer_write"].as_f64(),
+        Some(0.0)
+    );
+    assert!(total["scheduled"]["by_component"]["switch_step"].as_f64() > Some(0.0));
+    assert_eq!(
+        total["scheduled"]["by_component"]["allocation"].as_f64(),
+        Some(0.0)
+    );
+    let (code, text, err) = ttdl(&["compare", "examples/fft.ttdl", "--models", "router"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.lines().nth(1).is_some_and(|l| l.ends_with("energy")),
+        "{text}"
+    );
+    let (code, sim, err) = ttdl(&["simulate", "examples/fft.ttdl", "--model", "router"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        sim.contains("energy       ") && sim.contains(" dynamic, "),
+        "{sim}"
+    );
+}
+
+/// `packet=N` (SPEC §5): a message longer than N flits travels as ⌈size/N⌉ packets on every
+/// packet-switched model, and `simulation.packets` counts them; without the option each message
+/// copy through the network is one packet.
+#[test]
+fn packet_limit_cuts_messages_into_packets() {
+    for model in ["wormhole", "router", "circuit", "store-forward"] {
+        for (opt, n) in [("", 0u64), (" packet=3", 3), (" packet=1000", 1000)] {
+            let spec = format!("{model}{opt}");
+            let (code, out, err) = ttdl(&[
+                "simulate",
+                "examples/fft.ttdl",
+                "--model",
+                &spec,
+                "--format",
+                "json",
+            ]);
+            assert_eq!(code, 0, "{spec}: {err}");
+            let doc: serde_json::Value = serde_json::from_str(&out).expect("json");
+            let sim = &doc["simulation"];
+            let node = |t: &serde_json::Value| {
+                doc["tasks"]
+                    .as_array()
+                    .and_then(|ts| ts.iter().find(|x| x["id"] == *t))
+                    .map(|x| x["node"].clone())
+            };
+            let mut want = 0;
+            for m in sim["messages"].as_array().expect("messages") {
+                let size = m["size"].as_u64().unwrap_or(0);
+                for d in m["dst"].as_array().expect("dst") {
+                    if node(d) != node(&m["src"]) {
+                        want += if n == 0 { 1 } else { size.div_ceil(n).max(1) };
+                    }
+                }
+            }
+            assert_eq!(sim["packets"].as_u64(), Some(want), "{spec}");
+            if n > 0 {
+                assert!(sim["model"]
+                    .as_str()
+                    .is_some_and(|s| s.ends_with(&opt[1..])));
+            }
+        }
+    }
+}

@@ -223,7 +223,7 @@ fn bad_models_and_options_are_errors() {
     expect![[r#"
         [
             Some(
-                "model `wormhole` has no option `vcs`; its options are: vc=(2 on tori, else 1) buf=2 delay=0 overhead=0 arb=oldest|fifo|biased|rr pr=separate|shared routing=dor|west-first|odd-even",
+                "model `wormhole` has no option `vcs`; its options are: vc=(2 on tori, else 1) buf=2 delay=0 overhead=0 arb=oldest|fifo|biased|rr pr=separate|shared routing=dor|west-first|odd-even packet=0",
             ),
             Some(
                 "option `vc=0`: must be between 1 and 64",

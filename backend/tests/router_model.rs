@@ -301,3 +301,44 @@ fn options_and_names() {
     };
     assert!(registry::build("router", &ctx).is_err());
 }
+
+/// The events the router counts for its energy: a lone packet of L flits over D hops is written
+/// into and read out of D + 1 input buffers, crosses D + 1 crossbars with a switch grant each, D
+/// links and its injection and ejection channels. On the 8×8 mesh from node 0 (x = 0, y = 0)
+/// to node 9 it goes +x then +y: it enters by the injection port (position 4 of 5, the far
+/// half), then by the +x and +y inputs (BookSim2's positions 1 and 3: the near and far half);
+/// it leaves by +x (0), +y (2) and the ejection port (4).
+#[test]
+fn a_lone_packet_counts_its_events() {
+    let mesh = net("mesh:8x8");
+    let mut m = Router::new(&mesh, RouterConfig::booksim()).unwrap();
+    m.inject(
+        0,
+        Packet {
+            id: 1,
+            src: 0,
+            dst: 9,
+            size: 8,
+            created: 0,
+        },
+    );
+    let mut out = Vec::new();
+    let mut t = 0;
+    while m.next_event(t).is_some() {
+        m.step(t, &mut out);
+        t += 1;
+    }
+    assert_eq!(out.len(), 1);
+    let a = m.activity().expect("the router counts its events");
+    let (l, d) = (8, 2);
+    assert_eq!(
+        (a.buffer_writes, a.buffer_reads),
+        (l * (d + 1), l * (d + 1))
+    );
+    assert_eq!((a.crossbar, a.allocations), (l * (d + 1), l * (d + 1)));
+    assert_eq!((a.link_flits, a.port_flits), (l * d, 2 * l));
+    assert_eq!((a.crossbar_near_in, a.crossbar_near_out), (l, 2 * l));
+    let hw = m.hardware(&mesh);
+    assert_eq!((hw.inputs, hw.outputs, hw.buffer_flits), (5, 5, 16));
+    assert_eq!((hw.routers, hw.channels), (64, 224 + 128));
+}

@@ -215,11 +215,17 @@ def test_compare_rows_are_the_command_lines(cli, example):
     models = ["scheduled", "wormhole", "store-forward", "compiled algorithm=aapc"]
     table = loaded(path).compare(models)
     want = cli.json("compare", path, "--models", ",".join(models))["compare"]
+    # Energy beside time: the JSON's `energy.total_pj` is the table's `energy_pj`.
+    for row in want:
+        if "energy" in row:
+            row["energy_pj"] = row["energy"]["total_pj"]
     assert _same_rows(table, want)
-    assert list(table.columns[:7]) == [
+    assert list(table.columns[:8]) == [
         "model", "completion", "completion_norm", "mean_latency", "mean_latency_norm",
-        "max_latency", "max_latency_norm",
+        "max_latency", "max_latency_norm", "energy_pj",
     ]
+    ran = table["energy_pj"].notna()
+    assert ran.sum() == 3 and (table["energy_pj"][ran] > 0).all()
     assert table["model"].iloc[0].startswith("scheduled")
     # The best model's completion is 1.0 normalized.
     assert table["completion_norm"].min() == 1.0

@@ -9,6 +9,7 @@ use serde_json::json;
 
 use crate::pipeline::{ModelRun, Placed};
 use crate::sim::drive::program::SimError;
+use crate::sim::energy::format_pj;
 
 fn ratio(x: f64, best: f64) -> f64 {
     if best > 0.0 {
@@ -52,8 +53,8 @@ pub fn text(title: &str, program: &Placed, rows: &[ModelRun]) -> String {
         .max(5);
     let _ = writeln!(
         s,
-        "{:<width$}  {:>10} {:>6}  {:>10} {:>6}  {:>8} {:>6}",
-        "model", "completion", "norm", "mean lat", "norm", "max lat", "norm"
+        "{:<width$}  {:>10} {:>6}  {:>10} {:>6}  {:>8} {:>6}  {:>10}",
+        "model", "completion", "norm", "mean lat", "norm", "max lat", "norm", "energy"
     );
     let mut notes = Vec::new();
     for r in rows {
@@ -61,14 +62,15 @@ pub fn text(title: &str, program: &Placed, rows: &[ModelRun]) -> String {
             Ok(x) => {
                 let _ = writeln!(
                     s,
-                    "{:<width$}  {:>10} {:>6.2}  {:>10.2} {:>6.2}  {:>8} {:>6.2}",
+                    "{:<width$}  {:>10} {:>6.2}  {:>10.2} {:>6.2}  {:>8} {:>6.2}  {:>10}",
                     x.model,
                     x.completion,
                     ratio(x.completion as f64, best_completion),
                     x.latency.mean,
                     ratio(x.latency.mean, best_mean),
                     x.latency.max,
-                    ratio(x.latency.max as f64, best_max)
+                    ratio(x.latency.max as f64, best_max),
+                    format_pj(x.energy.total_pj)
                 );
             }
             Err(e @ SimError::Unfinished { cycles, stall, .. }) => {
@@ -144,6 +146,7 @@ pub fn json(rows: &[ModelRun]) -> serde_json::Value {
                 "mean_latency_norm": ratio(x.latency.mean, best_mean),
                 "max_latency": x.latency.max,
                 "max_latency_norm": ratio(x.latency.max as f64, best_max),
+                "energy": x.energy,
             }),
             Err(
                 e @ SimError::Unfinished {

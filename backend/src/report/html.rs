@@ -520,24 +520,25 @@ pub fn plan(title: &str, p: &Plan, summary: &str) -> String {
 /// The `compare --html` page: the table and the bar chart.
 pub fn compare(title: &str, program: &Placed, rows: &[ModelRun]) -> String {
     let mut table = String::from(
-        "<table class=\"grid\" id=\"compare\"><tr><th>model</th><th>completion</th><th>mean latency</th><th>max latency</th></tr>\n",
+        "<table class=\"grid\" id=\"compare\"><tr><th>model</th><th>completion</th><th>mean latency</th><th>max latency</th><th>energy</th></tr>\n",
     );
     for r in rows {
         match &r.result {
             Ok(x) => {
                 let _ = writeln!(
                     table,
-                    "<tr><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td></tr>",
+                    "<tr><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{}</td></tr>",
                     esc(&x.model),
                     x.completion,
                     x.latency.mean,
-                    x.latency.max
+                    x.latency.max,
+                    crate::sim::energy::format_pj(x.energy.total_pj)
                 );
             }
             Err(e) => {
                 let _ = writeln!(
                     table,
-                    "<tr><td>{}</td><td colspan=\"3\" class=\"late\">{}</td></tr>",
+                    "<tr><td>{}</td><td colspan=\"4\" class=\"late\">{}</td></tr>",
                     esc(&r.spec),
                     esc(&e.to_string())
                 );

@@ -32,10 +32,18 @@ pub fn summary(prog: &Placed, r: &SimReport) -> String {
     );
     let _ = writeln!(
         s,
-        "throughput   {:.3} words/cycle ({} words)",
-        r.throughput, r.words
+        "throughput   {:.3} words/cycle ({} words, {} packets through the network)",
+        r.throughput, r.words, r.packets
     );
     let _ = writeln!(s, "peak link    {:.1}% busy", 100.0 * r.peak_utilization);
+    let e = &r.energy;
+    let _ = writeln!(
+        s,
+        "energy       {} ({} dynamic, {} static)",
+        crate::sim::energy::format_pj(e.total_pj),
+        crate::sim::energy::format_pj(e.dynamic_pj),
+        crate::sim::energy::format_pj(e.static_pj)
+    );
     // The busiest links, ties by link order, so the output is stable.
     let mut links: Vec<_> = r.links.iter().filter(|l| l.busy > 0).collect();
     links.sort_by_key(|l| std::cmp::Reverse(l.busy));

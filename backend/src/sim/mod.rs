@@ -19,11 +19,13 @@
 use serde::{Deserialize, Serialize};
 
 pub mod drive;
+pub mod energy;
 pub mod event;
 pub mod geometry;
 pub mod models;
 pub mod optical;
 pub mod options;
+pub mod packets;
 pub mod paths;
 pub mod plot;
 pub mod registry;
@@ -94,5 +96,20 @@ pub trait NetworkModel {
     /// run is a livelock rather than a deadlock. Defaults to the words links carried.
     fn progress(&self) -> u64 {
         self.link_busy().iter().sum()
+    }
+    /// The hardware whose parts the run's energy prices (SPEC §5): by default a router per
+    /// node with a port per link plus the node's own, and no input buffers.
+    fn hardware(&self, network: &crate::topology::Network) -> energy::Hardware {
+        energy::Hardware::of_network(network, 0)
+    }
+    /// What the hardware did, when the model counts its events; `None`: the driver derives them
+    /// from the words the links carried ([`energy::from_links`]).
+    fn activity(&self) -> Option<energy::Activity> {
+        None
+    }
+    /// Packets sent when the model cuts messages into several (`packet=N`); `None`: one per
+    /// message copy handed over.
+    fn packets(&self) -> Option<u64> {
+        None
     }
 }

@@ -294,8 +294,18 @@ class Simulation:
 
 _COMPARE_COLUMNS = [
     "model", "completion", "completion_norm", "mean_latency", "mean_latency_norm",
-    "max_latency", "max_latency_norm",
+    "max_latency", "max_latency_norm", "energy_pj",
 ]
+
+
+def _compare_rows(rows):
+    """The rows of ``compare --format json`` with the run's total energy also as a column of its
+    own, ``energy_pj`` (the ``energy`` dict keeps the dynamic, static and per-component parts)."""
+    for row in rows:
+        energy = row.get("energy")
+        if isinstance(energy, dict) and "total_pj" in energy:
+            row["energy_pj"] = energy["total_pj"]
+    return rows
 
 
 class Session:
@@ -367,7 +377,7 @@ class Session:
             models = [m for m in (x.strip() for x in models.split(",")) if m]
         if models is not None and len(models) == 0:
             raise ValueError("`models` names no model (None runs every model)")
-        rows = _json.loads(self._s.compare(models, **settings))
+        rows = _compare_rows(_json.loads(self._s.compare(models, **settings)))
         return _table(rows, _COMPARE_COLUMNS)
 
     def __repr__(self) -> str:

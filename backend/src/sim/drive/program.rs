@@ -202,6 +202,12 @@ pub struct SimReport {
     /// Per directed link, when the model tracks it (sorted by link id).
     pub links: Vec<LinkUse>,
     pub peak_utilization: f64,
+    /// Packets the model sent: one per message copy handed to it, or more with `packet=N`.
+    #[serde(default)]
+    pub packets: u64,
+    /// Energy of the run (SPEC §5), static costs over the completion time.
+    #[serde(default)]
+    pub energy: crate::sim::energy::Energy,
 }
 
 /// Where tasks run until a placer is asked: a task's mapped coordinates if a canned mapping gave
@@ -303,6 +309,11 @@ pub fn simulate_with_progress(
         arrival.iter().map(|v| vec![None; v.len()]).collect();
     let mut sent: Vec<Option<u64>> = vec![None; nmsg];
     let mut packets: Vec<(MsgId, usize)> = Vec::new();
+    // Words handed to the model (each over an injection and an ejection channel).
+    let mut net_words: u64 = 0;
+    let mut net_packets: u64 = 0;
+    // Their words × hops over shortest paths, for a model that does not count its links.
+    let mut min_word_hops: u64 = 0;
 
     let mut pc = vec![0usize; ntasks];
     let mut state = vec![State::Ready; ntasks];
@@ -367,6 +378,9 @@ pub fn simulate_with_progress(
                                     size: msg.size,
                                     created: t,
                                 };
+                                net_words += msg.size;
+                                net_packets += 1;
+                                min_word_hops += msg.size * network.distance(src, dst) as u64;
                                 model.inject_for(t, p, m, d);
                             }
                         }
@@ -579,5 +593,12 @@ pub fn simulate_with_progress(
         },
         links,
         peak_utilization,
+        packets: model.packets().unwrap_or(net_packets),
+        energy: crate::sim::energy::of_run(
+            &*model,
+            network,
+            (net_words, min_word_hops),
+            completion,
+        ),
     })
 }

@@ -37,6 +37,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     choice("arb", "oldest", &["oldest", "fifo"], "which waiting header gets a freed link"),
     choice_depends("blocked", "preempt on tori and rings, else hold", &["hold", "retry", "preempt"], "what a blocked header does: keep its partial path, release it and retry, or take the link from a younger circuit"),
     int("patience", "32", 0, 1 << 32, "cycles a blocked header waits before it retries (blocked=retry)"),
+    crate::sim::packets::OPTION,
 ];
 
 /// Builds the model from registry options.
@@ -58,7 +59,7 @@ pub fn build(
     let patience = opts.int("patience")?;
     let mut c = Circuit::new(ctx.network, setup, overhead, oldest, blocked)?;
     c.patience = patience;
-    Ok(Box::new(c))
+    Ok(crate::sim::packets::limit(Box::new(c), opts.int("packet")?))
 }
 
 const FREE: usize = usize::MAX;

@@ -112,6 +112,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     choice("vc_alloc", "islip", ALLOCATORS, "VC allocator"),
     choice("sw_alloc", "islip", ALLOCATORS, "switch allocator"),
     int("iters", "1", 1, 16, "iSLIP iterations"),
+    crate::sim::packets::OPTION,
 ];
 
 /// The router's parameters.
@@ -248,5 +249,6 @@ pub fn build(
         sw_alloc: AllocKind::parse(opts.choice("sw_alloc")?),
         iters: opts.int("iters")? as usize,
     };
-    Ok(Box::new(Router::new(ctx.network, cfg)?))
+    let model = Box::new(Router::new(ctx.network, cfg)?);
+    Ok(crate::sim::packets::limit(model, opts.int("packet")?))
 }

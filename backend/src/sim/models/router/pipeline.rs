@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 
 use crate::topology::Network;
 
+use crate::sim::energy::{Activity, Hardware};
 use crate::sim::geometry::{Geometry, NONE};
 use crate::sim::options::ModelError;
 use crate::sim::{Delivery, NetworkModel, Packet};
@@ -164,6 +165,10 @@ pub struct Router {
     router_cycles: u64,
     flits_injected: u64,
     flits_ejected: u64,
+    /// Energy events: flits written into input buffers; flits through crossbars, and of them
+    /// those entering or leaving by a port in the crossbar's lower half.
+    buffer_writes: u64,
+    crossbar: (u64, u64, u64),
     window: (u64, u64),
     sums: (u64, u64, u64, i64, u64, u64),
 }
@@ -264,6 +269,8 @@ impl Router {
             router_cycles: 0,
             flits_injected: 0,
             flits_ejected: 0,
+            buffer_writes: 0,
+            crossbar: (0, 0, 0),
             window: (0, u64::MAX),
             sums: (0, 0, 0, 0, 0, 0),
             cfg,
@@ -365,6 +372,7 @@ impl Router {
                 }
                 vc.len += 1;
                 self.buf[id * cap as usize + pos as usize] = flit;
+                self.buffer_writes += 1;
                 if vc.state == IDLE {
                     debug_assert_eq!(flit as u32, 0, "a flit into an idle VC must be a head");
                     let node = self.node_of[id] as usize;
@@ -668,7 +676,15 @@ impl Router {
                 },
             );
         }
-        // The flit crosses the switch and its output channel.
+        // The flit crosses the switch and its output channel. The crossbar's inputs are laid out
+        // as BookSim2's mesh router's: per dimension the input from the + neighbour, then from
+        // the − one (a flit that left by port `p` arrives by our port `p`, its `p ^ 1`), the
+        // injection port last; outputs in port order.
+        let pos_in = if p == self.ports { p } else { p ^ 1 };
+        let x = &mut self.crossbar;
+        x.0 += 1;
+        x.1 += u64::from(2 * pos_in < np);
+        x.2 += u64::from(2 * q < np);
         if q == self.ports {
             let at = left + cfg.st_delay + 2;
             self.flits_ejected += 1;
@@ -852,6 +868,31 @@ impl NetworkModel for Router {
 
     fn link_busy(&self) -> Vec<u64> {
         self.link_busy.clone()
+    }
+
+    fn hardware(&self, network: &Network) -> Hardware {
+        let ports = self.np as u64;
+        Hardware {
+            inputs: ports,
+            outputs: ports,
+            link_cycles: self.cfg.link_delay,
+            ..Hardware::of_network(network, self.v as u64 * u64::from(self.cap))
+        }
+    }
+
+    fn activity(&self) -> Option<Activity> {
+        let (crossbar, near_in, near_out) = self.crossbar;
+        Some(Activity {
+            buffer_writes: self.buffer_writes,
+            buffer_reads: crossbar,
+            crossbar,
+            crossbar_near_in: near_in,
+            crossbar_near_out: near_out,
+            allocations: crossbar,
+            link_flits: self.link_busy.iter().sum(),
+            port_flits: self.flits_injected + self.flits_ejected,
+            switch_steps: 0,
+        })
     }
 
     fn progress(&self) -> u64 {

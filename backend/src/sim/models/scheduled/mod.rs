@@ -130,6 +130,7 @@ pub fn build(
         latency: plan.replay.latency.clone(),
         pending: BinaryHeap::new(),
         busy: link_words(ctx.network, &plan.schedule),
+        activity: activity(&plan.schedule),
     }))
 }
 
@@ -145,6 +146,30 @@ fn link_words(net: &crate::topology::Network, plan: &schedule::Schedule) -> Vec<
     busy
 }
 
+/// What the switches did (SPEC §5 energy): each switch instruction (one per hold of a link or
+/// ejection port) is a step of a switch program, moving its words through the crossbar with no
+/// allocation; words are not buffered.
+fn activity(plan: &schedule::Schedule) -> crate::sim::energy::Activity {
+    let mut a = crate::sim::energy::Activity::default();
+    for h in &plan.holds {
+        let words = h.end.saturating_sub(h.start);
+        match h.resource {
+            schedule::Resource::Link { .. } => {
+                a.link_flits += words;
+                a.crossbar += words;
+                a.switch_steps += 1;
+            }
+            schedule::Resource::Eject(_) => {
+                a.port_flits += words;
+                a.crossbar += words;
+                a.switch_steps += 1;
+            }
+            schedule::Resource::Inject(_) => a.port_flits += words,
+        }
+    }
+    a
+}
+
 /// Arrivals taken from a replayed plan.
 pub struct Scheduled {
     name: String,
@@ -156,6 +181,7 @@ pub struct Scheduled {
     /// (cycle of the last word, packet id).
     pending: BinaryHeap<Reverse<(u64, u64)>>,
     busy: Vec<u64>,
+    activity: crate::sim::energy::Activity,
 }
 
 impl NetworkModel for Scheduled {
@@ -209,6 +235,10 @@ impl NetworkModel for Scheduled {
 
     fn link_busy(&self) -> Vec<u64> {
         self.busy.clone()
+    }
+
+    fn activity(&self) -> Option<crate::sim::energy::Activity> {
+        Some(self.activity)
     }
 }
 

@@ -41,6 +41,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         &["fifo", "oldest"],
         "which waiting packet gets a free link",
     ),
+    crate::sim::packets::OPTION,
 ];
 
 /// Builds the model from registry options.
@@ -50,7 +51,8 @@ pub fn build(
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
     let a = opts.int("a")?;
     let oldest = opts.choice("arb")? == "oldest";
-    Ok(Box::new(StoreForward::new(ctx.network, a, oldest)?))
+    let model = Box::new(StoreForward::new(ctx.network, a, oldest)?);
+    Ok(crate::sim::packets::limit(model, opts.int("packet")?))
 }
 
 struct Pkt {
@@ -96,6 +98,8 @@ pub struct StoreForward {
     events: BinaryHeap<Reverse<(u64, Ev)>>,
     busy: Vec<u64>,
     touched: Vec<LinkId>,
+    /// The largest packet handed over, in words (the buffer each input needs).
+    largest: u64,
 }
 
 impl StoreForward {
@@ -125,6 +129,7 @@ impl StoreForward {
             events: BinaryHeap::new(),
             busy: vec![0; nl],
             touched: Vec::new(),
+            largest: 0,
         })
     }
 }
@@ -171,6 +176,7 @@ impl NetworkModel for StoreForward {
     }
 
     fn inject(&mut self, now: u64, packet: Packet) {
+        self.largest = self.largest.max(packet.size.min(1 << 40));
         let path = self.paths.path(packet.src, packet.dst).unwrap_or_default();
         let pkt = Pkt {
             id: packet.id,
@@ -276,5 +282,10 @@ impl NetworkModel for StoreForward {
 
     fn link_busy(&self) -> Vec<u64> {
         self.busy.clone()
+    }
+
+    fn hardware(&self, network: &crate::topology::Network) -> crate::sim::energy::Hardware {
+        // Each input stores a whole packet: buffers as large as the largest packet carried.
+        crate::sim::energy::Hardware::of_network(network, self.largest.max(1))
     }
 }

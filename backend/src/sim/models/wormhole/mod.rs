@@ -78,7 +78,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         "dor",
         &["dor", "west-first", "odd-even"],
         "dimension order, or turn-model adaptive routing on 2-D meshes",
-    ),
+    ),    crate::sim::packets::OPTION,
 ];
 
 /// Arbitration among requests for the same output (Chittor §5.6.5).
@@ -149,7 +149,8 @@ pub fn build(
         },
         shared_pr: opts.choice("pr")? == "shared",
     };
-    Ok(Box::new(Wormhole::new(ctx.network, cfg)?))
+    let model = Box::new(Wormhole::new(ctx.network, cfg)?);
+    Ok(crate::sim::packets::limit(model, opts.int("packet")?))
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -785,6 +786,12 @@ impl NetworkModel for Wormhole {
 
     fn link_busy(&self) -> Vec<u64> {
         self.busy.clone()
+    }
+
+    fn hardware(&self, network: &Network) -> crate::sim::energy::Hardware {
+        // Input buffers of `vcs × buf` flits per port.
+        let flits = self.cfg.vcs as u64 * u64::from(self.cfg.buf);
+        crate::sim::energy::Hardware::of_network(network, flits)
     }
 
     fn stalled(&self, now: u64) -> Option<String> {

@@ -745,10 +745,10 @@ pub fn plan_placed_with_progress(
 /// ([`follow_runs`]): beyond it the plan is what the exact scheduler's own orders make.
 pub const FOLLOW_LARGEST: usize = 10_000;
 
-/// The plan in the order of a dynamic model's run, when one finishes sooner than `current`
+/// The plan in the order of a dynamic model's run, when one finishes no later than `current`
 /// (see [`schedule::from_run`]): every model `compare` runs but the plan's own is run on the
-/// same placement, stopped once it is no faster than the plan, and the exact scheduler follows
-/// the sends of each that is faster. Kept, with what ordered it, only when its verified plan is
+/// same placement, stopped once it is slower than the plan, and the exact scheduler follows
+/// the sends of each that is not. Kept, with what ordered it, only when its verified plan is
 /// strictly shorter. Not for the LP (asked for by name), pipelined windows (`throughput`),
 /// fixed windows (a tasks file), programs larger than [`FOLLOW_LARGEST`] messages, or a plan
 /// already at its lower bound.
@@ -796,11 +796,11 @@ fn follow_runs(
             continue;
         };
         let mut opts = SimOptions::for_program(written, network, placement);
-        opts.max_cycles = opts.max_cycles.min(current.makespan);
+        opts.max_cycles = opts.max_cycles.min(current.makespan.saturating_add(1));
         let Ok(report) = simulate(written, placement, network, model.as_mut(), &opts) else {
             continue;
         };
-        if report.completion >= current.makespan {
+        if report.completion > current.makespan {
             continue;
         }
         // When the run began to deliver each message (its delivery less its words): the
@@ -817,7 +817,7 @@ fn follow_runs(
     if runs.is_empty() {
         return Ok(None);
     }
-    let Some(f) = schedule::from_run::follow(&problem, &sends, progress)? else {
+    let Some(f) = schedule::from_run::follow(&problem, &sends, &cfg.improve(), progress)? else {
         return Ok(None);
     };
     if f.schedule.makespan >= current.makespan {

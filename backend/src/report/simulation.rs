@@ -36,6 +36,12 @@ pub fn summary(prog: &Placed, r: &SimReport) -> String {
         r.throughput, r.words
     );
     let _ = writeln!(s, "peak link    {:.1}% busy", 100.0 * r.peak_utilization);
+    if let Some(b) = r.buffered_max {
+        let _ = writeln!(
+            s,
+            "buffers      at most {b} word(s) waiting at one switch input"
+        );
+    }
     // The busiest links, ties by link order, so the output is stable.
     let mut links: Vec<_> = r.links.iter().filter(|l| l.busy > 0).collect();
     links.sort_by_key(|l| std::cmp::Reverse(l.busy));

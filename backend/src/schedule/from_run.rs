@@ -24,7 +24,9 @@
 //! whole plan against that traffic like any other.
 
 use super::exact::{self, Order, Priority, Rank};
-use super::{feedback, priority, program, verify, Method, Problem, Schedule, ScheduleError};
+use super::{
+    feedback, improve, priority, program, verify, Method, Problem, Schedule, ScheduleError,
+};
 use crate::progress::Progress;
 use crate::traffic::Traffic;
 
@@ -45,11 +47,12 @@ pub struct Followed {
 
 /// Schedules `problem`'s program with releases set by the programs alone, in the exact
 /// scheduler's own orders and in the order of each run of `sends` (per message, the cycle a
-/// run sent it); returns the best such schedule, verified, or `None` when the program has no
-/// programs to drive it or nothing could be tried within [`BUDGET`].
+/// run sent it), the best improved as `effort` allows; returns it verified, or `None` when the
+/// program has no programs to drive it or nothing could be tried within [`BUDGET`].
 pub fn follow(
     problem: &Problem,
     sends: &[Vec<u64>],
+    effort: &improve::Improve,
     progress: &Progress,
 ) -> Result<Option<Followed>, ScheduleError> {
     let traffic = problem.traffic;
@@ -117,6 +120,9 @@ pub fn follow(
     let Some((s, _, run)) = best else {
         return Ok(None);
     };
+    // The improvement phase re-orders the critical chain of the best, as for the exact
+    // scheduler's own plan (as much as `effort` allows).
+    let s = improve::improve(&fp, s, effort, progress)?;
     // The traffic the plan is verified against: the releases this schedule's programs reach,
     // never later than the port-aware timing's; the deadlines as they were.
     let mut timed = traffic.clone();

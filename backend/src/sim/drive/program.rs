@@ -202,6 +202,10 @@ pub struct SimReport {
     /// Per directed link, when the model tracks it (sorted by link id).
     pub links: Vec<LinkUse>,
     pub peak_utilization: f64,
+    /// The most words waiting at one switch input in one cycle, for a model that measures it
+    /// (the scheduled replay: SPEC §2 `buffered_max`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffered_max: Option<u64>,
 }
 
 /// Where tasks run until a placer is asked: a task's mapped coordinates if a canned mapping gave
@@ -579,5 +583,6 @@ pub fn simulate_with_progress(
         },
         links,
         peak_utilization,
+        buffered_max: model.buffered_max(),
     })
 }

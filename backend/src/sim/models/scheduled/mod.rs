@@ -99,6 +99,7 @@ pub fn build(
         latency: plan.replay.latency.clone(),
         pending: BinaryHeap::new(),
         busy: link_words(ctx.network, &plan.schedule),
+        buffered_max: plan.replay.max_buffered,
     }))
 }
 
@@ -122,6 +123,8 @@ pub struct Scheduled {
     /// (cycle of the last word, packet id).
     pending: BinaryHeap<Reverse<(u64, u64)>>,
     busy: Vec<u64>,
+    /// The replay's most words waiting at one switch input (`buffered_max`).
+    buffered_max: u64,
 }
 
 impl NetworkModel for Scheduled {
@@ -168,6 +171,10 @@ impl NetworkModel for Scheduled {
 
     fn link_busy(&self) -> Vec<u64> {
         self.busy.clone()
+    }
+
+    fn buffered_max(&self) -> Option<u64> {
+        Some(self.buffered_max)
     }
 }
 

@@ -785,7 +785,7 @@ fn follow_runs(
         placement: Some(placement),
         seed: cfg.seed,
     };
-    let mut runs: Vec<(String, u64)> = Vec::new();
+    let mut runs: Vec<(String, u64, &str)> = Vec::new();
     let mut sends: Vec<Vec<u64>> = Vec::new();
     for spec in registry::compare_specs() {
         if spec.split([' ', ':']).next() == Some("scheduled") {
@@ -803,16 +803,25 @@ fn follow_runs(
         if report.completion > current.makespan {
             continue;
         }
-        // When the run began to deliver each message (its delivery less its words): the
-        // order in which it used the ports, where `sent` is only when the program queued it.
-        let mut sent = vec![0u64; n];
-        for m in &report.messages {
-            if let Some(s) = sent.get_mut(m.msg) {
-                *s = m.delivered.saturating_sub(m.size).max(m.sent);
-            }
+        // Three views of the run's order: when it began to deliver each message (its delivery
+        // less its words, the order in which it used the ports), when it delivered it, and
+        // when the program queued it (`sent`).
+        let mut began = vec![0u64; n];
+        let mut delivered = vec![0u64; n];
+        let mut queued = vec![0u64; n];
+        for m in report.messages.iter().filter(|m| m.msg < n) {
+            began[m.msg] = m.delivered.saturating_sub(m.size).max(m.sent);
+            delivered[m.msg] = m.delivered;
+            queued[m.msg] = m.sent;
         }
-        runs.push((spec, report.completion));
-        sends.push(sent);
+        for (view, order) in [
+            ("began", began),
+            ("delivered", delivered),
+            ("queued", queued),
+        ] {
+            runs.push((spec.clone(), report.completion, view));
+            sends.push(order);
+        }
     }
     if runs.is_empty() {
         return Ok(None);
@@ -824,8 +833,13 @@ fn follow_runs(
         return Ok(None);
     }
     let by = match f.run.and_then(|i| runs.get(i)) {
-        Some((spec, completion)) => {
-            format!("the sends of the {spec} run (done at cycle {completion}), each released when its sender reaches it")
+        Some((spec, completion, view)) => {
+            let view = match *view {
+                "began" => "the cycles it began to deliver each message",
+                "delivered" => "the cycles it delivered each message",
+                _ => "the cycles its programs sent each message",
+            };
+            format!("{view} in the {spec} run (done at cycle {completion}), each message released when its sender reaches it")
         }
         None => {
             "each message released when its sender reaches it (not held to the port-aware timing)"

@@ -10,6 +10,7 @@ mod bounds;
 mod diagnostics;
 mod examples;
 mod fidelity;
+mod follow;
 mod import;
 mod invariants;
 mod no_panic;

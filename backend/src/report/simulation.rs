@@ -44,6 +44,12 @@ pub fn summary(prog: &Placed, r: &SimReport) -> String {
         crate::sim::energy::format_pj(e.dynamic_pj),
         crate::sim::energy::format_pj(e.static_pj)
     );
+    if let Some(b) = r.buffered_max {
+        let _ = writeln!(
+            s,
+            "buffers      at most {b} word(s) waiting at one switch input"
+        );
+    }
     // The busiest links, ties by link order, so the output is stable.
     let mut links: Vec<_> = r.links.iter().filter(|l| l.busy > 0).collect();
     links.sort_by_key(|l| std::cmp::Reverse(l.busy));

@@ -21,6 +21,7 @@ pub mod buffers;
 mod choice;
 pub mod exact;
 pub mod feedback;
+pub mod from_run;
 pub mod improve;
 pub mod kernel;
 pub mod lp;

@@ -112,4 +112,9 @@ pub trait NetworkModel {
     fn packets(&self) -> Option<u64> {
         None
     }
+    /// The most words that waited at one switch input in one cycle, for a model whose switches
+    /// hold words by a plan (the scheduled replay, SPEC §2 `buffered_max`); `None` otherwise.
+    fn buffered_max(&self) -> Option<u64> {
+        None
+    }
 }

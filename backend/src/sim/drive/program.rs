@@ -208,6 +208,10 @@ pub struct SimReport {
     /// Energy of the run (SPEC §5), static costs over the completion time.
     #[serde(default)]
     pub energy: crate::sim::energy::Energy,
+    /// The most words waiting at one switch input in one cycle, for a model that measures it
+    /// (the scheduled replay: SPEC §2 `buffered_max`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffered_max: Option<u64>,
 }
 
 /// Where tasks run until a placer is asked: a task's mapped coordinates if a canned mapping gave
@@ -600,5 +604,6 @@ pub fn simulate_with_progress(
             (net_words, min_word_hops),
             completion,
         ),
+        buffered_max: model.buffered_max(),
     })
 }

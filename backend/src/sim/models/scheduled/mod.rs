@@ -131,6 +131,7 @@ pub fn build(
         pending: BinaryHeap::new(),
         busy: link_words(ctx.network, &plan.schedule),
         activity: activity(&plan.schedule),
+        buffered_max: plan.replay.max_buffered,
     }))
 }
 
@@ -182,6 +183,8 @@ pub struct Scheduled {
     pending: BinaryHeap<Reverse<(u64, u64)>>,
     busy: Vec<u64>,
     activity: crate::sim::energy::Activity,
+    /// The replay's most words waiting at one switch input (`buffered_max`).
+    buffered_max: u64,
 }
 
 impl NetworkModel for Scheduled {
@@ -239,6 +242,9 @@ impl NetworkModel for Scheduled {
 
     fn activity(&self) -> Option<crate::sim::energy::Activity> {
         Some(self.activity)
+    }
+    fn buffered_max(&self) -> Option<u64> {
+        Some(self.buffered_max)
     }
 }
 

@@ -4,7 +4,12 @@
 //! link a random one of them wins; the others block and **hold every link back to the source**
 //! until they are delivered (Fig B.1). Once the header is through, the packet streams over its
 //! whole path for `size` cycles (links are held for the whole transmission), then the path is
-//! released. The same rules as `ttdl array --unscheduled`, on any network and program.
+//! released. The same rules as `ttdl array --unscheduled`, on any network and program, with
+//! the node interface every model shares (SPEC §2, §5): a node ejects one word per cycle, so a
+//! header that has its whole path also takes its destination's ejection port, or blocks (still
+//! holding its path) until that is free; without it two worms ending at one node would stream
+//! into it at once (the MPEG-4 decoder: 546 cycles, under the 598 of a plan that ejects one
+//! word per cycle).
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -36,6 +41,7 @@ pub fn build(
         rng: ChaCha8Rng::seed_from_u64(seed),
         queues: BTreeMap::new(),
         owner: vec![None; ctx.network.links.len()],
+        ejecting: vec![None; ctx.network.nodes()],
         busy: vec![0; ctx.network.links.len()],
         inflight: 0,
         progress: 0,
@@ -58,6 +64,8 @@ struct Warp {
     queues: BTreeMap<usize, VecDeque<Worm>>,
     /// Which source's front worm holds each link.
     owner: Vec<Option<usize>>,
+    /// Which source's front worm holds each node's ejection port.
+    ejecting: Vec<Option<usize>>,
     busy: Vec<u64>,
     inflight: usize,
     progress: u64,
@@ -92,6 +100,9 @@ impl NetworkModel for Warp {
                             self.owner[l] = None;
                             self.busy[l] += w.packet.size;
                         }
+                        if let Some(e) = self.ejecting.get_mut(w.packet.dst) {
+                            *e = None;
+                        }
                         delivered.push(Delivery {
                             packet: w.packet.id,
                             at: t,
@@ -124,6 +135,11 @@ impl NetworkModel for Warp {
                 self.progress += 1;
             }
             if w.taken == w.path.len() {
+                match self.ejecting.get_mut(w.packet.dst) {
+                    Some(e) if e.is_some() => continue,
+                    Some(e) => *e = Some(src),
+                    None => {}
+                }
                 // Unit steps: the words stream for `size` cycles, the first in this one.
                 w.done_at = Some(now + w.packet.size.max(1));
             }

@@ -84,8 +84,8 @@ fn run(path: &str, plan: bool) -> Result<(), String> {
     let cfg = pipeline::resolve(&traffic, &exact).map_err(|e| e.to_string())?;
     for (method, network, placement) in placed {
         let clock = Instant::now();
-        let p = pipeline::plan_placed(&traffic, network, placement, &cfg)
-            .map_err(|e| e.to_string())?;
+        let p =
+            pipeline::plan_placed(&traffic, network, placement, &cfg).map_err(|e| e.to_string())?;
         println!(
             "  {:<8} planned in {:.3} s: makespan {}",
             method.name(),

@@ -694,7 +694,7 @@ impl PlaceState<'_> {
                     }
                 }
                 seen += 1;
-                if seen % 1024 == 0 || seen == count {
+                if seen.is_multiple_of(1024) || seen == count {
                     progress(Progress {
                         iterations: seen,
                         total: count,

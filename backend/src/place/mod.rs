@@ -3,7 +3,9 @@
 //! Four methods: `mapping` (the canned mapping's physical coordinates in `Task.mapped`), `identity`
 //! (task i on node i, wrapping), `random` (seeded) and `anneal` (simulated annealing, Minsky Fig
 //! 4-5, with the fine cost by default: word-hops plus the words estimated to overflow links and
-//! ports inside their release–deadline windows; or the coarse Manhattan cost). Wired-down tasks
+//! ports inside their release–deadline windows; or the coarse Manhattan cost; a problem with fewer
+//! arrangements than the anneal has moves is searched whole, and the fine cost gives way to the
+//! coarse when its work would outgrow a budget, see `cost::FINE_BUDGET`). Wired-down tasks
 //! (`Task.wired`, from a tasks file) stay where `mapped` says under every method. When there are
 //! more tasks than nodes, each node holds up to ⌈tasks/nodes⌉ of them. The fifth, `best`, needs
 //! a scheduler to judge by: the pipeline plans each of [`candidates`] and keeps the best.

@@ -189,6 +189,17 @@ impl Slots {
         None
     }
 
+    /// The slots that do not hold a wired-down task, in slot order.
+    pub fn movable(&self) -> &[usize] {
+        &self.movable
+    }
+
+    /// Whether two slots are on the same node (swapping their contents leaves the placement as
+    /// it is when both are, or when both are empty).
+    pub fn same_node(&self, a: usize, b: usize) -> bool {
+        a % self.nodes == b % self.nodes
+    }
+
     pub fn content(&self, s: usize) -> Option<TaskId> {
         self.slot[s]
     }

@@ -834,7 +834,7 @@ mod tests {
             })
             .collect();
         let mut recvs: Vec<Vec<Op>> = vec![Vec::new(); n];
-        for s in 0..n {
+        for (s, task) in tasks.iter_mut().enumerate() {
             for d in (0..n).filter(|&d| d != s) {
                 let id = messages.len();
                 messages.push(Message {
@@ -844,7 +844,7 @@ mod tests {
                     size: 1,
                     ..Message::default()
                 });
-                tasks[s].ops.push(Op::Send(id));
+                task.ops.push(Op::Send(id));
                 recvs[d].push(Op::Recv(id));
             }
         }

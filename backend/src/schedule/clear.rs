@@ -36,10 +36,16 @@ use crate::traffic::{Op, Route, Routing};
 /// scheduler's plan stands.
 const MOST_CELLS: u64 = 16 << 20;
 
+/// Most links, over all messages, the minimal routes to choose among may have: past it (a
+/// large network's all-to-all) the remaining messages keep their given routes, so memory stays
+/// under about 50 MB.
+const MOST_EDGES: usize = 4 << 20;
+
 /// How much the search may do.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Budget {
-    /// Messages placed, in all (greedy constructions and repairs).
+    /// Messages placed, in all (greedy constructions and repairs), each counted once per word:
+    /// a long message costs as many times more to place.
     pub placements: u64,
     /// A wall-clock limit (an effort in seconds).
     pub time: Option<Duration>,
@@ -327,7 +333,7 @@ impl Search {
     /// The earliest clear route of `m` injected at or after `from` and before `limit`, with the
     /// free routes chosen among at random when `random`.
     fn earliest(&mut self, m: usize, from: u64, limit: u64, random: bool) -> Option<Spot> {
-        self.placements += 1;
+        self.placements += self.size[m].max(1);
         let p = &self.paths[m];
         let (s, h) = (self.size[m], self.h);
         let k = p.hops();
@@ -717,12 +723,14 @@ fn prepare(problem: &Problem, start: &Schedule, seed: u64) -> Option<Search> {
     }
     let mut res = Resources::default();
     let mut paths = Vec::with_capacity(n);
+    let mut edges = 0usize;
     for m in 0..n {
         let (src, dst) = ends(problem, m)?;
         let steps = &problem.steps[m];
         let inject = res.id(Resource::Inject(src));
         let eject = res.id(Resource::Eject(dst));
         let dag = if problem.choose_routes
+            && edges < MOST_EDGES
             && matches!(problem.routing.routes.get(m), Some(Route::Path(_)))
         {
             Minimal::between(problem.network, src, dst)
@@ -730,7 +738,11 @@ fn prepare(problem: &Problem, start: &Schedule, seed: u64) -> Option<Search> {
             None
         };
         paths.push(match dag {
-            Some(d) => Paths::minimal(&d, &mut res, inject, eject),
+            Some(d) => {
+                let p = Paths::minimal(&d, &mut res, inject, eject);
+                edges += p.edges.iter().map(Vec::len).sum::<usize>();
+                p
+            }
             None => {
                 let mut nodes = vec![src];
                 for st in &steps[1..steps.len() - 1] {

@@ -45,8 +45,8 @@ impl Effort {
     pub const DEFAULT_WORK: u64 = 4_000_000;
     pub const DEFAULT_LARGEST: u64 = 100_000;
 
-    /// Messages the bufferless search ([`clear`]) places at default effort, beyond
-    /// [`Effort::PLACEMENTS_PER_MESSAGE`] per message: about a second on small networks and
+    /// Placements the bufferless search ([`clear`]) makes at default effort (each counted once
+    /// per word of the message), beyond [`Effort::PLACEMENTS_PER_MESSAGE`] per message: about a second on small networks and
     /// three for the 9,900 one-word messages of a 10×10 all-to-all (a 2-core machine shared with
     /// other work).
     pub const DEFAULT_PLACEMENTS: u64 = 100_000;

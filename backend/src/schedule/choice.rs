@@ -74,6 +74,16 @@ impl Minimal {
     pub(crate) fn hops(&self) -> usize {
         self.layers.len() - 1
     }
+
+    /// The nodes `i` hops from the source on some minimal path, per `i`.
+    pub(crate) fn layers(&self) -> &[Vec<NodeId>] {
+        &self.layers
+    }
+
+    /// Per layer `i`, per node of it: indices in layer `i + 1` of its minimal next hops.
+    pub(crate) fn next(&self) -> &[Vec<Vec<usize>>] {
+        &self.next
+    }
 }
 
 /// A route chosen for a message: its nodes, its steps, and per step `(lane, start)` as

@@ -199,6 +199,30 @@ pub fn schedule_with_progress(
     Ok(s)
 }
 
+/// The first order alone (longest chain first, every message on a clear path on its given
+/// route): the cheap plan the bufferless search ([`super::clear`]) starts beside and falls back
+/// to.
+pub(crate) fn schedule_first(
+    problem: &Problem,
+    progress: &Progress,
+) -> Result<Schedule, ScheduleError> {
+    let chain = priority::critical_to_end(problem.traffic);
+    let pred = priority::stream_predecessor(problem.traffic);
+    let order = Order {
+        prio: Priority::Chain,
+        ideal: None,
+        chain: &chain,
+        pred: &pred,
+        shift: None,
+        clear: true,
+        routes: false,
+    };
+    progress.stage("schedule (exact)", problem.traffic.messages.len() as u64);
+    let mut s = schedule_with(problem, &order, progress)?;
+    feedback::blame_relaxed(problem, &mut s);
+    Ok(s)
+}
+
 /// How schedules are ranked: the makespan (what the program's user waits for, and what
 /// `compare` sets beside the dynamic models), then the fewest relaxed deadlines, then the least
 /// total lateness.

@@ -19,6 +19,7 @@ use crate::traffic::{MsgId, Placement, Route, Routing, TaskId, Traffic};
 pub mod bounds;
 pub mod buffers;
 mod choice;
+mod clear;
 pub mod exact;
 pub mod feedback;
 pub mod from_run;
@@ -585,10 +586,8 @@ fn schedule_problem(
     progress: &Progress,
 ) -> Result<Schedule, ScheduleError> {
     let hardware = problem.hardware;
-    let exact = || -> Result<Schedule, ScheduleError> {
-        let s = exact::schedule_with_progress(problem, progress)?;
-        improve::improve(problem, s, effort, progress)
-    };
+    let exact =
+        || -> Result<Schedule, ScheduleError> { improve::schedule(problem, effort, progress) };
     let solver = || lp::solver(lp_solver).map_err(ScheduleError::Input);
     let checked = |s: Schedule| -> Result<Schedule, ScheduleError> {
         progress.stage("verify", 1);

@@ -331,8 +331,12 @@ impl Technology {
         let d = self.derived();
         let width = self.flit_bits;
         let (inputs, outputs) = (hw.inputs as f64, hw.outputs as f64);
-        let link = self.wire(&d, hw.link_cycles.max(1) as f64 * self.wire_length);
         let port = self.wire(&d, self.wire_length);
+        let link = if hw.link_cycles <= 1 {
+            port
+        } else {
+            self.wire(&d, hw.link_cycles as f64 * self.wire_length)
+        };
         let depth = hw.buffer_flits as f64;
         let word_line = self.word_line(&d, width, depth);
         let bit_line = self.bit_line(&d, depth);

@@ -24,6 +24,8 @@ pub mod feedback;
 pub mod improve;
 pub mod kernel;
 pub mod lp;
+#[cfg(feature = "highs")]
+pub mod milp;
 mod occupancy;
 pub mod periodic;
 pub mod priority;

@@ -47,6 +47,9 @@ pub const MAX_MESSAGES: usize = 60;
 /// The most word columns (`z`) [`solve`] builds before it gives up ("unknown").
 pub const MAX_COLUMNS: usize = 120_000;
 
+/// Branch-and-bound nodes per solve by default.
+pub const NODE_LIMIT: u32 = 2_000;
+
 /// How hard [`solve`] tries.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Options {
@@ -56,6 +59,9 @@ pub struct Options {
     pub max_messages: usize,
     /// Programs needing more word columns are not attempted.
     pub max_columns: usize,
+    /// Branch-and-bound nodes per solve: a limit of work rather than of time gives the same
+    /// answer on every machine.
+    pub node_limit: Option<u32>,
 }
 
 impl Default for Options {
@@ -64,6 +70,7 @@ impl Default for Options {
             time_limit: 10.0,
             max_messages: MAX_MESSAGES,
             max_columns: MAX_COLUMNS,
+            node_limit: Some(NODE_LIMIT),
         }
     }
 }
@@ -164,12 +171,6 @@ impl StepVars {
     }
 }
 
-/// Why the program is not attempted (the answer is then "unknown").
-fn unknown(why: &str) -> Result<Option<Proof>, ScheduleError> {
-    let _ = why;
-    Ok(None)
-}
-
 /// Solves the time-indexed program for `problem` with `given` (a verified schedule on the same
 /// routes) as the first incumbent and its makespan as the horizon. `None` when the program is
 /// outside what the formulation expresses or larger than `options` allow.
@@ -179,18 +180,123 @@ pub fn solve(
     options: &Options,
 ) -> Result<Option<Proof>, ScheduleError> {
     let traffic = problem.traffic;
+    if traffic.messages.len() > options.max_messages
+        || !program::is_driven(traffic)
+        || given.routes.is_some()
+    {
+        return Ok(None);
+    }
+    let t0 = Instant::now();
+    let left = || options.time_limit - t0.elapsed().as_secs_f64();
+    let lower = super::lower_bound(problem).0;
+    let mut best = given.makespan;
+    let mut bound = lower.min(best);
+    let mut plan: Option<Schedule> = None;
+    // First the makespan itself, from the given schedule; then, while a cycle less is not ruled
+    // out, whether any schedule ends a cycle earlier: with the horizon one cycle shorter every
+    // window shrinks, and an infeasible program is the proof the time-indexed objective alone
+    // is slow to give (seed 19 of `bench_milp`: 12 s at the given horizon left the bound at
+    // 25.9 of 28; one cycle shorter, HiGHS found and proved 26 in 9 s).
+    let (model, vars, columns) = match build(problem, given, best, options)? {
+        Built::Model(m, v, c) => (m, v, c),
+        Built::Unknown | Built::Infeasible => return Ok(None),
+    };
+    let rows = model.rows.len();
+    let start = warm_start(&model);
+    // The given schedule's horizon only for the root (its cuts give a bound, the warm start a
+    // first incumbent); the search itself is spent on the shorter horizons below, where
+    // HiGHS's rounding finds better plans and presolve proves none exists far sooner.
+    let first = run_highs(&model, start.as_deref(), left() * 0.15, Some(1))?;
+    if first.infeasible {
+        return Err(ScheduleError::Lp(
+            "the time-indexed program has no solution, though the given schedule is one".into(),
+        ));
+    }
+    bound = bound.max(first.bound);
+    if let Some(values) = &first.values {
+        if let Some(s) = rebuild(problem, &vars, values)? {
+            if s.makespan < best {
+                best = s.makespan;
+                plan = Some(s);
+            }
+        }
+    }
+    if first.proven {
+        bound = best;
+    }
+    while bound < best && left() > 0.2 {
+        let shorter = best - 1;
+        let (model, vars) = match build(problem, given, shorter, options)? {
+            Built::Model(m, v, _) => (m, v),
+            Built::Infeasible => {
+                bound = best;
+                break;
+            }
+            Built::Unknown => break,
+        };
+        let r = run_highs(&model, None, left(), options.node_limit)?;
+        if r.infeasible {
+            bound = best;
+            break;
+        }
+        let found = match &r.values {
+            Some(values) => rebuild(problem, &vars, values)?,
+            None => None,
+        };
+        match found {
+            Some(s) if s.makespan < best => {
+                best = s.makespan;
+                plan = Some(s);
+                if r.proven {
+                    bound = best;
+                }
+            }
+            // No schedule ends before `shorter + 1` unless the search found one: its bound
+            // holds for every schedule within the shorter horizon.
+            _ => {
+                bound = bound.max(r.bound.min(best));
+                break;
+            }
+        }
+    }
+    let bound = bound.min(best);
+    Ok(Some(Proof {
+        bound,
+        best,
+        proven: bound >= best,
+        plan,
+        columns,
+        rows,
+        seconds: t0.elapsed().as_secs_f64(),
+    }))
+}
+
+/// The mean cycle of a step's words as `Σ terms + constant`: `lo + Σ_{t=lo..=hi} (size − C[t])
+/// / size`.
+fn mean_cycle(v: &StepVars, size: u64) -> (Vec<(usize, f64)>, f64) {
+    let l = size as f64;
+    let terms = v.c.iter().map(|&c| (c, -1.0 / l)).collect();
+    (terms, v.lo as f64 + v.c.len() as f64)
+}
+
+/// The program over `horizon` cycles, or why there is none.
+enum Built {
+    Model(Model, Vec<Vec<StepVars>>, usize),
+    /// Outside what the formulation expresses or larger than allowed.
+    Unknown,
+    /// No schedule fits the horizon: some message cannot even get through alone.
+    Infeasible,
+}
+
+fn build(
+    problem: &Problem,
+    given: &Schedule,
+    horizon: u64,
+    options: &Options,
+) -> Result<Built, ScheduleError> {
+    let traffic = problem.traffic;
     let hw = problem.hardware;
     let n = traffic.messages.len();
-    if n > options.max_messages {
-        return unknown("too many messages");
-    }
-    if !program::is_driven(traffic) {
-        return unknown("fixed windows");
-    }
-    if given.routes.is_some() {
-        return unknown("the schedule chose other routes");
-    }
-    let horizon = given.makespan;
     let lat = hw.hop_latency;
     let node_of = &problem.placement.node_of;
 
@@ -202,7 +308,7 @@ pub fn solve(
         let mut seen = std::collections::BTreeSet::new();
         for (j, s) in steps.iter().enumerate() {
             if !seen.insert(s.resource) {
-                return unknown("a route crosses one resource twice");
+                return Ok(Built::Unknown);
             }
             if let Some(p) = s.parent() {
                 d[j] = d[p] + 1;
@@ -329,15 +435,14 @@ pub fn solve(
         for j in 0..steps.len() {
             let lo = release_lo[m] + depth[m][j] * lat;
             if hi[j] < (lo + size - 1) as i64 {
-                // The horizon is the given schedule's makespan, so this cannot happen unless
-                // the earliest times above are wrong: claim nothing.
-                return unknown("a window is too short for the horizon");
+                // Even alone the message cannot get through within the horizon.
+                return Ok(Built::Infeasible);
             }
             let hi = hi[j] as u64;
             let width = (hi - lo + 1) as usize;
             columns += width;
             if columns > options.max_columns {
-                return unknown("too many columns");
+                return Ok(Built::Unknown);
             }
             let z: Vec<usize> = (0..width)
                 .map(|k| {
@@ -497,6 +602,12 @@ pub fn solve(
                 // R ≤ t when z: R + (H − t)·z ≤ H.
                 model.row(vec![(release[m], 1.0), (z, h - t)], f64::NEG_INFINITY, h);
             }
+            // The first word is at least (size − 1)/2 before the words' mean cycle.
+            let size = traffic.messages[m].size;
+            let (terms, k) = mean_cycle(inject, size);
+            let mut row: Vec<(usize, f64)> = terms.into_iter().map(|(c, x)| (c, -x)).collect();
+            row.push((release[m], 1.0));
+            model.row(row, f64::NEG_INFINITY, k - (size as f64 - 1.0) / 2.0);
         }
     }
 
@@ -531,6 +642,14 @@ pub fn solve(
                 let t = (v.lo + k as u64 + 1) as f64;
                 model.row(vec![(a, 1.0), (z, -t)], 0.0, f64::INFINITY);
             }
+            // The words' mean cycle: Σ_t (size − C[t]) over the window, plus the cycles before
+            // it, is Σ over words of their cycles; the last of `size` distinct cycles is at
+            // least (size − 1)/2 past their mean. Much tighter than the rows above while the
+            // words are still fractional.
+            let (terms, k) = mean_cycle(v, size);
+            let mut row: Vec<(usize, f64)> = terms.into_iter().map(|(c, x)| (c, -x)).collect();
+            row.push((a, 1.0));
+            model.row(row, k + (size as f64 - 1.0) / 2.0 + 1.0, f64::INFINITY);
             // The last word no sooner than the route and the size allow after the release.
             model.row(
                 vec![(a, 1.0), (release[m], -1.0)],
@@ -583,38 +702,7 @@ pub fn solve(
         model.row(vec![(makespan, 1.0), (at, -1.0)], 0.0, f64::INFINITY);
     }
 
-    let start = warm_start(&model);
-    let rows = model.rows.len();
-    let t0 = Instant::now();
-    let (values, dual_bound, proven) = run_highs(&model, start.as_deref(), options.time_limit)?;
-    let seconds = t0.elapsed().as_secs_f64();
-
-    let lower = super::lower_bound(problem).0;
-    let mut bound = (dual_bound - 1e-6).ceil().max(0.0) as u64;
-    bound = bound.max(lower).min(horizon);
-    let mut best = horizon;
-    let mut plan = None;
-    if let Some(values) = values {
-        if let Some(s) = rebuild(problem, &vars, &values)? {
-            if s.makespan < best {
-                best = s.makespan;
-                plan = Some(s);
-            }
-        }
-    }
-    if proven {
-        bound = bound.max(best.min(horizon));
-    }
-    let proven = proven || bound >= best;
-    Ok(Some(Proof {
-        bound: bound.min(best),
-        best,
-        proven,
-        plan,
-        columns,
-        rows,
-        seconds,
-    }))
+    Ok(Built::Model(model, vars, columns))
 }
 
 /// The given schedule as a point of the program, for HiGHS to start from; `None` when it
@@ -691,13 +779,22 @@ fn op_times(
     (times, barrier)
 }
 
-/// Solves `model`: the best point found (if any), the proven lower bound on the objective,
-/// and whether the search finished.
+/// What HiGHS found: its best point, the proven lower bound on the makespan (rounded up: the
+/// makespan is an integer), whether the search finished, or that there is no point at all.
+struct Solved {
+    values: Option<Vec<f64>>,
+    bound: u64,
+    proven: bool,
+    infeasible: bool,
+}
+
+/// Solves `model` within `time_limit` seconds.
 fn run_highs(
     model: &Model,
     start: Option<&[f64]>,
     time_limit: f64,
-) -> Result<(Option<Vec<f64>>, f64, bool), ScheduleError> {
+    node_limit: Option<u32>,
+) -> Result<Solved, ScheduleError> {
     use highs::{HighsModelStatus, RowProblem, Sense};
     let mut p = RowProblem::default();
     let cols: Vec<highs::Col> = model
@@ -721,11 +818,19 @@ fn run_highs(
         }
     }
     let mut m = p.optimise(Sense::Minimise);
-    m.make_quiet();
+    if std::env::var_os("TTDL_MILP_LOG").is_none() {
+        m.make_quiet();
+    } else {
+        m.set_option("output_flag", true);
+        m.set_option("log_to_console", true);
+    }
     m.set_option("time_limit", time_limit.max(0.1));
     // The makespan is an integer: a gap below one cycle is a proof.
     m.set_option("mip_abs_gap", 0.999);
     m.set_option("mip_rel_gap", 0.0);
+    if let Some(nodes) = node_limit {
+        m.set_option("mip_max_nodes", nodes as i32);
+    }
     if let Some(x) = start {
         // A rejected start only costs the search its first incumbent.
         let _ = m.try_set_solution(Some(x), None, None, None);
@@ -743,17 +848,32 @@ fn run_highs(
         .unwrap_or(f64::NEG_INFINITY);
     let proven = status == HighsModelStatus::Optimal;
     let values = has_point.then(|| solved.get_solution().columns().to_vec());
+    let bound = if dual.is_finite() {
+        (dual - 1e-6).ceil().max(0.0) as u64
+    } else {
+        0
+    };
     match status {
+        HighsModelStatus::Infeasible => Ok(Solved {
+            values: None,
+            bound: 0,
+            proven: true,
+            infeasible: true,
+        }),
         HighsModelStatus::Optimal
         | HighsModelStatus::ReachedTimeLimit
         | HighsModelStatus::ReachedIterationLimit
         | HighsModelStatus::ReachedSolutionLimit
         | HighsModelStatus::ReachedInterrupt
         | HighsModelStatus::ReachedMemoryLimit
-        | HighsModelStatus::Unknown => Ok((values, dual, proven)),
-        // The given schedule is a point of the program: infeasible means a modelling error.
+        | HighsModelStatus::Unknown => Ok(Solved {
+            values,
+            bound,
+            proven,
+            infeasible: false,
+        }),
         s => Err(ScheduleError::Lp(format!(
-            "the time-indexed program has no solution ({s:?}), though the given schedule is one"
+            "HiGHS could not solve the time-indexed program: {s:?}"
         ))),
     }
 }

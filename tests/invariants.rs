@@ -1,8 +1,8 @@
 //! Invariants between features, over random programs written in TTDL (meshes and tori, 1–2
 //! ports, switch latency 0–1, phases, `iterate`): the makespan is at least its bound, the
 //! replay equals the plan, `best` is never worse than `exact` (the LP joins it only at thorough
-//! effort), and no message is late
-//! without being listed in `relaxed`. `PROPTEST_CASES` scales the number of programs.
+//! effort), and no message is late without being listed in `relaxed`. `PROPTEST_CASES` scales
+//! the number of programs.
 
 use proptest::prelude::*;
 use ttdl::session::Session;

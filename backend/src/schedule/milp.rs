@@ -1075,6 +1075,43 @@ mod tests {
         (heuristic.makespan, lower, proof)
     }
 
+    /// `--schedule milp` records the bound it proved beside the plan it keeps (the MILP's when
+    /// shorter, verified), and the report's words follow: `optimal` at the bound, else the gap
+    /// rounded up.
+    #[test]
+    fn the_milp_method_records_its_bound() {
+        let traffic = random_program(19, 5, 12);
+        let network = Network::build(&"mesh:3x2".parse().unwrap()).unwrap();
+        let placement = Placement {
+            node_of: (0..5).collect(),
+        };
+        let routing = route::route(&traffic, &network, &placement, RouteMethod::Dor, 1).unwrap();
+        let hw = Hardware {
+            buffer: Some(0),
+            ..Hardware::default()
+        };
+        let s = schedule::schedule_with_effort(
+            &traffic,
+            &network,
+            &placement,
+            &routing,
+            Method::Milp,
+            hw,
+            schedule::lp::LpSolverKind::default(),
+            &schedule::improve::Improve::default(),
+            &crate::progress::Progress::none(),
+        )
+        .unwrap();
+        let bound = s.optimum_bound.expect("the MILP ran");
+        assert!(bound <= s.makespan);
+        let o = schedule::Optimality::of(&s, 0).unwrap();
+        assert_eq!(o.optimal(), bound == s.makespan);
+        let words = |bound, makespan| schedule::Optimality { bound, makespan }.describe();
+        assert_eq!(words(40, 40), "optimal");
+        assert_eq!(words(40, 42), "within 5.0% of optimal");
+        assert_eq!(words(30, 31), "within 3.4% of optimal");
+    }
+
     /// Over random small programs (multicast, 1–2 ports, latency 0–1, every buffer size) the
     /// MILP never does worse than the heuristic, its bound never falls below the analytic lower
     /// bound nor rises above a plan achieved, and the heuristic's mean gap to the bound is

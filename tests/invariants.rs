@@ -1,7 +1,8 @@
 //! Invariants between features, over random programs written in TTDL (meshes and tori, 1–2
 //! ports, switch latency 0–1, phases, `iterate`): the makespan is at least its bound, the
-//! replay equals the plan, `best` is never worse than `exact` or `lp`, and no message is late
-//! without being listed in `relaxed`. `PROPTEST_CASES` scales the number of programs.
+//! replay equals the plan, `best` is never worse than `exact` (the LP joins it only at thorough
+//! effort), and no message is late without being listed in `relaxed`. `PROPTEST_CASES` scales
+//! the number of programs.
 
 use proptest::prelude::*;
 use ttdl::session::Session;
@@ -123,16 +124,16 @@ proptest! {
             prop_assert_eq!(s.deadlines_met(), listed.is_empty());
             keys.push((period.clone(), s.makespan));
         }
-        // `best` is never worse than either scheduler by the real objective: the steady-state
-        // period when every run reached one, else the makespan.
+        // `best` is never worse than the exact scheduler by the real objective: the steady-state
+        // period when every run reached one, else the makespan. (At default effort it does not
+        // run the LP, which lost or tied wherever it was measured.)
         let steady = keys.iter().all(|(p, _)| {
             p.as_ref().is_none_or(|p| p.steady() && p.iterations >= schedule::PERIOD_JUDGED_FROM)
         });
         let key = |(p, m): &(Option<periodic::PeriodReport>, u64)| {
             (if steady { p.as_ref().map_or(0, |p| p.achieved) } else { 0 }, *m)
         };
-        let exact_or_lp = key(&keys[0]).min(key(&keys[1]));
-        prop_assert!(key(&keys[2]) <= exact_or_lp, "{keys:?}\n{src}");
+        prop_assert!(key(&keys[2]) <= key(&keys[0]), "{keys:?}\n{src}");
     }
 }
 

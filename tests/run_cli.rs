@@ -157,7 +157,7 @@ fn usage_errors_exit_2() {
     let (code, _, err) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--schedule", "magic"]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("`schedule` takes one of lp, exact, best"),
+        err.contains("`schedule` takes one of lp, exact, milp, best"),
         "{err}"
     );
     let (code, _, _) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--network", "blob:3"]);

@@ -103,11 +103,14 @@ choices! {
 
 choices! {
     /// Which scheduler times the messages (`--schedule`).
-    ScheduleMethod, "scheduler", "lp, exact or best" {
+    ScheduleMethod, "scheduler", "lp, exact, milp or best" {
         /// Minsky §4.2.4: the linear program.
         Lp = "lp",
         /// The cycle-level list scheduler.
         Exact = "exact",
+        /// The exact scheduler's plan, then the time-indexed MILP (HiGHS, the `highs` feature)
+        /// for the optimum on small programs.
+        Milp = "milp",
         /// Both; the better valid schedule wins.
         Best = "best",
     }

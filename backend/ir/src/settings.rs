@@ -111,7 +111,7 @@ pub const SETTINGS: &[Setting] = &[
         kind: Kind::Choice(ScheduleMethod::NAMES),
         default: DefaultValue::Is("best"),
         value_name: "HOW",
-        help: "scheduler: Minsky's LP (§4.2.4), the cycle-level exact scheduler, or both (the better valid one wins)",
+        help: "scheduler: Minsky's LP (§4.2.4), the cycle-level exact scheduler, the exact one then the time-indexed MILP for the optimum (small programs, HiGHS builds), or the best of them",
         target: true,
         model: true,
     },

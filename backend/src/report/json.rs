@@ -87,6 +87,8 @@ pub fn plan(p: &Plan) -> Value {
         .as_ref()
         .filter(|pr| pr.steady())
         .map(|pr| pr.achieved);
+    // Known only when the makespan meets a bound or the MILP ran (null otherwise).
+    let optimality = crate::schedule::Optimality::of(s, p.lower_bound.0);
     json!({
         "version": 1,
         "network": {
@@ -117,6 +119,8 @@ pub fn plan(p: &Plan) -> Value {
             "congestion": p.contention.congestion,
             "lower_bound": p.lower_bound.0,
             "lower_bound_by": p.lower_bound.1,
+            "optimal": optimality.map(|o| o.optimal()),
+            "optimality_gap": optimality.map(|o| (o.gap() * 1e4).ceil() / 1e4),
             "deadlines_met": s.deadlines_met(),
             "relaxed": relaxed,
             "ports": s.hardware.ports,

@@ -98,6 +98,14 @@ pub fn summary(p: &Plan) -> String {
         "lower bound:      {} cycles ({})",
         p.lower_bound.0, p.lower_bound.1
     );
+    if let Some(opt) = crate::schedule::Optimality::of(s, p.lower_bound.0) {
+        let why = match s.optimum_bound {
+            Some(b) if opt.optimal() && b >= s.makespan => "proven by the MILP".to_string(),
+            Some(b) => format!("the MILP's bound: {b} cycles"),
+            None => "meets the lower bound".to_string(),
+        };
+        let _ = writeln!(o, "optimality:       {} ({why})", opt.describe());
+    }
     if s.deadlines_met() {
         let _ = writeln!(o, "deadlines:        all met");
     } else {

@@ -480,9 +480,15 @@ fn bufferless_clique(
                         shift = first;
                         first.is_some()
                     }
+                    // Without a switch latency every shift meets, but x must still share a
+                    // resource with the member: a message it never meets may overlap it.
                     Some(sx) => {
                         let mut meets = meets;
-                        lat == 0 || meets.any(|s| s == sx)
+                        if lat == 0 {
+                            meets.next().is_some()
+                        } else {
+                            meets.any(|s| s == sx)
+                        }
                     }
                 };
                 if !ok {
@@ -1368,6 +1374,43 @@ mod tests {
         };
         assert!(triangle(slow) > triangle(buffered));
         assert!(triangle(slow) >= 30);
+    }
+
+    /// A chain, not a clique: on a 4x1 mesh 0→1→2 shares the link 1->2 with 1→2→3, which
+    /// shares the link 2->3 with 2→3, but 0→1→2 and 2→3 share nothing and may go together.
+    /// Bufferless and without a switch latency, 20 cycles are enough (both ends together, then
+    /// the middle), so the bound is no more. (The third message's writer is a task of its own,
+    /// so it does not wait to read the first.)
+    #[test]
+    fn bufferless_cliques_hold_only_messages_that_meet() {
+        use crate::topology::Network;
+        use crate::traffic::{Placement, Route, Routing};
+        let mut b = Traffic::builder();
+        b.tasks(5);
+        b.send(0, 2, 10);
+        b.send(1, 3, 10);
+        b.send(4, 3, 10);
+        let mut traffic = b.build();
+        super::super::program::apply_ideal_timing(&mut traffic).unwrap();
+        let network = Network::build(&"mesh:4x1".parse().unwrap()).unwrap();
+        let placement = Placement {
+            node_of: vec![0, 1, 2, 3, 2],
+        };
+        let routing = Routing {
+            routes: vec![
+                Route::Path(vec![0, 1, 2]),
+                Route::Path(vec![1, 2, 3]),
+                Route::Path(vec![2, 3]),
+            ],
+        };
+        let hw = super::super::Hardware {
+            buffer: Some(0),
+            ..super::super::Hardware::default()
+        };
+        let problem = Problem::new(&traffic, &network, &placement, &routing, hw).unwrap();
+        assert_eq!(makespan(&problem).unwrap().value, 20);
+        let exact = super::super::exact::schedule(&problem).unwrap();
+        assert_eq!(exact.makespan, 20);
     }
 
     #[test]

@@ -111,6 +111,7 @@ pub(crate) fn assemble_unblamed(
         relaxed,
         lp: None,
         routes: None,
+        optimum_bound: None,
     }
 }
 

@@ -26,6 +26,8 @@ pub mod from_run;
 pub mod improve;
 pub mod kernel;
 pub mod lp;
+#[cfg(feature = "highs")]
+pub mod milp;
 mod occupancy;
 pub mod periodic;
 pub mod priority;
@@ -228,6 +230,58 @@ pub struct Schedule {
     /// written: a plan keeps its routing beside its schedule.
     #[serde(skip)]
     pub routes: Option<Routing>,
+    /// A makespan no schedule on these routes beats, proven by the time-indexed MILP
+    /// ([`milp`], `best` and `milp` on small programs with HiGHS); `None` when it did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimum_bound: Option<u64>,
+}
+
+/// What is known of how far a schedule is from the best makespan on its routes (SPEC §4
+/// `optimal`, `optimality_gap`): its makespan meets the lower bound ([`lower_bound`]) or the
+/// MILP's bound ([`Schedule::optimum_bound`]), or the MILP's bound says how far it may be.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Optimality {
+    /// The best bound known.
+    pub bound: u64,
+    pub makespan: u64,
+}
+
+impl Optimality {
+    /// `None` when nothing is known: the makespan is above the lower bound and no MILP ran.
+    pub fn of(s: &Schedule, lower_bound: u64) -> Option<Optimality> {
+        let bound = s.optimum_bound.unwrap_or(0).max(lower_bound);
+        (s.optimum_bound.is_some() || s.makespan <= bound).then_some(Optimality {
+            bound,
+            makespan: s.makespan,
+        })
+    }
+
+    pub fn optimal(&self) -> bool {
+        self.makespan <= self.bound
+    }
+
+    /// How far the makespan may be above the optimum, as a fraction of the bound.
+    pub fn gap(&self) -> f64 {
+        if self.optimal() {
+            0.0
+        } else if self.bound == 0 {
+            f64::INFINITY
+        } else {
+            (self.makespan - self.bound) as f64 / self.bound as f64
+        }
+    }
+
+    /// `optimal`, or `within 4.3% of optimal` (rounded up, never understating the gap).
+    pub fn describe(&self) -> String {
+        if self.optimal() {
+            "optimal".into()
+        } else {
+            format!(
+                "within {:.1}% of optimal",
+                (self.gap() * 1000.0).ceil() / 10.0
+            )
+        }
+    }
 }
 
 impl Schedule {
@@ -599,6 +653,10 @@ fn schedule_problem(
     };
     match method {
         Method::Exact => checked(exact()?),
+        Method::Milp => {
+            let e = checked(exact()?)?;
+            with_milp(problem, e, &milp_budget(effort, true), progress)
+        }
         // The LP splits messages over intervals; a per-transfer set-up would be paid again for
         // every fragment, which its formulation does not count.
         Method::Lp if hardware.setup > 0 => Err(ScheduleError::Input(
@@ -606,7 +664,10 @@ fn schedule_problem(
              again: with --setup, use --schedule exact or best"
                 .into(),
         )),
-        Method::Best if hardware.setup > 0 => checked(exact()?),
+        Method::Best if hardware.setup > 0 => {
+            let e = checked(exact()?)?;
+            with_milp(problem, e, &milp_budget(effort, false), progress)
+        }
         Method::Lp => {
             progress.stage("schedule (lp)", 1);
             checked(lp::schedule(problem, solver()?)?)
@@ -619,16 +680,21 @@ fn schedule_problem(
                 && e.makespan <= lower_bound(problem).0
                 && periodic::analyze_with(problem, &e, &phases)
                     .is_none_or(|p| p.achieved <= p.lower_bound);
-            // The LP (Minsky's method) wins only on small programs; on large ones it costs
-            // seconds and loses by a wide margin (an 8×8 all-to-all: 11 s, 2,770 cycles against
-            // 181), so `best` runs it only below a size, or when asked to work thoroughly.
-            let lp_pays = problem.traffic.messages.len() <= LP_IN_BEST
-                || matches!(
-                    effort.effort,
-                    improve::Effort::Thorough | improve::Effort::Seconds(_)
-                );
-            if optimal || !lp_pays {
+            // The LP (Minsky's method) does not beat the exact scheduler where it was measured:
+            // on 100 random programs of 10–60 messages (`bench_milp`) it was equal on 11 and
+            // longer on 89; on the 20 examples equal on 13, longer on 5 (an all-to-all: 210
+            // cycles against 15), and past two minutes on 2. On large programs it costs seconds
+            // and loses by far (an 8×8 all-to-all: 11 s, 2,770 cycles against 181). So `best`
+            // runs it only when asked to work thoroughly, for the rare program where it helps.
+            let lp_pays = matches!(
+                effort.effort,
+                improve::Effort::Thorough | improve::Effort::Seconds(_)
+            );
+            if optimal {
                 return Ok(e);
+            }
+            if !lp_pays {
+                return with_milp(problem, e, &milp_budget(effort, false), progress);
             }
             // An LP that fails to solve is not fatal when the exact answer exists.
             progress.stage("schedule (lp)", 1);
@@ -645,21 +711,104 @@ fn schedule_problem(
                         p.as_ref()
                             .is_none_or(|p| p.steady() && p.iterations >= PERIOD_JUDGED_FROM)
                     });
-                    if key(&l, &pl, steady) < key(&e, &pe, steady) {
-                        Ok(l)
+                    let chosen = if key(&l, &pl, steady) < key(&e, &pe, steady) {
+                        l
                     } else {
-                        Ok(e)
-                    }
+                        e
+                    };
+                    with_milp(problem, chosen, &milp_budget(effort, false), progress)
                 }
                 Err(ScheduleError::Interrupted) => Err(ScheduleError::Interrupted),
-                Err(_) => Ok(e),
+                Err(_) => with_milp(problem, e, &milp_budget(effort, false), progress),
             }
         }
     }
 }
 
-/// The most messages for which `best` also runs the LP at default effort.
-pub const LP_IN_BEST: usize = 1_000;
+/// How long the MILP may search: `None` when it does not run. `best` at the default effort
+/// gives it a node limit (the same plan on every machine) with a time limit only as a safety
+/// net; thorough effort or `milp` a minute; `--effort SECONDS` that many seconds.
+#[cfg(feature = "highs")]
+fn milp_budget(effort: &improve::Improve, asked: bool) -> Option<milp::Options> {
+    let base = milp::Options::default();
+    match effort.effort {
+        improve::Effort::Quick if !asked => None,
+        improve::Effort::Seconds(0) if !asked => None,
+        improve::Effort::Seconds(s) if s > 0 => Some(milp::Options {
+            time_limit: s as f64,
+            node_limit: None,
+            ..base
+        }),
+        improve::Effort::Thorough | improve::Effort::Seconds(_) | improve::Effort::Quick => {
+            Some(milp::Options {
+                time_limit: 60.0,
+                node_limit: None,
+                ..base
+            })
+        }
+        improve::Effort::Default if asked => Some(milp::Options {
+            time_limit: 60.0,
+            node_limit: None,
+            ..base
+        }),
+        improve::Effort::Default => Some(base),
+    }
+}
+
+/// Without HiGHS the MILP never runs; `milp` says why.
+#[cfg(not(feature = "highs"))]
+fn milp_budget(_effort: &improve::Improve, asked: bool) -> Option<bool> {
+    asked.then_some(true)
+}
+
+/// Runs the MILP on `s` (a verified schedule) within `budget`: keeps its plan when it is
+/// better by `best`'s measure, and records the bound it proved. A MILP that cannot run or
+/// fails leaves `s` as it was.
+#[cfg(feature = "highs")]
+fn with_milp(
+    problem: &Problem,
+    s: Schedule,
+    budget: &Option<milp::Options>,
+    progress: &Progress,
+) -> Result<Schedule, ScheduleError> {
+    let Some(options) = budget else {
+        return Ok(s);
+    };
+    if progress.is_cancelled() {
+        return Err(ScheduleError::Interrupted);
+    }
+    progress.stage("schedule (milp)", 1);
+    let proof = match milp::solve(problem, &s, options) {
+        Ok(Some(p)) => p,
+        Ok(None) | Err(_) => return Ok(s),
+    };
+    let mut out = match proof.plan {
+        Some(mut p) if (p.makespan, p.relaxed.len()) < (s.makespan, s.relaxed.len()) => {
+            p.method = Method::Milp;
+            p
+        }
+        _ => s,
+    };
+    out.optimum_bound = Some(proof.bound);
+    Ok(out)
+}
+
+#[cfg(not(feature = "highs"))]
+fn with_milp(
+    _problem: &Problem,
+    s: Schedule,
+    asked: &Option<bool>,
+    _progress: &Progress,
+) -> Result<Schedule, ScheduleError> {
+    match asked {
+        Some(_) => Err(ScheduleError::Input(
+            "the MILP scheduler needs HiGHS, which is not in this build of ttdl: rebuild with \
+             `--features highs` (needs cmake), or use --schedule exact or best"
+                .into(),
+        )),
+        None => Ok(s),
+    }
+}
 
 /// The fewest iterations over which `best` ranks schedules by their period: over fewer, the
 /// "period" is mostly the run's transient (a 3-frame run whose LP schedule is one cycle per

@@ -387,8 +387,7 @@ impl PyPlan {
     /// replace a file TTDL did not write there. Returns how many files it wrote.
     #[pyo3(signature = (directory, name = "plan"))]
     fn save(&self, directory: PathBuf, name: &str) -> PyResult<usize> {
-        let json = self.to_json()?;
-        let files = artifacts::files(&self.plan, name, "", &json).map_err(PlanError::new_err)?;
+        let files = artifacts::files(&self.plan, name, "").map_err(PlanError::new_err)?;
         artifacts::write(&directory, &files).map_err(PyOSError::new_err)
     }
 

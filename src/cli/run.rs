@@ -46,20 +46,17 @@ pub fn run(args: &RunArgs) -> CliResult {
         .unwrap_or("plan")
         .to_string();
     let text = out.summary().map_err(cli_error)?;
-    // The JSON lists every link of the network: build it only when it is written.
-    let json = match (args.output.format, &args.output.out) {
-        (Format::Text, None) => String::new(),
-        _ => out.to_json().map_err(cli_error)?,
-    };
     match args.output.format {
         Format::Text => {
             print!("{printed}");
             print!("{text}");
         }
         Format::Json => {
-            // Keep stdout one JSON document: what the script printed goes to stderr.
+            // Keep stdout one JSON document: what the script printed goes to stderr. The
+            // document is written as it is made (a large plan's runs to hundreds of megabytes).
             eprint!("{printed}");
-            print!("{json}");
+            out.write_json(std::io::stdout().lock())
+                .map_err(cli_error)?;
         }
     }
     if let Some(path) = &args.html {
@@ -67,8 +64,8 @@ pub fn run(args: &RunArgs) -> CliResult {
         super::write::file(path, &html, args.output.force)?;
     }
     if let Some(dir) = &args.output.out {
-        let files = artifacts::files(&out, &name, &text, &json).map_err(CliError::Internal)?;
-        let n = super::write::dir(dir, &files, args.output.force)?;
+        let files = artifacts::files(&out, &name, &text).map_err(CliError::Internal)?;
+        let n = super::write::contents(dir, &files, args.output.force)?;
         eprintln!("wrote {n} files to {}", dir.display());
     }
     Ok(())

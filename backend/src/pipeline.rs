@@ -1084,12 +1084,32 @@ impl Plan {
     /// Writes the SPEC §4 JSON document into `w` as it is walked, never built whole (a plan of
     /// 100,000 messages has millions of schedule rows).
     pub fn write_json(&self, w: impl std::io::Write) -> Result<(), PipelineError> {
-        let problem = self.problem()?;
-        let windows = self.routed_as.as_ref().unwrap_or(&self.traffic);
-        let report = crate::report::Plan::new(&problem, &self.schedule, windows);
-        crate::report::json::document(self, &report)?
+        self.with_report(|report| self.write_json_of(report, w))?
+    }
+
+    /// [`Plan::write_json`] from the plan's report view, made once ([`Plan::with_report`]).
+    pub fn write_json_of(
+        &self,
+        report: &crate::report::Plan,
+        w: impl std::io::Write,
+    ) -> Result<(), PipelineError> {
+        crate::report::json::document(self, report)?
             .write(w)
             .map_err(|e| PipelineError::Input(format!("cannot write the plan document: {e}")))
+    }
+
+    /// Calls `f` with the view every report takes of the plan (its bounds, period, contention and
+    /// buffers, computed once: for a large plan, seconds of work), so the summary and the
+    /// document can share it.
+    pub fn with_report<R>(
+        &self,
+        f: impl FnOnce(&crate::report::Plan) -> R,
+    ) -> Result<R, PipelineError> {
+        let problem = self.problem()?;
+        // Report the contention the router optimized: with throughput, the pipelined windows.
+        let windows = self.routed_as.as_ref().unwrap_or(&self.traffic);
+        let report = crate::report::Plan::new(&problem, &self.schedule, windows);
+        Ok(f(&report))
     }
 
     /// The self-contained HTML report of the plan (`ttdl run --html`), titled `title`.
@@ -1103,11 +1123,12 @@ impl Plan {
 
     /// The text summary `ttdl run` prints (SPEC §4), ending with the replay's line.
     pub fn summary(&self) -> Result<String, PipelineError> {
-        let problem = self.problem()?;
-        // Report the contention the router optimized: with throughput, the pipelined windows.
-        let windows = self.routed_as.as_ref().unwrap_or(&self.traffic);
-        let report = crate::report::Plan::new(&problem, &self.schedule, windows);
-        let mut s = crate::report::text::summary(&report);
+        self.with_report(|report| self.summary_of(report))
+    }
+
+    /// [`Plan::summary`] from the plan's report view ([`Plan::with_report`]).
+    pub fn summary_of(&self, report: &crate::report::Plan) -> String {
+        let mut s = crate::report::text::summary(report);
         if let Some(c) = &self.placed_by {
             // Beside the placement's cost, before what the schedule made of it.
             let at = s
@@ -1133,7 +1154,7 @@ impl Plan {
                 self.replay.completion,
                 self.replay.mean_latency()
             ));
-            return Ok(s);
+            return s;
         }
         s.push_str(&format!(
             "replay:           every message delivered as planned; program done at cycle {}, mean latency {:.1} cycles, at most {} words waiting at one switch input\n",
@@ -1141,7 +1162,7 @@ impl Plan {
             self.replay.mean_latency(),
             self.replay.max_buffered
         ));
-        Ok(s)
+        s
     }
 }
 

@@ -45,20 +45,26 @@ pub fn run(args: &RunArgs) -> CliResult {
         .and_then(|s| s.to_str())
         .unwrap_or("plan")
         .to_string();
-    let text = out.summary().map_err(cli_error)?;
-    match args.output.format {
-        Format::Text => {
-            print!("{printed}");
-            print!("{text}");
-        }
-        Format::Json => {
-            // Keep stdout one JSON document: what the script printed goes to stderr. The
-            // document is written as it is made (a large plan's runs to hundreds of megabytes).
-            eprint!("{printed}");
-            out.write_json(std::io::stdout().lock())
-                .map_err(cli_error)?;
-        }
-    }
+    // The summary and the document share the plan's report view (bounds, contention, buffers).
+    let text = out
+        .with_report(|report| -> Result<String, CliError> {
+            let text = out.summary_of(report);
+            match args.output.format {
+                Format::Text => {
+                    print!("{printed}");
+                    print!("{text}");
+                }
+                Format::Json => {
+                    // Keep stdout one JSON document: what the script printed goes to stderr. The
+                    // document is written as it is made (a large plan's runs to hundreds of MB).
+                    eprint!("{printed}");
+                    out.write_json_of(report, std::io::stdout().lock())
+                        .map_err(cli_error)?;
+                }
+            }
+            Ok(text)
+        })
+        .map_err(cli_error)??;
     if let Some(path) = &args.html {
         let html = out.to_html(&name).map_err(cli_error)?;
         super::write::file(path, &html, args.output.force)?;

@@ -14,8 +14,11 @@ use ttdl_backend::{report, switch, tasks_file};
 /// document and its tables, which for a large plan run to hundreds of megabytes).
 pub enum Contents<'a> {
     Text(String),
-    Stream(Box<dyn Fn(&mut dyn Write) -> Result<(), String> + 'a>),
+    Stream(Writer<'a>),
 }
+
+/// Writes a file's contents into it.
+pub type Writer<'a> = Box<dyn Fn(&mut dyn Write) -> Result<(), String> + 'a>;
 
 impl From<String> for Contents<'_> {
     fn from(s: String) -> Self {

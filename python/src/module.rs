@@ -383,8 +383,9 @@ impl PyPlan {
     }
 
     /// Writes every artifact `ttdl run --out DIR` writes (the tasks file, switch programs,
-    /// JSON, summary, task graph, pictures, `report.html`), named after `name`; refuses to
-    /// replace a file TTDL did not write there. Returns how many files it wrote.
+    /// JSON and its CSV tables, summary, task graph, pictures, `report.html`), named after
+    /// `name`; refuses to replace a file TTDL did not write there. Returns how many files it
+    /// wrote.
     #[pyo3(signature = (directory, name = "plan"))]
     fn save(&self, directory: PathBuf, name: &str) -> PyResult<usize> {
         let files = artifacts::files(&self.plan, name, "").map_err(PlanError::new_err)?;

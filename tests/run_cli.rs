@@ -116,6 +116,65 @@ fn out_writes_artifacts_and_guards_foreign_files() {
     let _ = std::fs::remove_dir_all(other);
 }
 
+/// `--out` writes the plan's long lists as CSV tables: one row per row of the JSON document, in
+/// its order, under its field names.
+#[test]
+fn out_writes_one_csv_row_per_json_row() {
+    let dir = scratch("out-csv");
+    let d = dir.to_string_lossy().to_string();
+    let (code, _, err) = ttdl(&["run", "examples/all-to-all-4x4.ttdl", "--out", &d]);
+    assert_eq!(code, 0, "{err}");
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_default();
+    let doc: serde_json::Value =
+        serde_json::from_str(&read("all-to-all-4x4.json")).expect("the document parses");
+    let rows = |v: &serde_json::Value| v.as_array().map_or(0, Vec::len);
+    let cases = [
+        ("schedule.csv", "msg,link,start,end", rows(&doc["schedule"])),
+        (
+            "messages.csv",
+            "id,src,dst,size,release,deadline,phase,iteration,route,effective_deadline,sent,arrival",
+            rows(&doc["messages"]),
+        ),
+        ("links.csv", "from,to", rows(&doc["network"]["links"])),
+    ];
+    for (file, header, n) in cases {
+        let text = read(file);
+        assert_eq!(text.lines().next(), Some(header), "{file}");
+        assert!(n > 0, "{file}: the document lists rows");
+        assert_eq!(text.lines().count(), n + 1, "{file}");
+    }
+    // The first schedule row is the document's.
+    let h = &doc["schedule"][0];
+    let link = match (h["link"][0].as_str(), &h["link"][1]) {
+        (Some(port), n) => format!("{port}@{n}"),
+        (None, to) => format!("{}->{to}", h["link"][0]),
+    };
+    let want = format!("{},{link},{},{}", h["msg"], h["start"], h["end"]);
+    assert_eq!(read("schedule.csv").lines().nth(1), Some(want.as_str()));
+    let m = &doc["messages"][0];
+    let route: Vec<String> = m["route"]
+        .as_array()
+        .map(|r| r.iter().map(|n| n.to_string()).collect())
+        .unwrap_or_default();
+    let want = format!(
+        "{},{},{},{},{},{},{},{},{},{},{},{}",
+        m["id"],
+        m["src"],
+        m["dst"],
+        m["size"],
+        m["release"],
+        m["deadline"],
+        m["phase"],
+        m["iteration"],
+        route.join(" "),
+        m["effective_deadline"],
+        m["sent"],
+        m["arrival"]
+    );
+    assert_eq!(read("messages.csv").lines().nth(1), Some(want.as_str()));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// `--html FILE` replaces a page TTDL wrote, keeps any other file unless `--force`, and says
 /// why (SPEC §3: no command overwrites a file it did not write).
 #[test]

@@ -1154,17 +1154,6 @@ pub fn timed(
     Ok(t)
 }
 
-/// The program as written: the plan's traffic without the set-up cycles [`timed`] added.
-fn as_written(traffic: &Traffic, setup: u64) -> Traffic {
-    let mut t = traffic.clone();
-    for m in &mut t.messages {
-        if m.size > 0 {
-            m.size -= setup;
-        }
-    }
-    t
-}
-
 /// The thesis's relaxation step for pipelined programs (Minsky §5.2: "a relaxation step which
 /// moves deadline times forward for messages which have some slack relative to this execution
 /// time"): a copy of the traffic in which every deadline is at least release + period. Only
@@ -1209,48 +1198,42 @@ impl Plan {
         .map_err(|e| PipelineError::Internal(e.to_string()))
     }
 
-    /// The SPEC §4 JSON document of the plan. Besides what SPEC §4 lists, it carries the
-    /// resolved `config` and the `program` (the Traffic IR with every task's op chain), so
-    /// `ttdl run plan.json` plans the same program the same way again.
+    /// The SPEC §4 JSON document of the plan ([`crate::report::json::document`]), whole.
     pub fn to_json(&self) -> Result<String, PipelineError> {
+        let mut out = Vec::new();
+        self.write_json(&mut out)?;
+        String::from_utf8(out).map_err(|e| PipelineError::Internal(e.to_string()))
+    }
+
+    /// Writes the SPEC §4 JSON document into `w` as it is walked, never built whole (a plan of
+    /// 100,000 messages has millions of schedule rows).
+    pub fn write_json(&self, w: impl std::io::Write) -> Result<(), PipelineError> {
+        self.with_report(|report| self.write_json_of(report, w))?
+    }
+
+    /// [`Plan::write_json`] from the plan's report view, made once ([`Plan::with_report`]).
+    pub fn write_json_of(
+        &self,
+        report: &crate::report::Plan,
+        w: impl std::io::Write,
+    ) -> Result<(), PipelineError> {
+        crate::report::json::document(self, report)?
+            .write(w)
+            .map_err(|e| PipelineError::Input(format!("cannot write the plan document: {e}")))
+    }
+
+    /// Calls `f` with the view every report takes of the plan (its bounds, period, contention and
+    /// buffers, computed once: for a large plan, seconds of work), so the summary and the
+    /// document can share it.
+    pub fn with_report<R>(
+        &self,
+        f: impl FnOnce(&crate::report::Plan) -> R,
+    ) -> Result<R, PipelineError> {
         let problem = self.problem()?;
+        // Report the contention the router optimized: with throughput, the pipelined windows.
         let windows = self.routed_as.as_ref().unwrap_or(&self.traffic);
         let report = crate::report::Plan::new(&problem, &self.schedule, windows);
-        let mut doc = crate::report::json::plan(&report);
-        doc["config"] = self.config.settings().to_json();
-        if let Some(choice) = &self.placed_by {
-            doc["config"]["placed_by"] = choice.chosen.name().into();
-            doc["config"]["place_tried"] = choice
-                .tried
-                .iter()
-                .map(|t| {
-                    serde_json::json!({
-                        "place": t.method.name(),
-                        "makespan": t.makespan,
-                        "same_as": t.same_as.map(|m| m.name()),
-                    })
-                })
-                .collect();
-        }
-        if let Some(p) = &self.periodic {
-            doc["periodic"] = p.json(&self.schedule);
-            if !p.whole {
-                doc["metrics"]["makespan"] = p.makespan.into();
-                doc["metrics"]["lower_bound"] = p.busiest.0.into();
-                doc["metrics"]["lower_bound_by"] = p.busiest.1.clone().into();
-            }
-        }
-        doc["program"] =
-            serde_json::to_value(as_written(&self.traffic, self.config.hardware.setup))
-                .map_err(|e| PipelineError::Internal(e.to_string()))?;
-        // The sample of a periodic plan stands for the whole program: its last iteration repeats.
-        if let Some(p) = self.periodic.as_ref().filter(|p| !p.whole) {
-            doc["program"]["repeat"] = p.count.into();
-        }
-        let mut s = serde_json::to_string_pretty(&doc)
-            .map_err(|e| PipelineError::Internal(e.to_string()))?;
-        s.push('\n');
-        Ok(s)
+        Ok(f(&report))
     }
 
     /// The self-contained HTML report of the plan (`ttdl run --html`), titled `title`.
@@ -1264,11 +1247,12 @@ impl Plan {
 
     /// The text summary `ttdl run` prints (SPEC §4), ending with the replay's line.
     pub fn summary(&self) -> Result<String, PipelineError> {
-        let problem = self.problem()?;
-        // Report the contention the router optimized: with throughput, the pipelined windows.
-        let windows = self.routed_as.as_ref().unwrap_or(&self.traffic);
-        let report = crate::report::Plan::new(&problem, &self.schedule, windows);
-        let mut s = crate::report::text::summary(&report);
+        self.with_report(|report| self.summary_of(report))
+    }
+
+    /// [`Plan::summary`] from the plan's report view ([`Plan::with_report`]).
+    pub fn summary_of(&self, report: &crate::report::Plan) -> String {
+        let mut s = crate::report::text::summary(report);
         if let Some(c) = &self.placed_by {
             // Beside the placement's cost, before what the schedule made of it.
             let at = s
@@ -1302,7 +1286,7 @@ impl Plan {
                 self.replay.completion,
                 self.replay.mean_latency()
             ));
-            return Ok(s);
+            return s;
         }
         s.push_str(&format!(
             "replay:           every message delivered as planned; program done at cycle {}, mean latency {:.1} cycles, at most {} words waiting at one switch input\n",
@@ -1310,7 +1294,7 @@ impl Plan {
             self.replay.mean_latency(),
             self.replay.max_buffered
         ));
-        Ok(s)
+        s
     }
 }
 

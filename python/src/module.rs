@@ -383,12 +383,12 @@ impl PyPlan {
     }
 
     /// Writes every artifact `ttdl run --out DIR` writes (the tasks file, switch programs,
-    /// JSON, summary, task graph, pictures, `report.html`), named after `name`; refuses to
-    /// replace a file TTDL did not write there. Returns how many files it wrote.
+    /// JSON and its CSV tables, summary, task graph, pictures, `report.html`), named after
+    /// `name`; refuses to replace a file TTDL did not write there. Returns how many files it
+    /// wrote.
     #[pyo3(signature = (directory, name = "plan"))]
     fn save(&self, directory: PathBuf, name: &str) -> PyResult<usize> {
-        let json = self.to_json()?;
-        let files = artifacts::files(&self.plan, name, "", &json).map_err(PlanError::new_err)?;
+        let files = artifacts::files(&self.plan, name, "").map_err(PlanError::new_err)?;
         artifacts::write(&directory, &files).map_err(PyOSError::new_err)
     }
 

@@ -736,7 +736,7 @@ impl Repl {
             Err(out) => return out,
         };
         let written =
-            artifacts::files(plan, "plan", "", "").and_then(|files| artifacts::write(&dir, &files));
+            artifacts::files(plan, "plan", "").and_then(|files| artifacts::write(&dir, &files));
         match written {
             Ok(n) => Output::text(format!("; wrote {n} files to {}\n", dir.display())),
             Err(e) => Output::error(format!("error: {e}\n")),

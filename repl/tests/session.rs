@@ -295,8 +295,11 @@ fn run_simulate_compare_show_set_save() {
     let dir = std::env::temp_dir().join(format!("ttdl-repl-save-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let saved = text(r.handle(&format!(":save {}", dir.display())));
-    assert!(saved.starts_with("; wrote 8 files"), "{saved}");
+    assert!(saved.starts_with("; wrote 11 files"), "{saved}");
     assert!(dir.join("plan.json").exists() && dir.join("plan.switch").exists());
+    assert!(["schedule.csv", "messages.csv", "links.csv"]
+        .iter()
+        .all(|f| dir.join(f).exists()));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -42,30 +42,33 @@ pub fn run(args: &RunArgs) -> CliResult {
     }
     let out = out.map_err(session_error)?;
     let name = super::input::stem(file, "plan");
-    let text = out.summary().map_err(cli_error)?;
-    // The JSON lists every link of the network: build it only when it is written.
-    let json = match (args.output.format, &args.output.out) {
-        (Format::Text, None) => String::new(),
-        _ => out.to_json().map_err(cli_error)?,
-    };
-    match args.output.format {
-        Format::Text => {
-            print!("{printed}");
-            print!("{text}");
-        }
-        Format::Json => {
-            // Keep stdout one JSON document: what the script printed goes to stderr.
-            eprint!("{printed}");
-            print!("{json}");
-        }
-    }
+    // The summary and the document share the plan's report view (bounds, contention, buffers).
+    let text = out
+        .with_report(|report| -> Result<String, CliError> {
+            let text = out.summary_of(report);
+            match args.output.format {
+                Format::Text => {
+                    print!("{printed}");
+                    print!("{text}");
+                }
+                Format::Json => {
+                    // Keep stdout one JSON document: what the script printed goes to stderr. The
+                    // document is written as it is made (a large plan's runs to hundreds of MB).
+                    eprint!("{printed}");
+                    out.write_json_of(report, std::io::stdout().lock())
+                        .map_err(cli_error)?;
+                }
+            }
+            Ok(text)
+        })
+        .map_err(cli_error)??;
     if let Some(path) = &args.html {
         let html = out.to_html(&name).map_err(cli_error)?;
         super::write::file(path, &html, args.output.force)?;
     }
     if let Some(dir) = &args.output.out {
-        let files = artifacts::files(&out, &name, &text, &json).map_err(CliError::Internal)?;
-        let n = super::write::dir(dir, &files, args.output.force)?;
+        let files = artifacts::files(&out, &name, &text).map_err(CliError::Internal)?;
+        let n = super::write::contents(dir, &files, args.output.force)?;
         eprintln!("wrote {n} files to {}", dir.display());
     }
     Ok(())

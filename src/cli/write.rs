@@ -6,6 +6,8 @@
 
 use std::path::Path;
 
+use ttdl_session::artifacts::Contents;
+
 use super::CliError;
 
 /// The mark every HTML page TTDL writes carries in its head
@@ -32,6 +34,15 @@ pub fn file(path: &Path, text: &str, force: bool) -> Result<(), CliError> {
 
 /// Writes `files` into the `--out` directory `dir` (see the module doc); returns how many.
 pub fn dir(dir: &Path, files: &[(String, String)], force: bool) -> Result<usize, CliError> {
+    let files: Vec<(String, Contents)> = files
+        .iter()
+        .map(|(name, text)| (name.clone(), Contents::Text(text.clone())))
+        .collect();
+    contents(dir, &files, force)
+}
+
+/// [`dir`], with files that may be written as they are made (a plan's document and tables).
+pub fn contents(dir: &Path, files: &[(String, Contents)], force: bool) -> Result<usize, CliError> {
     ttdl_session::artifacts::write_with(dir, files, force).map_err(CliError::Input)
 }
 

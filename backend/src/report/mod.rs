@@ -10,6 +10,7 @@ use crate::topology::Network;
 use crate::traffic::{Placement, Routing, Traffic};
 
 pub mod compare;
+pub mod csv;
 pub mod html;
 pub mod json;
 pub mod simulation;

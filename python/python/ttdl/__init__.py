@@ -215,9 +215,9 @@ class Plan:
 
     def save(self, directory, name: str = "plan") -> int:
         """Writes every artifact ``ttdl run --out DIR`` writes into ``directory`` (the tasks
-        file, switch programs, JSON, summary, task graph, pictures and ``report.html``), each
-        named after ``name``; refuses to replace a file TTDL did not write there. Returns how
-        many files it wrote."""
+        file, switch programs, JSON and its CSV tables, summary, task graph, pictures and
+        ``report.html``), each named after ``name``; refuses to replace a file TTDL did not
+        write there. Returns how many files it wrote."""
         return self._handle.save(_os.fspath(directory), name)
 
     def timeline_svg(self) -> str:

@@ -24,6 +24,7 @@ pub mod feedback;
 pub mod improve;
 pub mod kernel;
 pub mod lp;
+pub mod modulo;
 mod occupancy;
 pub mod periodic;
 pub mod priority;

@@ -156,6 +156,9 @@ struct Table<'a> {
 
 const INF: u64 = u64::MAX / 4;
 
+/// A table found: per slot its offset and its path (layer indices).
+type Found = (Vec<u64>, Vec<Vec<usize>>);
+
 impl Table<'_> {
     fn next_rand(&mut self) -> u64 {
         // splitmix64
@@ -345,9 +348,9 @@ fn search(
     load_cap: u64,
     seed: u64,
     budget: usize,
-    warm: Option<&(Vec<u64>, Vec<Vec<usize>>)>,
+    warm: Option<&Found>,
     progress: &Progress,
-) -> Result<(usize, Option<(Vec<u64>, Vec<Vec<usize>>)>), ScheduleError> {
+) -> Result<(usize, Option<Found>), ScheduleError> {
     let cells = cap.len() * period as usize;
     let n = slots.len();
     let mut table = Table {
@@ -367,9 +370,9 @@ fn search(
         step: 0,
         rng: seed ^ period.wrapping_mul(0x2545_F491_4F6C_DD1D),
     };
-    for j in 0..n {
+    for (j, slot) in slots.iter().enumerate() {
         for l in table.links_of(j, &table.path[j]) {
-            table.load[l] += slots[j].words;
+            table.load[l] += slot.words;
         }
     }
     // The greedy fill: longest paths and largest messages first, each where it over-fills
@@ -406,7 +409,7 @@ fn search(
         if table.step > budget {
             return Ok((budget, None));
         }
-        if table.step % 4096 == 0 && progress.is_cancelled() {
+        if table.step.is_multiple_of(4096) && progress.is_cancelled() {
             return Err(ScheduleError::Interrupted);
         }
         let old = table.offset[j].unwrap_or(0);
@@ -605,7 +608,7 @@ pub fn plan_with(
     // New paths may fill a link up to the bound, no further, so the bound printed for the
     // plan's routes stays the one the search aimed at; when no table is found so (every link of
     // a torus at the bound leaves no path to change), links may fill up to the period.
-    let mut found: Option<(u64, (Vec<u64>, Vec<Vec<usize>>))> = None;
+    let mut found: Option<(u64, Found)> = None;
     let mut moves = Vec::new();
     for load_cap in [busiest.max(bound), u64::MAX] {
         for period in (bound..=top).rev() {

@@ -893,17 +893,32 @@ fn plan_periodic(
         let mut found = None;
         for _ in 0..2 {
             let (t, layout, routing) = resized(traffic, shape, m, network, placement, cfg)?;
-            let s = schedule::schedule_with_effort(
-                &t,
-                network,
-                placement,
-                &routing,
-                cfg.schedule,
-                cfg.hardware,
-                cfg.lp_solver,
-                &cfg.improve(),
-                progress,
-            )?;
+            // A program whose writes no read gates is planned as a slot table (a modulo
+            // schedule, its paths chosen with it); any other by scheduling the sample.
+            let slotted = if cfg.schedule == schedule::Method::Lp {
+                None
+            } else {
+                let problem =
+                    schedule::Problem::new(&t, network, placement, &routing, cfg.hardware)?;
+                schedule::modulo::plan(&problem, &layout, cfg.seed, progress)?
+            };
+            let (s, routing) = match slotted {
+                Some(p) => (p.schedule, p.routing),
+                None => (
+                    schedule::schedule_with_effort(
+                        &t,
+                        network,
+                        placement,
+                        &routing,
+                        cfg.schedule,
+                        cfg.hardware,
+                        cfg.lp_solver,
+                        &cfg.improve(),
+                        progress,
+                    )?,
+                    routing,
+                ),
+            };
             let Some(k) = schedule::kernel::detect(&layout, &s, 4) else {
                 break;
             };
@@ -918,8 +933,11 @@ fn plan_periodic(
         };
         // The check run: three more kernels, verified and replayed.
         let checked = m + 3 * kernel.q;
-        let (ct, clayout, crouting) = resized(traffic, shape, checked, network, placement, cfg)?;
-        let Some(holds) = kernel.extrapolate(&clayout, &layout, &s) else {
+        let (ct, clayout, _) = resized(traffic, shape, checked, network, placement, cfg)?;
+        let (Some(holds), Some(crouting)) = (
+            kernel.extrapolate(&clayout, &layout, &s),
+            kernel.routing(&clayout, &layout, &routing),
+        ) else {
             continue;
         };
         let cproblem = schedule::Problem::new(&ct, network, placement, &crouting, cfg.hardware)?;
@@ -945,7 +963,7 @@ fn plan_periodic(
             },
         )?;
         let loops = loop_programs(
-            traffic, shape, n, &layout, &s, &kernel, network, placement, cfg,
+            traffic, shape, n, &layout, &s, &routing, &kernel, network, placement, cfg,
         )?;
         let copies = kernel.copies(n).unwrap_or(0);
         let whole_layout = Layout { count: n, ..layout };
@@ -964,9 +982,10 @@ fn plan_periodic(
             loops,
         };
         let (traffic, routing, schedule) = if whole {
-            let (wt, wlayout, wrouting) = resized(traffic, shape, n, network, placement, cfg)?;
-            let holds = kernel
+            let (wt, wlayout, _) = resized(traffic, shape, n, network, placement, cfg)?;
+            let (holds, wrouting) = kernel
                 .extrapolate(&wlayout, &layout, &s)
+                .zip(kernel.routing(&wlayout, &layout, &routing))
                 .ok_or_else(|| PipelineError::Internal("periodic extrapolation failed".into()))?;
             let wproblem =
                 schedule::Problem::new(&wt, network, placement, &wrouting, cfg.hardware)?;
@@ -1013,6 +1032,7 @@ fn loop_programs(
     n: u64,
     sample: &Layout,
     s: &Schedule,
+    routing: &Routing,
     kernel: &schedule::kernel::Kernel,
     network: &Network,
     placement: &Placement,
@@ -1023,8 +1043,11 @@ fn loop_programs(
         return Ok(None);
     }
     let programs = |count: u64| -> Result<Option<crate::switch::SwitchPrograms>, PipelineError> {
-        let (t, layout, routing) = resized(traffic, shape, count, network, placement, cfg)?;
-        let Some(holds) = kernel.extrapolate(&layout, sample, s) else {
+        let (t, layout, _) = resized(traffic, shape, count, network, placement, cfg)?;
+        let (Some(holds), Some(routing)) = (
+            kernel.extrapolate(&layout, sample, s),
+            kernel.routing(&layout, sample, routing),
+        ) else {
             return Ok(None);
         };
         let problem = schedule::Problem::new(&t, network, placement, &routing, cfg.hardware)?;

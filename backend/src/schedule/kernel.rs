@@ -11,6 +11,7 @@
 use ttdl_ir::iterations::{Layout, Place};
 
 use super::{Hold, Schedule};
+use crate::traffic::Routing;
 
 /// The repeating part of a sample's schedule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +65,18 @@ impl Kernel {
                 }
             }
         })
+    }
+
+    /// The routes of a run of `run.count` iterations: each message takes the route of the
+    /// sample's message its holds come from, so the extrapolated holds lie on its route.
+    pub fn routing(&self, run: &Layout, sample: &Layout, routing: &Routing) -> Option<Routing> {
+        let routes = (0..run.total())
+            .map(|m| {
+                let (from, _) = self.source(run, sample, m)?;
+                routing.routes.get(from).cloned()
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Routing { routes })
     }
 
     /// The holds of a run of `run.count` iterations, from the sample's (sorted by message).

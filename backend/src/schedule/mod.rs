@@ -28,6 +28,7 @@ pub mod kernel;
 pub mod lp;
 #[cfg(feature = "highs")]
 pub mod milp;
+pub mod modulo;
 mod occupancy;
 pub mod periodic;
 pub mod priority;

@@ -1,0 +1,816 @@
+//! Modulo schedules (slot tables) of periodic programs whose writes no read gates: every
+//! message of one iteration gets a start offset `s` and a minimal path, and iteration `k` sends
+//! it at `shift + k·P + s`, holding its injection port from then, hop `i` of its path
+//! `i × latency` cycles later and its ejection port after the last hop — a whole path at once, so
+//! no word ever waits in a switch. Two messages conflict when they hold one resource in the
+//! same cycle modulo `P`; a table without conflicts repeats every `P` cycles for ever.
+//!
+//! This is the time-division-multiplexed slot table of the Argo network on chip, which
+//! Poseidon builds by a greedy list heuristic improved by ALNS (POSEIDON.md); Minsky §6.2.1
+//! names periodic scheduling as the way to schedule programs invoked many times. The search
+//! here is aimed by the period bound ([`super::periodic::bounds`]: the busiest port or link per
+//! iteration): `P` starts at the bound and grows only when a search of fixed effort fails.
+//! Each `P` is a greedy fill, longest paths first, followed by rip-up and reschedule: a message
+//! that finds no clear offset and path takes the pair that evicts the cheapest messages (a
+//! message evicted often, or on a cell contended often, costs more: negotiated congestion),
+//! and the evicted ones are scheduled again. The search is deterministic for a seed.
+//!
+//! The answer is a plain sample schedule: the pipeline finds its kernel, extrapolates, verifies
+//! and replays it like any other.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use ttdl_ir::iterations::Layout;
+
+use super::{kernel, periodic, Hold, Method, Problem, Schedule, ScheduleError};
+use crate::progress::Progress;
+use crate::topology::{Network, NodeId};
+use crate::traffic::{Op, Route, Routing};
+
+/// How hard the search works.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Placements tried per message of one iteration before a period is given up for the next.
+    pub moves_per_message: usize,
+    /// How far above the bound a table is still taken, in percent: a longer one is left to
+    /// the sample scheduler, which may do better.
+    pub slack_percent: u64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            moves_per_message: 60,
+            slack_percent: 5,
+        }
+    }
+}
+
+/// A modulo schedule of a sample of a periodic program.
+#[derive(Clone, Debug)]
+pub struct Planned {
+    /// The sample's schedule: iteration `k` of slot `j` starts `shift + k·period + offset[j]`.
+    pub schedule: Schedule,
+    /// The sample's routes: each slot keeps one path in every iteration.
+    pub routing: Routing,
+    pub period: u64,
+    /// The period bound the search started from.
+    pub bound: u64,
+    /// Per period tried, from the bound up: the placements the search made.
+    pub moves: Vec<(u64, usize)>,
+}
+
+/// One message of an iteration: where it goes and the minimal paths it may take.
+struct Slot {
+    src: NodeId,
+    dst: NodeId,
+    words: u64,
+    /// Index into the path graphs.
+    dag: usize,
+}
+
+/// The minimal paths between two nodes as layers: `edges[i]` joins layer `i` to layer `i + 1`
+/// by (index in layer i, index in layer i + 1, link id).
+struct Dag {
+    layers: Vec<Vec<NodeId>>,
+    edges: Vec<Vec<(usize, usize, usize)>>,
+}
+
+impl Dag {
+    fn hops(&self) -> usize {
+        self.edges.len()
+    }
+
+    /// Every minimal path from `src` to `dst`.
+    fn minimal(net: &Network, src: NodeId, dst: NodeId) -> Option<Dag> {
+        let to = net.distances_to(dst);
+        let k = to.from(src);
+        if k == usize::MAX {
+            return None;
+        }
+        let mut layers = vec![vec![src]];
+        let mut edges = Vec::with_capacity(k);
+        for i in 0..k {
+            let mut layer: Vec<NodeId> = Vec::new();
+            let mut es = Vec::new();
+            for (a, &u) in layers[i].iter().enumerate() {
+                for v in net.minimal_next_hops_by(u, &to) {
+                    let b = match layer.iter().position(|&w| w == v) {
+                        Some(b) => b,
+                        None => {
+                            layer.push(v);
+                            layer.len() - 1
+                        }
+                    };
+                    es.push((a, b, net.link_between(u, v)?));
+                }
+            }
+            if layer.is_empty() {
+                return None;
+            }
+            edges.push(es);
+            layers.push(layer);
+        }
+        (layers[k] == [dst]).then_some(Dag { layers, edges })
+    }
+
+    /// One fixed path (a route that is not minimal keeps its own).
+    fn path(net: &Network, nodes: &[NodeId]) -> Option<Dag> {
+        let mut edges = Vec::new();
+        for w in nodes.windows(2) {
+            edges.push(vec![(0, 0, net.link_between(w[0], w[1])?)]);
+        }
+        Some(Dag {
+            layers: nodes.iter().map(|&n| vec![n]).collect(),
+            edges,
+        })
+    }
+}
+
+/// The slot table under construction for one period. Every message always has an offset
+/// and a path; cells may be over-full while the search runs (min-conflicts with a tabu list,
+/// as TabuCol colours graphs): a message on an over-full cell moves to the offset and path
+/// that over-fill the fewest cells, and may not return to an offset it just left.
+struct Table<'a> {
+    period: u64,
+    latency: u64,
+    slots: &'a [Slot],
+    dags: &'a [Dag],
+    /// Resource index: inject `n`, eject `nodes + n`, link `2·nodes + id`.
+    nodes: usize,
+    cap: Vec<u32>,
+    /// Per cell `r·P + t`: the messages holding it.
+    holders: Vec<Vec<u32>>,
+    /// Words per iteration on each link under the current paths, and the most allowed.
+    load: Vec<u64>,
+    load_cap: u64,
+    /// Per slot: offset (None before its first placement) and path (layer indices).
+    offset: Vec<Option<u64>>,
+    path: Vec<Vec<usize>>,
+    /// `tabu[j·P + s]`: the move after which slot j may take offset s again.
+    tabu: Vec<usize>,
+    queued: Vec<bool>,
+    step: usize,
+    rng: u64,
+}
+
+const INF: u64 = u64::MAX / 4;
+
+/// A table found: per slot its offset and its path (layer indices).
+type Found = (Vec<u64>, Vec<Vec<usize>>);
+
+impl Table<'_> {
+    fn next_rand(&mut self) -> u64 {
+        // splitmix64
+        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn link_res(&self, link: usize) -> usize {
+        2 * self.nodes + link
+    }
+
+    /// Resources of slot `j` along a path, in hop order.
+    fn resources(&self, j: usize, path: &[usize]) -> Vec<usize> {
+        let slot = &self.slots[j];
+        let mut rs = vec![slot.src];
+        rs.extend(self.links_of(j, path).into_iter().map(|l| self.link_res(l)));
+        rs.push(self.nodes + slot.dst);
+        rs
+    }
+
+    fn links_of(&self, j: usize, path: &[usize]) -> Vec<usize> {
+        let dag = &self.dags[self.slots[j].dag];
+        dag.edges
+            .iter()
+            .enumerate()
+            .filter_map(|(i, es)| {
+                es.iter()
+                    .find(|&&(x, y, _)| x == path[i] && y == path[i + 1])
+                    .map(|&(_, _, l)| l)
+            })
+            .collect()
+    }
+
+    /// 1 when cell `(r, t)` has no free lane left.
+    fn full(&self, r: usize, t: u64) -> u64 {
+        let cell = r * self.period as usize + t as usize;
+        u64::from(self.holders[cell].len() >= self.cap[r] as usize)
+    }
+
+    fn span_cost(&self, r: usize, start: u64, words: u64) -> u64 {
+        (0..words)
+            .map(|c| self.full(r, (start + c) % self.period))
+            .sum()
+    }
+
+    /// The (offset, path) of slot `j` (not in the table) that over-fills the fewest cells,
+    /// offsets it left lately excluded unless they over-fill none; ties go to the first found
+    /// from a random offset.
+    fn best(&mut self, j: usize, use_tabu: bool) -> (u64, u64, Vec<usize>) {
+        let first = self.next_rand() % self.period;
+        let (slots, dags) = (self.slots, self.dags);
+        let slot = &slots[j];
+        let dag = &dags[slot.dag];
+        let (p, l, w) = (self.period, self.latency, slot.words);
+        let h = dag.hops();
+        let own: Vec<usize> = self.links_of(j, &self.path[j]);
+        let allowed = |link: usize| -> bool {
+            let mine = if own.contains(&link) { w } else { 0 };
+            self.load[link] - mine + w <= self.load_cap
+        };
+        let mut best = (INF, 0u64, self.path[j].clone());
+        let mut cost: Vec<Vec<u64>> = dag.layers.iter().map(|ly| vec![INF; ly.len()]).collect();
+        let mut pred: Vec<Vec<usize>> = dag.layers.iter().map(|ly| vec![0; ly.len()]).collect();
+        for d in 0..p {
+            let s = (first + d) % p;
+            let tabu = use_tabu && self.tabu[j * p as usize + s as usize] > self.step;
+            // A tabu offset is taken only when it over-fills nothing (aspiration).
+            let limit = if tabu { best.0.min(1) } else { best.0 };
+            let c0 = self.span_cost(slot.src, s, w);
+            if c0 >= limit {
+                continue;
+            }
+            cost[0][0] = c0;
+            let mut dead = false;
+            for i in 0..h {
+                cost[i + 1].iter_mut().for_each(|c| *c = INF);
+                let t = (s + (i as u64 + 1) * l) % p;
+                for &(a, b, link) in &dag.edges[i] {
+                    let ca = cost[i][a];
+                    if ca >= limit || !allowed(link) {
+                        continue;
+                    }
+                    let c = ca + self.span_cost(self.link_res(link), t, w);
+                    if c < cost[i + 1][b] {
+                        cost[i + 1][b] = c;
+                        pred[i + 1][b] = a;
+                    }
+                }
+                if cost[i + 1].iter().all(|&c| c >= limit) {
+                    dead = true;
+                    break;
+                }
+            }
+            if dead {
+                continue;
+            }
+            let t = (s + (h as u64 + 1) * l) % p;
+            let total = cost[h][0] + self.span_cost(self.nodes + slot.dst, t, w);
+            if total < limit {
+                let mut path = vec![0usize; h + 1];
+                for i in (1..=h).rev() {
+                    path[i - 1] = pred[i][path[i]];
+                }
+                best = (total, s, path);
+                if total == 0 {
+                    break;
+                }
+            }
+        }
+        best
+    }
+
+    fn cells(&self, j: usize, s: u64, path: &[usize]) -> Vec<usize> {
+        let w = self.slots[j].words;
+        let p = self.period;
+        let mut out = Vec::new();
+        for (i, r) in self.resources(j, path).into_iter().enumerate() {
+            let t0 = s + i as u64 * self.latency;
+            for c in 0..w {
+                out.push(r * p as usize + ((t0 + c) % p) as usize);
+            }
+        }
+        out
+    }
+
+    /// Whether slot `j` holds a cell with more holders than lanes.
+    fn conflicted(&self, j: usize) -> bool {
+        let Some(s) = self.offset[j] else {
+            return true;
+        };
+        self.cells(j, s, &self.path[j])
+            .into_iter()
+            .any(|c| self.holders[c].len() > self.cap[c / self.period as usize] as usize)
+    }
+
+    fn unplace(&mut self, j: usize) {
+        let Some(s) = self.offset[j].take() else {
+            return;
+        };
+        for c in self.cells(j, s, &self.path[j]) {
+            if let Some(i) = self.holders[c].iter().position(|&x| x == j as u32) {
+                self.holders[c].swap_remove(i);
+            }
+        }
+    }
+
+    /// Places slot `j`; the messages on the cells it over-fills are queued to move.
+    fn place(&mut self, j: usize, s: u64, path: Vec<usize>, queue: &mut VecDeque<usize>) {
+        let w = self.slots[j].words;
+        for l in self.links_of(j, &self.path[j]) {
+            self.load[l] -= w;
+        }
+        for l in self.links_of(j, &path) {
+            self.load[l] += w;
+        }
+        for c in self.cells(j, s, &path) {
+            self.holders[c].push(j as u32);
+            if self.holders[c].len() > self.cap[c / self.period as usize] as usize {
+                for &x in &self.holders[c] {
+                    let x = x as usize;
+                    if !self.queued[x] {
+                        self.queued[x] = true;
+                        queue.push_back(x);
+                    }
+                }
+            }
+        }
+        self.offset[j] = Some(s);
+        self.path[j] = path;
+    }
+}
+
+/// Searches one period; the placements made, and the offsets and paths (layer indices) of
+/// every slot when it succeeds.
+#[allow(clippy::too_many_arguments)]
+fn search(
+    period: u64,
+    latency: u64,
+    slots: &[Slot],
+    dags: &[Dag],
+    initial: &[Vec<usize>],
+    nodes: usize,
+    cap: &[u32],
+    load_cap: u64,
+    seed: u64,
+    budget: usize,
+    warm: Option<&Found>,
+    progress: &Progress,
+) -> Result<(usize, Option<Found>), ScheduleError> {
+    let cells = cap.len() * period as usize;
+    let n = slots.len();
+    let mut table = Table {
+        period,
+        latency,
+        slots,
+        dags,
+        nodes,
+        cap: cap.to_vec(),
+        holders: vec![Vec::new(); cells],
+        load: vec![0u64; cap.len().saturating_sub(2 * nodes)],
+        load_cap,
+        offset: vec![None; n],
+        path: warm.map_or_else(|| initial.to_vec(), |(_, p)| p.clone()),
+        tabu: vec![0; n * period as usize],
+        queued: vec![false; n],
+        step: 0,
+        rng: seed ^ period.wrapping_mul(0x2545_F491_4F6C_DD1D),
+    };
+    for (j, slot) in slots.iter().enumerate() {
+        for l in table.links_of(j, &table.path[j]) {
+            table.load[l] += slot.words;
+        }
+    }
+    // The greedy fill: longest paths and largest messages first, each where it over-fills
+    // the fewest cells.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&j| {
+        (
+            std::cmp::Reverse(dags[slots[j].dag].hops() as u64 * slots[j].words),
+            j,
+        )
+    });
+    let mut queue: VecDeque<usize> = VecDeque::new();
+    for &j in &order {
+        // A table of a longer period starts the search: its offsets folded into this one.
+        let (s, path) = match warm {
+            Some((offsets, paths)) => (offsets[j] % period, paths[j].clone()),
+            None => {
+                let (cost, s, path) = table.best(j, false);
+                if cost >= INF {
+                    return Ok((0, None));
+                }
+                (s, path)
+            }
+        };
+        table.place(j, s, path, &mut queue);
+    }
+    // Repair: a message on an over-full cell moves; the offset it leaves is tabu for a while.
+    while let Some(j) = queue.pop_front() {
+        table.queued[j] = false;
+        if !table.conflicted(j) {
+            continue;
+        }
+        table.step += 1;
+        if table.step > budget {
+            return Ok((budget, None));
+        }
+        if table.step.is_multiple_of(4096) && progress.is_cancelled() {
+            return Err(ScheduleError::Interrupted);
+        }
+        let old = table.offset[j].unwrap_or(0);
+        table.unplace(j);
+        let (mut cost, mut s, mut path) = table.best(j, true);
+        if cost >= INF {
+            // Every offset is tabu: take the best of them.
+            (cost, s, path) = table.best(j, false);
+        }
+        if cost >= INF {
+            return Ok((table.step, None));
+        }
+        let tenure = 4 + (table.next_rand() % 8) as usize + queue.len() / 8;
+        table.tabu[j * period as usize + old as usize] = table.step + tenure;
+        table.place(j, s, path, &mut queue);
+        if cost > 0 && !table.queued[j] {
+            table.queued[j] = true;
+            queue.push_back(j);
+        }
+    }
+    if (0..n).any(|j| table.conflicted(j)) {
+        return Ok((table.step, None));
+    }
+    let offsets = table.offset.iter().map(|o| o.unwrap_or(0)).collect();
+    Ok((table.step, Some((offsets, table.path))))
+}
+
+/// Whether some task writes after it has read: then a write waits for an arrival, and offsets
+/// fixed in advance cannot follow the program.
+fn reads_gate_writes(problem: &Problem) -> bool {
+    problem.traffic.tasks.iter().any(|t| {
+        let mut read = false;
+        t.ops.iter().any(|op| match op {
+            Op::Recv(_) => {
+                read = true;
+                false
+            }
+            Op::Send(_) => read,
+            _ => false,
+        })
+    })
+}
+
+/// The modulo schedule of a sample (`layout`) of a periodic program, or `None` when the program
+/// is not of the form a slot table serves (a prefix or suffix outside the iterations, multicast,
+/// iterations that differ, a read gating a write) or no period near the bound was found.
+pub fn plan(
+    problem: &Problem,
+    layout: &Layout,
+    seed: u64,
+    progress: &Progress,
+) -> Result<Option<Planned>, ScheduleError> {
+    plan_with(problem, layout, seed, &Params::default(), progress)
+}
+
+/// [`plan`] with the search's effort given.
+pub fn plan_with(
+    problem: &Problem,
+    layout: &Layout,
+    seed: u64,
+    params: &Params,
+    progress: &Progress,
+) -> Result<Option<Planned>, ScheduleError> {
+    let traffic = problem.traffic;
+    let net = problem.network;
+    let node_of = &problem.placement.node_of;
+    let hw = problem.hardware;
+    if layout.prefix != 0
+        || layout.suffix != 0
+        || layout.per == 0
+        || layout.count < 3
+        || layout.total() != traffic.messages.len()
+        || reads_gate_writes(problem)
+    {
+        return Ok(None);
+    }
+    // One slot per message of an iteration; every iteration must repeat it.
+    let mut dag_of: BTreeMap<(NodeId, NodeId, Vec<NodeId>), usize> = BTreeMap::new();
+    let mut dags: Vec<Dag> = Vec::new();
+    let mut slots = Vec::with_capacity(layout.per);
+    let mut initial = Vec::with_capacity(layout.per);
+    for j in 0..layout.per {
+        let m = &traffic.messages[j];
+        let [d] = m.dst.as_slice() else {
+            return Ok(None);
+        };
+        let (src, dst) = (node_of[m.src], node_of[*d]);
+        let Some(Route::Path(nodes)) = problem.routing.routes.get(j) else {
+            return Ok(None);
+        };
+        if m.size == 0 || m.size > u64::from(u32::MAX) {
+            return Ok(None);
+        }
+        for k in 1..layout.count as usize {
+            let o = &traffic.messages[k * layout.per + j];
+            let same = o.size == m.size
+                && o.phase == m.phase
+                && o.dst.len() == 1
+                && node_of[o.src] == src
+                && o.dst.first().map(|&d| node_of[d]) == Some(dst);
+            if !same {
+                return Ok(None);
+            }
+        }
+        let minimal = nodes.len() == net.distance(src, dst) + 1;
+        let key = (src, dst, if minimal { Vec::new() } else { nodes.clone() });
+        let dag = match dag_of.get(&key) {
+            Some(&i) => i,
+            None => {
+                let built = if minimal {
+                    Dag::minimal(net, src, dst)
+                } else {
+                    Dag::path(net, nodes)
+                };
+                let Some(built) = built else {
+                    return Ok(None);
+                };
+                dags.push(built);
+                dag_of.insert(key, dags.len() - 1);
+                dags.len() - 1
+            }
+        };
+        // The router's path as layer indices: the search starts from it.
+        let layers = &dags[dag].layers;
+        let Some(path) = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| layers.get(i)?.iter().position(|x| x == n))
+            .collect::<Option<Vec<usize>>>()
+        else {
+            return Ok(None);
+        };
+        initial.push(path);
+        slots.push(Slot {
+            src,
+            dst,
+            words: m.size,
+            dag,
+        });
+    }
+    // The writes' own pace: a sender released later every iteration than the period would fall
+    // behind the table.
+    let timing = super::program::run_with(traffic, |_, _, at| at)?;
+    let due: Vec<u64> = (0..traffic.messages.len())
+        .map(|m| timing.release[m].max(traffic.messages[m].release))
+        .collect();
+    let mut pace = 0u64;
+    for k in 1..layout.count as usize {
+        for j in 0..layout.per {
+            let (a, b) = (due[(k - 1) * layout.per + j], due[k * layout.per + j]);
+            pace = pace.max(b.saturating_sub(a));
+        }
+    }
+    // The busiest port or link of the router's paths, words per iteration: a period bound
+    // whether or not the program says it repeats.
+    let mut port_words = vec![0u64; 2 * net.nodes()];
+    for slot in &slots {
+        port_words[slot.src] += slot.words;
+        port_words[net.nodes() + slot.dst] += slot.words;
+    }
+    let ports = port_words
+        .iter()
+        .map(|w| w.div_ceil(u64::from(hw.ports.max(1))))
+        .max()
+        .unwrap_or(0);
+    let bound = periodic::bounds(problem)
+        .iter()
+        .map(|p| p.bound.value)
+        .max()
+        .unwrap_or(0)
+        .max(pace)
+        .max(ports)
+        .max(1);
+    let nodes = net.nodes();
+    let mut cap = vec![hw.ports.max(1); 2 * nodes];
+    cap.extend(vec![1u32; net.links.len()]);
+    // Words per iteration on the busiest link of the router's paths: new paths may not load a
+    // link more, so the printed bound stays the bound of the plan's routes.
+    let mut load = vec![0u64; net.links.len()];
+    for (j, slot) in slots.iter().enumerate() {
+        for (i, es) in dags[slot.dag].edges.iter().enumerate() {
+            let (a, b) = (initial[j][i], initial[j][i + 1]);
+            if let Some(&(_, _, l)) = es.iter().find(|&&(x, y, _)| x == a && y == b) {
+                load[l] += slot.words;
+            }
+        }
+    }
+    let busiest = load.iter().copied().max().unwrap_or(0);
+    let bound = bound.max(busiest);
+    progress.stage("schedule (slot table)", 1);
+    // The search starts a few cycles above the bound, where tables are easy to find, and
+    // shortens the period one cycle at a time, each search starting from the last table found,
+    // until one fails (or the bound is reached).
+    let top = bound + bound * params.slack_percent / 100;
+    let budget = params.moves_per_message.saturating_mul(slots.len());
+    // New paths may fill a link up to the bound, no further, so the bound printed for the
+    // plan's routes stays the one the search aimed at; when no table is found so (every link of
+    // a torus at the bound leaves no path to change), links may fill up to the period.
+    let mut found: Option<(u64, Found)> = None;
+    let mut moves = Vec::new();
+    for load_cap in [busiest.max(bound), u64::MAX] {
+        for period in (bound..=top).rev() {
+            // Each period from the last table, then afresh when that fails.
+            let mut table = None;
+            for warm in [found.as_ref().map(|(_, t)| t), None] {
+                let (made, t) = search(
+                    period,
+                    hw.hop_latency,
+                    &slots,
+                    &dags,
+                    &initial,
+                    nodes,
+                    &cap,
+                    load_cap,
+                    seed,
+                    budget,
+                    warm,
+                    progress,
+                )?;
+                moves.push((period, made));
+                if t.is_some() || warm.is_none() {
+                    table = t;
+                    break;
+                }
+            }
+            match table {
+                Some(t) => found = Some((period, t)),
+                None => break,
+            }
+        }
+        if found.is_some() {
+            break;
+        }
+    }
+    let Some((period, (offsets, paths))) = found else {
+        return Ok(None);
+    };
+    // The sample's holds and routes, shifted so that nothing leaves before its release.
+    let per = layout.per;
+    let shift = (0..traffic.messages.len())
+        .map(|m| {
+            let (k, j) = ((m / per) as u64, m % per);
+            due[m].saturating_sub(k * period + offsets[j])
+        })
+        .max()
+        .unwrap_or(0);
+    let node_paths: Vec<Vec<NodeId>> = (0..per)
+        .map(|j| {
+            let layers = &dags[slots[j].dag].layers;
+            paths[j]
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| layers[i][x])
+                .collect()
+        })
+        .collect();
+    let routing = Routing {
+        routes: (0..traffic.messages.len())
+            .map(|m| Route::Path(node_paths[m % per].clone()))
+            .collect(),
+    };
+    let rerouted = problem.rerouted(&routing)?;
+    let mut holds = Vec::new();
+    for m in 0..traffic.messages.len() {
+        let (k, j) = ((m / per) as u64, m % per);
+        let start = shift + k * period + offsets[j];
+        let w = slots[j].words;
+        let mut mine: Vec<Hold> = rerouted.steps[m]
+            .iter()
+            .enumerate()
+            .map(|(i, st)| Hold {
+                msg: m,
+                resource: st.resource,
+                start: start + i as u64 * hw.hop_latency,
+                end: start + i as u64 * hw.hop_latency + w,
+            })
+            .collect();
+        mine.sort_by_key(|h| (h.start, h.resource));
+        holds.extend(mine);
+    }
+    let schedule = kernel::schedule_from_holds(&rerouted, Method::Exact, holds)?;
+    // Writes that no read gates are released when the programs say whatever the arrivals; a
+    // program that still holds a write back (a phase barrier) is not for a slot table.
+    if (0..traffic.messages.len()).any(|m| schedule.sent[m] < schedule.released[m]) {
+        return Ok(None);
+    }
+    super::verify::verify(&rerouted, &schedule).map_err(|why| ScheduleError::Invalid {
+        method: "slot-table",
+        why: why.to_string(),
+    })?;
+    Ok(Some(Planned {
+        schedule,
+        routing,
+        period,
+        bound,
+        moves,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::route::{self, RouteMethod};
+    use crate::traffic::{Placement, Traffic};
+
+    /// The periodic all-to-all of one word per ordered pair: a sender and a receiver per node.
+    fn all_to_all(spec: &str, count: u64) -> (Traffic, Network, Placement, Layout) {
+        let net = Network::build(&spec.parse().expect("spec")).expect("network");
+        let n = net.nodes();
+        let mut b = Traffic::builder();
+        let senders = b.tasks(n);
+        let receivers = b.tasks(n);
+        for _ in 0..count {
+            for i in 0..n {
+                for j in 1..n {
+                    b.send(senders + i, receivers + (i + j) % n, 1);
+                }
+            }
+        }
+        let mut t = b.build();
+        crate::schedule::program::apply_ideal_timing(&mut t).expect("timing");
+        let placement = Placement {
+            node_of: (0..2 * n).map(|t| t % n).collect(),
+        };
+        let layout = Layout {
+            prefix: 0,
+            per: n * (n - 1),
+            count,
+            suffix: 0,
+        };
+        (t, net, placement, layout)
+    }
+
+    fn planned(spec: &str, latency: u64) -> Planned {
+        let (t, net, placement, layout) = all_to_all(spec, 4);
+        let routing = route::route(&t, &net, &placement, RouteMethod::Dor, 1).expect("routes");
+        let hw = crate::schedule::Hardware {
+            hop_latency: latency,
+            buffer: Some(0),
+            ..Default::default()
+        };
+        let problem = Problem::new(&t, &net, &placement, &routing, hw).expect("problem");
+        let params = Params {
+            slack_percent: 30,
+            ..Params::default()
+        };
+        plan_with(&problem, &layout, 1, &params, &Progress::none())
+            .expect("no error")
+            .expect("a slot table")
+    }
+
+    /// The slot table comes within two cycles of the period bound (the ports' words per
+    /// iteration; on the 3×3 torus with one cycle per hop the bound itself is out of reach:
+    /// with every port cell taken, the injection and ejection cycles of all 72 messages would
+    /// sum to 4 and to 0 modulo 8) and repeats: iteration k + 1 is iteration k, one period
+    /// later. `plan` has verified it.
+    #[test]
+    fn all_to_all_tables_come_near_the_bound_and_repeat() {
+        for (spec, bound) in [("torus:3x3", 8), ("mesh:3x3", 8), ("torus:4x4", 15)] {
+            for latency in [0, 1] {
+                let p = planned(spec, latency);
+                assert_eq!(p.bound, bound, "{spec}");
+                assert!(
+                    p.period <= bound + 2,
+                    "{spec} latency {latency}: {:?}",
+                    p.moves
+                );
+                let per = p.schedule.sent.len() / 4;
+                for m in 0..per {
+                    assert_eq!(p.schedule.sent[m + per], p.schedule.sent[m] + p.period);
+                }
+            }
+        }
+    }
+
+    /// A task that writes after reading is not planned as a slot table.
+    #[test]
+    fn a_read_gating_a_write_is_left_to_the_sample_scheduler() {
+        let net = Network::build(&"mesh:2x1".parse().expect("spec")).expect("network");
+        let mut b = Traffic::builder();
+        let (a, c) = (b.task("a"), b.task("c"));
+        for _ in 0..4 {
+            b.send(a, c, 1);
+            b.send(c, a, 1);
+        }
+        let mut t = b.build();
+        crate::schedule::program::apply_ideal_timing(&mut t).expect("timing");
+        let placement = Placement {
+            node_of: vec![0, 1],
+        };
+        let routing = route::route(&t, &net, &placement, RouteMethod::Dor, 1).expect("routes");
+        let problem =
+            Problem::new(&t, &net, &placement, &routing, Default::default()).expect("problem");
+        let layout = Layout {
+            prefix: 0,
+            per: 2,
+            count: 4,
+            suffix: 0,
+        };
+        assert!(plan(&problem, &layout, 1, &Progress::none())
+            .expect("no error")
+            .is_none());
+    }
+}

@@ -210,7 +210,7 @@ fn make_network_in_both_styles() {
     assert_eq!(i.global("c").as_deref(), Some("#<network torus:3x3x3>"));
     assert_eq!(i.global("h").as_deref(), Some("#<network hypercube:4>"));
     assert_eq!(i.global("r").as_deref(), Some("#<network ring:8>"));
-    assert_eq!(i.global("g").as_deref(), Some("#<network graph:3>"));
+    assert_eq!(i.global("g").as_deref(), Some("#<network graph:0-1,1-2>"));
     let (code, text) = fail("(make-network :topology blob :n 4)");
     assert_eq!(code, "type");
     assert!(text.contains("unknown topology"), "{text}");

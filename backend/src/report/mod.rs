@@ -13,6 +13,7 @@ pub mod compare;
 pub mod csv;
 pub mod html;
 pub mod json;
+mod plan_output;
 pub mod simulation;
 pub mod svg;
 pub mod tables;

@@ -13,7 +13,9 @@
 //! Each `P` is a greedy fill, longest paths first, followed by rip-up and reschedule: a message
 //! that finds no clear offset and path takes the pair that evicts the cheapest messages (a
 //! message evicted often, or on a cell contended often, costs more: negotiated congestion),
-//! and the evicted ones are scheduled again. The search is deterministic for a seed.
+//! and the evicted ones are scheduled again. The search is deterministic for a seed. An
+//! iteration made of whole translations of a 2-D torus first gets a constructed table
+//! ([`super::torus_seed`]), which this search checks before taking it.
 //!
 //! The answer is a plain sample schedule: the pipeline finds its kernel, extrapolates, verifies
 //! and replays it like any other.

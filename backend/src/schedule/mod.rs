@@ -33,6 +33,7 @@ mod occupancy;
 pub mod periodic;
 pub mod priority;
 pub mod program;
+mod torus_seed;
 pub mod verify;
 
 /// What a fragment holds: a network link or a processor port.

@@ -13,7 +13,9 @@
 //! Each `P` is a greedy fill, longest paths first, followed by rip-up and reschedule: a message
 //! that finds no clear offset and path takes the pair that evicts the cheapest messages (a
 //! message evicted often, or on a cell contended often, costs more: negotiated congestion),
-//! and the evicted ones are scheduled again. The search is deterministic for a seed.
+//! and the evicted ones are scheduled again. The search is deterministic for a seed. An
+//! iteration made of whole translations of a 2-D torus first gets a constructed table
+//! ([`super::torus_seed`]), which this search checks before taking it.
 //!
 //! The answer is a plain sample schedule: the pipeline finds its kernel, extrapolates, verifies
 //! and replays it like any other.
@@ -22,7 +24,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use ttdl_ir::iterations::Layout;
 
-use super::{kernel, periodic, Hold, Method, Problem, Schedule, ScheduleError};
+use super::{kernel, periodic, torus_seed, Hold, Method, Problem, Schedule, ScheduleError};
 use crate::progress::Progress;
 use crate::topology::{Network, NodeId};
 use crate::traffic::{Op, Route, Routing};
@@ -437,6 +439,40 @@ fn search(
     Ok((table.step, Some((offsets, table.path))))
 }
 
+/// The translation waves of an iteration on a 2-D torus and their X-then-Y paths as layer
+/// indices of the slots' path graphs, when every slot may take its wave's path.
+fn seeded_paths(
+    net: &Network,
+    slots: &[Slot],
+    dags: &[Dag],
+    latency: u64,
+) -> Option<(torus_seed::Waves, Vec<Vec<usize>>)> {
+    let pairs: Vec<(NodeId, NodeId, u64)> = slots.iter().map(|s| (s.src, s.dst, s.words)).collect();
+    let waves = torus_seed::Waves::detect(net, &pairs, latency)?;
+    let paths = slots
+        .iter()
+        .zip(&waves.paths)
+        .map(|(slot, nodes)| {
+            let dag = &dags[slot.dag];
+            if nodes.len() != dag.layers.len() {
+                return None;
+            }
+            let path: Vec<usize> = nodes
+                .iter()
+                .zip(&dag.layers)
+                .map(|(n, layer)| layer.iter().position(|x| x == n))
+                .collect::<Option<_>>()?;
+            // Every hop must be a link of the graph.
+            dag.edges
+                .iter()
+                .enumerate()
+                .all(|(i, es)| es.iter().any(|&(a, b, _)| a == path[i] && b == path[i + 1]))
+                .then_some(path)
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((waves, paths))
+}
+
 /// Whether some task writes after it has read: then a write waits for an arrival, and offsets
 /// fixed in advance cannot follow the program.
 fn reads_gate_writes(problem: &Problem) -> bool {
@@ -610,7 +646,47 @@ pub fn plan_with(
     // a torus at the bound leaves no path to change), links may fill up to the period.
     let mut found: Option<(u64, Found)> = None;
     let mut moves = Vec::new();
+    // Whole translations of a 2-D torus: a constructed table, from a little further above the
+    // bound (its search is cheap: one offset per translation) down while one is found, each
+    // checked (and repaired if need be) by the search, before the general search.
+    if let Some(seeded) = seeded_paths(net, &slots, &dags, hw.hop_latency) {
+        let (waves, paths) = seeded;
+        let seed_top = bound + bound * params.slack_percent.max(10) / 100;
+        for period in (bound..=seed_top).rev() {
+            if progress.is_cancelled() {
+                return Err(ScheduleError::Interrupted);
+            }
+            let Some(offsets) =
+                waves.table(period, hw.ports.max(1), seed, budget.saturating_mul(8))
+            else {
+                break;
+            };
+            let warm = (offsets, paths.clone());
+            let (made, t) = search(
+                period,
+                hw.hop_latency,
+                &slots,
+                &dags,
+                &initial,
+                nodes,
+                &cap,
+                u64::MAX,
+                seed,
+                budget,
+                Some(&warm),
+                progress,
+            )?;
+            moves.push((period, made));
+            match t {
+                Some(t) => found = Some((period, t)),
+                None => break,
+            }
+        }
+    }
     for load_cap in [busiest.max(bound), u64::MAX] {
+        if found.is_some() {
+            break;
+        }
         for period in (bound..=top).rev() {
             // Each period from the last table, then afresh when that fails.
             let mut table = None;

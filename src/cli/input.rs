@@ -59,28 +59,33 @@ pub fn stem(file: &Path, fallback: &str) -> String {
 /// because a program whose iterations do not fold is evaluated a second time.
 pub fn text_of(file: &Path) -> Result<String, CliError> {
     if is_stdin(file) {
-        static STDIN: OnceLock<Result<String, String>> = OnceLock::new();
-        return STDIN
-            .get_or_init(|| {
-                let mut text = String::new();
-                std::io::stdin()
-                    .read_to_string(&mut text)
-                    .map(|_| text)
-                    .map_err(|e| e.to_string())
-            })
-            .clone()
-            .map_err(|e| CliError::Input(format!("cannot read standard input: {e}")));
+        return stdin_text().map(str::to_string);
     }
     std::fs::read_to_string(file)
         .map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", file.display())))
+}
+
+/// Standard input, read once for the whole run and borrowed from then on.
+fn stdin_text() -> Result<&'static str, CliError> {
+    static STDIN: OnceLock<Result<String, String>> = OnceLock::new();
+    STDIN
+        .get_or_init(|| {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map(|_| text)
+                .map_err(|e| e.to_string())
+        })
+        .as_deref()
+        .map_err(|e| CliError::Input(format!("cannot read standard input: {e}")))
 }
 
 /// The kind of an input: by extension, or for standard input by its first characters (a plan or
 /// Traffic document starts with `{`, a tasks file with `#Model`; anything else is TTDL source).
 fn kind_of(file: &Path) -> Result<&'static str, CliError> {
     if is_stdin(file) {
-        let text = text_of(file)?;
-        let head = text.trim_start();
+        // Peeked at in place: the program is copied out only when it is read.
+        let head = stdin_text()?.trim_start();
         return Ok(if head.starts_with('{') {
             "json"
         } else if head.starts_with("#Model") {

@@ -326,7 +326,7 @@ pub fn run(
         ))
     })?;
     // Checked on the shortest run (two warm-up periods); a longer warm-up is the network's doing.
-    let end_inject = (2 * period).saturating_add(cfg.measure);
+    let end_inject = period.saturating_mul(2).saturating_add(cfg.measure);
     // Every node offers at most `rate` packets a cycle (the closed loop fewer).
     let packets = n as f64 * cfg.rate * end_inject as f64;
     if packets > Limits::SIM_PACKETS || packets * size as f64 > Limits::SIM_FLITS {
@@ -436,7 +436,7 @@ pub fn run(
                 _ => false,
             };
             if settled || periods >= WARMUP_PERIODS {
-                let start = periods * period;
+                let start = periods.saturating_mul(period);
                 warm_end = Some(start);
                 end_inject = start.saturating_add(cfg.measure);
                 end = end_inject.saturating_add(cfg.drain);

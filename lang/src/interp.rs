@@ -15,7 +15,7 @@ pub use ttdl_ir::limits::Limits;
 #[derive(Clone, Debug)]
 pub struct Interpreter {
     sources: SourceMap,
-    machine: Machine,
+    pub(crate) machine: Machine,
 }
 
 impl Default for Interpreter {

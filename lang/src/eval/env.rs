@@ -11,7 +11,7 @@
 //! interpreter (REPL `:undo`, a scratch evaluator) costs O(1), and a lookup is an index.
 
 use std::cell::RefCell;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use super::resolve::Slot;
 use super::symbol::Sym;
@@ -32,6 +32,12 @@ pub(crate) fn share(v: &Value) -> Value {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Frames made and not yet dropped on this thread, for the tests that no frame leaks.
+    pub(crate) static LIVE_FRAMES: std::cell::Cell<isize> = const { std::cell::Cell::new(0) };
+}
+
 #[derive(Debug)]
 struct Frame {
     vars: RefCell<Vec<(Sym, Value)>>,
@@ -44,6 +50,8 @@ struct Frame {
 /// ([`super::value::drop_deep`]).
 impl Drop for Frame {
     fn drop(&mut self) {
+        #[cfg(test)]
+        LIVE_FRAMES.with(|n| n.set(n.get() - 1));
         let parent_unique = self
             .parent
             .0
@@ -82,6 +90,8 @@ impl Env {
 
     /// A new, empty frame in front of this scope.
     pub fn extend(&self, capacity: usize) -> Env {
+        #[cfg(test)]
+        LIVE_FRAMES.with(|n| n.set(n.get() + 1));
         Env(Some(Rc::new(Frame {
             vars: RefCell::new(Vec::with_capacity(capacity)),
             parent: self.clone(),
@@ -293,13 +303,25 @@ impl LocalNames {
 /// Emptied frames kept for the next calls and `let`s, so a call costs no allocation of its frame
 /// (a procedure call's frame is, in most programs, let go when the call returns). A copy of the
 /// machine (a snapshot) starts with none: the pooled frames are never shared.
+///
+/// It also frees the reference cycles the language makes: a named `let` or an internal `define`
+/// binds, in a frame, a closure that captures that frame. A frame still held when its call or
+/// `let` ends is a *suspect*; [`FramePool::collect_cycles`] frees each suspect that nothing holds
+/// but its own closures (trial deletion, restricted to the cycles a frame closes on itself).
 #[derive(Debug, Default)]
 pub struct FramePool {
     frames: Vec<Env>,
+    suspects: Vec<Weak<Frame>>,
+    /// Suspects kept before the next collection: twice the survivors of the last one, so a
+    /// program that keeps many closures alive does not pay for re-checking them on every call.
+    collect_at: usize,
 }
 
 /// Frames kept at most: enough for the calls of a recursion's few hottest levels, little memory.
 const POOL_FRAMES: usize = 64;
+
+/// Suspect frames gathered before a collection at the least.
+const SUSPECTS: usize = 1024;
 
 impl Clone for FramePool {
     fn clone(&self) -> Self {
@@ -319,13 +341,77 @@ impl FramePool {
         parent.extend(capacity)
     }
 
-    /// Takes back a frame whose call or `let` is over, if no one else holds it.
+    /// Frames kept for reuse (alive, though no scope holds them).
+    #[cfg(test)]
+    pub(crate) fn pooled(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Takes back a frame whose call or `let` is over, if no one else holds it; a frame still
+    /// held becomes a suspect (see [`FramePool`]).
     #[inline]
     pub fn give_back(&mut self, env: Env) {
-        if self.frames.len() < POOL_FRAMES {
+        let Some(frame) = &env.0 else {
+            return;
+        };
+        if Rc::strong_count(frame) != 1 {
+            self.suspect(frame);
+        } else if self.frames.len() < POOL_FRAMES {
             if let Some(env) = env.recycle() {
                 self.frames.push(env);
             }
         }
     }
+
+    #[inline(never)]
+    fn suspect(&mut self, frame: &Rc<Frame>) {
+        self.suspects.push(Rc::downgrade(frame));
+        if self.suspects.len() >= self.collect_at.max(SUSPECTS) {
+            self.collect_cycles();
+        }
+    }
+
+    /// Frees every suspect frame held only by closures in its own slots. The survivors (frames a
+    /// running call or a kept closure still holds) stay suspects until the next collection.
+    pub fn collect_cycles(&mut self) {
+        let suspects = std::mem::take(&mut self.suspects);
+        for weak in suspects {
+            let Some(frame) = weak.upgrade() else {
+                continue;
+            };
+            if own_cycles_only(&frame) {
+                // Taken out first: dropping the closures lets go of this very frame.
+                let values = std::mem::take(&mut *frame.vars.borrow_mut());
+                super::value::drop_deep(values.into_iter().map(|(_, v)| v).collect(), Vec::new());
+            } else {
+                self.suspects.push(weak);
+            }
+        }
+        self.collect_at = 2 * self.suspects.len();
+    }
+}
+
+/// Whether `frame` (held here once) is held by nothing but closures in its own slots, each held
+/// only there, reaching it through frames held only by them: then the frame is garbage.
+fn own_cycles_only(frame: &Rc<Frame>) -> bool {
+    let me = Rc::as_ptr(frame);
+    let inner = frame
+        .vars
+        .borrow()
+        .iter()
+        .filter(|(_, v)| match v {
+            Value::Closure(c) if Rc::strong_count(c) == 1 => {
+                let mut cur = c.env.0.as_ref();
+                loop {
+                    match cur {
+                        Some(f) if Rc::as_ptr(f) == me => break true,
+                        Some(f) if Rc::strong_count(f) == 1 => cur = f.parent.0.as_ref(),
+                        _ => break false,
+                    }
+                }
+            }
+            _ => false,
+        })
+        .count();
+    inner > 0 && Rc::strong_count(frame) == 1 + inner
 }

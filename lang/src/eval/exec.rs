@@ -375,9 +375,11 @@ impl Machine {
                 Entry::Args(args) => self.bind_args(&c, args, span)?,
                 Entry::Frame(env) => env,
             };
-            let flow = self.eval_body_flow(&c.lambda.body, &env)?;
-            // The call is over: its frame serves the next one unless a closure captured it.
+            let flow = self.eval_body_flow(&c.lambda.body, &env);
+            // The call is over, even by an error: its frame serves the next one unless a closure
+            // captured it.
             self.frames.give_back(env);
+            let flow = flow?;
             (c, entry, span) = match flow {
                 Flow::Value(v) => return Ok(v),
                 Flow::Tail(next, args, next_span) => (next, Entry::Args(args), next_span),
@@ -437,7 +439,13 @@ impl Machine {
                 Some(v) => v,
                 None => match default {
                     // Defaults see the parameters bound before them.
-                    Some(d) => self.eval(d, &env)?,
+                    Some(d) => match self.eval(d, &env) {
+                        Ok(v) => v,
+                        Err(e) => {
+                            self.frames.give_back(env);
+                            return Err(e);
+                        }
+                    },
                     None => Value::Nil,
                 },
             };
@@ -704,11 +712,17 @@ impl Machine {
                 let inner = self.frames.extend(env, bindings.len());
                 for (name, init) in bindings {
                     let v = if *sequential {
-                        self.eval(init, &inner)?
+                        self.eval(init, &inner)
                     } else {
-                        self.eval(init, env)?
+                        self.eval(init, env)
                     };
-                    self.bind(&inner, *name, v);
+                    match v {
+                        Ok(v) => self.bind(&inner, *name, v),
+                        Err(e) => {
+                            self.frames.give_back(inner);
+                            return Err(e);
+                        }
+                    }
                 }
                 let r = self.eval_body_flow(body, &inner);
                 self.frames.give_back(inner);
@@ -964,6 +978,43 @@ mod tests {
             }
         }
         assert_eq!(run("(let ((l '(1 2))) (eq? l l))"), "#t");
+    }
+
+    /// A named `let` or an internal `define` binds a closure in the frame it captures: the
+    /// cycle is freed once nothing else holds the frame, on every way out of the call (an error
+    /// included), and a frame a kept closure still holds lives on until that closure goes.
+    #[test]
+    fn frames_closing_on_themselves_are_freed() {
+        use crate::eval::env::LIVE_FRAMES;
+        let mut i = Interpreter::new(Limits::default());
+        let live = |i: &Interpreter| {
+            LIVE_FRAMES.with(std::cell::Cell::get) - i.machine.frames.pooled() as isize
+        };
+        let before = live(&i);
+        let programs = [
+            "(define (f) (define (g) 1) (g)) (f) (f)",
+            "(define (count n) (let loop ((i 0)) (if (< i n) (loop (+ i 1)) i))) (count 10)",
+            "(define (bad) (define (g) 1) (car 1)) (bad)",
+            "(define (bad2) (let* ((g (lambda () 1)) (x (car 1))) x)) (bad2)",
+            "(define (even-odd n) (define (ev? k) (if (= k 0) #t (od? (- k 1)))) \
+                 (define (od? k) (if (= k 0) #f (ev? (- k 1)))) (ev? n)) (even-odd 7)",
+            // Many calls in one form: collected as they go, not only when the form ends.
+            "(dotimes (k 5000) (count 3))",
+        ];
+        for p in programs {
+            let _ = i.eval_source("t.ttdl", p);
+        }
+        assert_eq!(live(&i), before, "every frame of those calls is freed");
+        // A closure kept in a global holds its frame, cycle and all, until it is let go.
+        i.eval_source(
+            "t.ttdl",
+            "(define (make) (define (g) 41) (lambda () (+ (g) 1))) (define k (make))",
+        )
+        .unwrap();
+        assert!(live(&i) > before);
+        assert_eq!(i.eval_source("t.ttdl", "(k)").unwrap(), "42");
+        i.eval_source("t.ttdl", "(define k 0)").unwrap();
+        assert_eq!(live(&i), before);
     }
 
     /// Frames are reused once their call is over, but never one a closure still holds.

@@ -111,6 +111,9 @@ impl Machine {
         }
         let node = compile::compile_top(self, form)?;
         let r = self.eval(&node, &Env::new());
+        // A top-level form is over: no call of it is still running, so every frame left holding
+        // only its own closures is garbage now.
+        self.frames.collect_cycles();
         if r.is_err() {
             // An error unwinds everything: no task context or call depth survives it.
             self.ctx.clear();

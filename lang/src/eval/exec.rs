@@ -1015,6 +1015,10 @@ mod tests {
         assert_eq!(i.eval_source("t.ttdl", "(k)").unwrap(), "42");
         i.eval_source("t.ttdl", "(define k 0)").unwrap();
         assert_eq!(live(&i), before);
+        // Still held when the interpreter goes: freed with it.
+        i.eval_source("t.ttdl", "(define k (make))").unwrap();
+        drop(i);
+        assert_eq!(LIVE_FRAMES.with(std::cell::Cell::get), before);
     }
 
     /// Frames are reused once their call is over, but never one a closure still holds.

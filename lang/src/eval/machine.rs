@@ -132,6 +132,15 @@ pub struct Machine {
     pub frames: FramePool,
 }
 
+/// The last frames that close on themselves are held by global closures (a procedure made by a
+/// procedure with internal defines): once the globals go, the pool frees them.
+impl Drop for Machine {
+    fn drop(&mut self) {
+        drop(std::mem::take(&mut self.globals));
+        self.frames.collect_cycles();
+    }
+}
+
 impl Machine {
     pub fn new(budget: Limits) -> Machine {
         let mut syms = Interner::default();

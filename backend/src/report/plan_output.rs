@@ -59,26 +59,18 @@ impl Plan {
         let mut s = super::text::summary(report);
         if let Some(c) = &self.placed_by {
             // Beside the placement's cost, before what the schedule made of it.
-            let at = s
-                .find("placement cost:")
-                .and_then(|i| s[i..].find('\n').map(|j| i + j + 1))
-                .unwrap_or(s.len());
-            s.insert_str(at, &c.summary_line());
+            s.insert_after("placement cost", "placed by", c.describe());
         }
         if let Some(by) = &self.ordered_by {
-            // Under the schedule's line.
-            let at = s
-                .find("schedule:")
-                .and_then(|i| s[i..].find('\n').map(|j| i + j + 1))
-                .unwrap_or(s.len());
-            s.insert_str(at, &format!("order:            {by}\n"));
+            s.insert_after("schedule", "order", by.clone());
         }
         if let Some(p) = &self.periodic {
             if !p.whole {
-                s = p.whole_program_lines(&s, &self.traffic);
+                p.whole_program(&mut s, &self.traffic, report);
             }
-            s.push_str(&p.summary_line());
+            s.push("periodic", p.describe());
         }
+        let mut s = s.to_string();
         if self.routed_as.is_some() {
             s.push_str("throughput:       routed with every deadline at least release + period (Minsky §5.2); the contention line uses those windows\n");
         }

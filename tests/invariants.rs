@@ -364,6 +364,7 @@ fn completions(c: &Case) -> (String, u64, u64, Dynamic) {
         traffic: Some(&traffic),
         placement: Some(&placement),
         seed: 3,
+        planner: Some(&ttdl_backend::pipeline::Pipeline),
     };
     let opts = SimOptions::for_program(&traffic, &network, &placement);
     let run = |spec: &str| {

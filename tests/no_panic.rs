@@ -194,6 +194,7 @@ fn backend_stages(traffic: &Traffic, spec: &NetworkSpec, c: Choices) {
         traffic: Some(traffic),
         placement: Some(&placement),
         seed: c.seed,
+        planner: None,
     };
     let opts = SimOptions {
         max_cycles: 200_000,

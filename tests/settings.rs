@@ -12,7 +12,8 @@ use crate::support::ttdl;
 fn bad_value(row: &Setting) -> Option<String> {
     match row.kind {
         Kind::Network => Some("blob:3".into()),
-        Kind::Name | Kind::Flag => None,
+        Kind::Name => None,
+        Kind::Flag => Some("maybe".into()),
         Kind::Choice(_) | Kind::Level(_) => Some("zzz".into()),
         Kind::Int { max, .. } if max < u64::MAX => Some((max + 1).to_string()),
         Kind::Int { .. } | Kind::IntOrUnbounded { .. } => Some("x".into()),
@@ -31,7 +32,8 @@ fn every_door_takes_every_setting_and_refuses_alike() {
         for row in SETTINGS {
             assert!(
                 help.contains(&format!("--{} ", row.name))
-                    || help.contains(&format!("--{}\n", row.name)),
+                    || help.contains(&format!("--{}\n", row.name))
+                    || help.contains(&format!("--{}[=", row.name)),
                 "`{cmd} --help` lacks --{}",
                 row.name
             );
@@ -74,11 +76,12 @@ fn every_door_takes_every_setting_and_refuses_alike() {
                 if cmd == "simulate" {
                     args.extend(["--model", "scheduled"]);
                 }
-                let flag = format!("--{}", row.name);
-                args.extend([flag.as_str(), bad.as_str()]);
+                // `--name=value`, the form every setting takes (an on/off one only so).
+                let flag = format!("--{}={bad}", row.name);
+                args.push(flag.as_str());
                 let (code, _, err) = ttdl(&args);
-                assert_eq!(code, 2, "{cmd} {flag} {bad}: {err}");
-                assert!(err.contains(&refusal), "{cmd} {flag} {bad}: {err}");
+                assert_eq!(code, 2, "{cmd} {flag}: {err}");
+                assert!(err.contains(&refusal), "{cmd} {flag}: {err}");
             }
         }
         // The REPL.

@@ -142,6 +142,7 @@ fn case(spec: &str) -> Result<(), Box<dyn std::error::Error>> {
         timing: TimingModel::Port,
         seed: 1,
         throughput: false,
+        follow: false,
         effort: Default::default(),
     };
     let traffic = pipeline::timed(&traffic, &placement, &cfg)?;

@@ -38,6 +38,7 @@ fn main() {
         traffic: None,
         placement: None,
         seed: 1,
+        planner: None,
     };
     let cfg = SyntheticConfig {
         pattern: Pattern::Uniform,
@@ -101,6 +102,7 @@ fn transpose(k: usize, arb: &str, injection: Injection) {
         traffic: None,
         placement: None,
         seed: 1,
+        planner: None,
     };
     let nu_max = k as f64 - 2.0;
     let nu_avg = 2.0 * (k as f64 - 2.0) / 3.0;

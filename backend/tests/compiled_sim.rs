@@ -47,6 +47,7 @@ fn run_on(network: &str, spec: &str, traffic: &Traffic) -> (String, u64, Vec<u64
         traffic: Some(traffic),
         placement: Some(&placement),
         seed: 1,
+        planner: None,
     };
     let mut model = registry::build(spec, &ctx).unwrap();
     let report = simulate(
@@ -105,6 +106,7 @@ fn bad_options_are_errors() {
         traffic: Some(&t),
         placement: Some(&placement),
         seed: 1,
+        planner: None,
     };
     for spec in [
         "compiled capacity=0",

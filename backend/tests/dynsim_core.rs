@@ -70,6 +70,7 @@ fn run(spec: &str, net: &str, traffic: &Traffic, placement: Option<Placement>) -
         traffic: Some(traffic),
         placement: Some(&placement),
         seed: 3,
+        planner: Some(&ttdl_backend::pipeline::Pipeline),
     };
     let mut model = registry::build(spec, &ctx).unwrap();
     simulate(
@@ -177,6 +178,7 @@ fn waiting_forever_is_an_error_naming_the_tasks() {
         traffic: Some(&traffic),
         placement: Some(&placement),
         seed: 1,
+        planner: None,
     };
     let mut model = registry::build("wormhole", &ctx).unwrap();
     let err = simulate(
@@ -216,6 +218,7 @@ fn bad_models_and_options_are_errors() {
         traffic: None,
         placement: None,
         seed: 1,
+        planner: None,
     };
     let err = |spec: &str| registry::build(spec, &ctx).err().map(|e| e.to_string());
     assert!(err("warp-drive")

@@ -28,6 +28,7 @@ fn latency(spec: &str, net: &Network, src: usize, dst: usize, size: u64) -> u64 
         traffic: Some(&traffic),
         placement: Some(&placement),
         seed: 1,
+        planner: None,
     };
     let mut model = registry::build(spec, &ctx).unwrap();
     let r = simulate(

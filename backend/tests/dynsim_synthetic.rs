@@ -14,6 +14,7 @@ fn sweep_point(net: &str, spec: &str, cfg: &SyntheticConfig) -> SyntheticResult 
         traffic: None,
         placement: None,
         seed: cfg.seed,
+        planner: None,
     };
     let mut model = registry::build(spec, &ctx).unwrap();
     synthetic::run(&net, model.as_mut(), cfg).unwrap()

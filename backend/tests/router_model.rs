@@ -195,6 +195,7 @@ fn run(spec: &str, network: &str, cfg: &SyntheticConfig) -> SyntheticResult {
         traffic: None,
         placement: None,
         seed: cfg.seed,
+        planner: None,
     };
     let mut m = registry::build(spec, &ctx).unwrap();
     synthetic::run(&n, m.as_mut(), cfg).unwrap()
@@ -276,6 +277,7 @@ fn options_and_names() {
         traffic: None,
         placement: None,
         seed: 1,
+        planner: None,
     };
     let name = |s: &str| registry::build(s, &ctx).unwrap().name();
     assert_eq!(name("router"), "router");

@@ -94,6 +94,7 @@ fn wormhole_and_router_drain_an_overloaded_anynet() {
             traffic: None,
             placement: None,
             seed: cfg.seed,
+            planner: None,
         };
         let mut m = registry::build(spec, &ctx).unwrap();
         let r = synthetic::run(&net, m.as_mut(), &cfg).unwrap();

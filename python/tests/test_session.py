@@ -262,7 +262,7 @@ def test_compare_every_model_by_default(example):
 def test_setting_names_are_spec_section_3s():
     assert ttdl.setting_names() == [
         "network", "mapping", "place", "route", "schedule", "lp_solver", "ports", "latency",
-        "setup", "buffer", "timing", "throughput", "seed", "effort",
+        "setup", "buffer", "timing", "throughput", "follow", "seed", "effort",
     ]
 
 

@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use ttdl_backend::pipeline::{self, Settings};
+use ttdl_backend::pipeline::Settings;
 use ttdl_backend::{tasks_file, Traffic};
 
 use super::{CliError, Source};
@@ -128,7 +128,7 @@ fn read_as(file: &Path, source: &Source, folded: bool) -> Result<Program, CliErr
         "json" => {
             let text = text()?;
             let name = display_name(file);
-            let read = match pipeline::read_plan_document(&text) {
+            let read = match ttdl_session::Session::read_plan_document(&text) {
                 Ok(Some((traffic, base))) => Ok(Program {
                     traffic,
                     printed: String::new(),

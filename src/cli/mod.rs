@@ -166,15 +166,21 @@ impl clap::Args for PlanArgs {
                 .long(row.name)
                 .help(row.help_line())
                 .help_heading("Plan settings");
+            let arg = arg
+                .value_name(row.value_name)
+                .value_parser(ValueParser::new(move |s: &str| {
+                    row.parse(s)
+                        .map(|_| s.to_string())
+                        .map_err(|e| e.to_string())
+                }));
+            // An on/off setting alone turns it on (`--throughput`); `--follow=off` turns off one
+            // that is on by default. The `=` keeps the input file from being taken as a value.
             let arg = match row.kind {
-                Kind::Flag => arg.action(clap::ArgAction::SetTrue),
-                _ => arg
-                    .value_name(row.value_name)
-                    .value_parser(ValueParser::new(move |s: &str| {
-                        row.parse(s)
-                            .map(|_| s.to_string())
-                            .map_err(|e| e.to_string())
-                    })),
+                Kind::Flag => arg
+                    .num_args(0..=1)
+                    .require_equals(true)
+                    .default_missing_value("on"),
+                _ => arg,
             };
             cmd = cmd.arg(arg);
         }
@@ -194,13 +200,8 @@ impl clap::FromArgMatches for PlanArgs {
     }
 
     fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
-        use ttdl_ir::settings::Kind;
         for row in plan_rows() {
-            let text = match row.kind {
-                Kind::Flag => m.get_flag(row.name).then(|| "on".to_string()),
-                _ => m.get_one::<String>(row.name).cloned(),
-            };
-            if let Some(text) = text {
+            if let Some(text) = m.get_one::<String>(row.name).cloned() {
                 self.settings.set(row.name, &text).map_err(|e| {
                     clap::Error::raw(
                         clap::error::ErrorKind::InvalidValue,

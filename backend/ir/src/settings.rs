@@ -195,6 +195,16 @@ pub const SETTINGS: &[Setting] = &[
         model: false,
     },
     Setting {
+        name: "follow",
+        key: "follow",
+        kind: Kind::Flag,
+        default: DefaultValue::Is("on"),
+        value_name: "on|off",
+        help: "let a dynamic model's run order the plan: every model `compare` runs is run on the plan's placement, and when one finishes sooner the exact scheduler follows its order (programs of at most 2,000 messages); off plans with the scheduler's own orders only",
+        target: true,
+        model: true,
+    },
+    Setting {
         name: "seed",
         key: "seed",
         kind: Kind::Int {

@@ -87,6 +87,7 @@ pub fn resolve(traffic: &Traffic, o: &Settings) -> Result<PlanConfig, PipelineEr
         timing,
         seed: parse("seed")?,
         throughput: s.flag("throughput").unwrap_or(false),
+        follow: s.flag("follow").unwrap_or(true),
         effort: chosen("effort")?.parse().map_err(PipelineError::Config)?,
     })
 }
@@ -122,6 +123,7 @@ impl PlanConfig {
             "throughput",
             if self.throughput { "on" } else { "off" }.to_string(),
         );
+        put("follow", if self.follow { "on" } else { "off" }.to_string());
         put("effort", self.effort.to_string());
         put("seed", self.seed.to_string());
         s

@@ -17,7 +17,7 @@ pub const FOLLOW_LARGEST: usize = 2_000;
 /// (see [`schedule::from_run`]): every model `compare` runs but the plan's own is run on the
 /// same placement, stopped once it is slower than the plan, and the exact scheduler follows
 /// the sends of each that is not. Kept, with what ordered it, only when its verified plan is
-/// strictly shorter. Not for the LP (asked for by name), pipelined windows (`throughput`),
+/// strictly shorter. Not when the `follow` setting is off, nor for the LP (asked for by name), pipelined windows (`throughput`),
 /// fixed windows (a tasks file), programs larger than [`FOLLOW_LARGEST`] messages, or a plan
 /// already at its lower bound.
 #[allow(clippy::too_many_arguments)]
@@ -34,7 +34,8 @@ pub(super) fn follow_runs(
     use crate::sim::drive::program::{simulate, SimOptions};
     use crate::sim::registry::{self, ModelContext};
     let n = timed.messages.len();
-    if cfg.schedule == Method::Lp
+    if !cfg.follow
+        || cfg.schedule == Method::Lp
         || cfg.throughput
         || n > FOLLOW_LARGEST
         || !program::is_driven(timed)
@@ -52,6 +53,7 @@ pub(super) fn follow_runs(
         traffic: Some(written),
         placement: Some(placement),
         seed: cfg.seed,
+        planner: None,
     };
     let mut runs: Vec<(String, u64, &str)> = Vec::new();
     let mut sends: Vec<Vec<u64>> = Vec::new();

@@ -32,7 +32,7 @@ pub use config::resolve;
 pub use document::read_plan_document;
 pub use follow::FOLLOW_LARGEST;
 pub use periodic::Periodic;
-pub use placed::{placed, ModelRun, Placed};
+pub use placed::{placed, ModelRun, Pipeline, Placed};
 pub use placement::{place, PlaceChoice, PlaceTry};
 pub use timing::{time_unplaced, timed};
 
@@ -53,6 +53,8 @@ pub struct PlanConfig {
     pub timing: TimingModel,
     pub seed: u64,
     pub throughput: bool,
+    /// Whether a dynamic model's run may order the plan (the `follow` setting).
+    pub follow: bool,
     /// How hard the scheduler works (the `effort` setting).
     pub effort: schedule::improve::Effort,
 }

@@ -1,8 +1,10 @@
 //! A program placed once for every model `simulate` and `compare` run on it, the plan among
 //! them, so every row runs on the same placement.
 
-use super::{place, resolve, PipelineError, PlanConfig, Settings};
+use super::{place, plan_placed, resolve, PipelineError, PlanConfig, Setting, Settings};
 use crate::progress::Progress;
+use crate::schedule;
+use crate::sim::models::scheduled::{PlannedRun, Planner};
 use crate::topology::Network;
 use crate::traffic::{Placement, Traffic};
 
@@ -61,6 +63,7 @@ impl Placed {
             traffic: Some(&self.traffic),
             placement: Some(&self.placement),
             seed: self.config.seed,
+            planner: Some(&Pipeline),
         };
         let mut model = registry::build(&self.with_plan_settings(spec), &ctx)?;
         let mut opts = SimOptions::for_program(&self.traffic, &self.network, &self.placement);
@@ -85,6 +88,7 @@ impl Placed {
             traffic: Some(&self.traffic),
             placement: Some(&self.placement),
             seed: self.config.seed,
+            planner: Some(&Pipeline),
         };
         crate::sim::registry::build(&self.with_plan_settings(spec), &ctx).map(|_| ())
     }
@@ -161,5 +165,45 @@ impl Placed {
             }
         }
         out
+    }
+}
+
+/// The pipeline as the `scheduled` model's planner ([`crate::sim::registry::ModelContext`]): the
+/// plan `ttdl run` makes of the program on the given placement.
+pub struct Pipeline;
+
+impl Planner for Pipeline {
+    fn plan(
+        &self,
+        traffic: &Traffic,
+        network: &Network,
+        placement: &Placement,
+        settings: &Settings,
+    ) -> Result<PlannedRun, String> {
+        let cfg = resolve(traffic, settings).map_err(|e| e.to_string())?;
+        let plan = plan_placed(traffic, network.clone(), placement.clone(), &cfg)
+            .map_err(|e| e.to_string())?;
+        let default_of = |name: &str| Setting::find(name).map_or("", |s| s.default_text());
+        let mut non_default = Vec::new();
+        if cfg.hardware.setup > 0 {
+            non_default.push(format!("setup={}", cfg.hardware.setup));
+        }
+        if cfg.route.name() != default_of("route") {
+            non_default.push(format!("route={}", cfg.route.name()));
+        }
+        if cfg.hardware.buffer != schedule::Hardware::BUFFER {
+            non_default.push(format!(
+                "buffer={}",
+                schedule::Hardware::buffer_name(cfg.hardware.buffer)
+            ));
+        }
+        if cfg.timing.name() != default_of("timing") {
+            non_default.push(format!("timing={}", cfg.timing.name()));
+        }
+        Ok(PlannedRun {
+            schedule: plan.schedule,
+            replay: plan.replay,
+            non_default,
+        })
     }
 }

@@ -119,23 +119,3 @@ pub struct PlaceTry {
     pub makespan: u64,
     pub same_as: Option<PlaceMethod>,
 }
-
-impl PlaceChoice {
-    /// The summary's `placed by` line, e.g. `anneal (makespans, scheduled exact: identity 58,
-    /// anneal 42; …)`.
-    pub fn describe(&self) -> String {
-        let tried: Vec<String> = self
-            .tried
-            .iter()
-            .map(|t| match t.same_as {
-                Some(m) => format!("{} = {}", t.method.name(), m.name()),
-                None => format!("{} {}", t.method.name(), t.makespan),
-            })
-            .collect();
-        format!(
-            "{} (makespans, scheduled exact: {}; the smallest kept; on a tie, the fewest relaxed deadlines, then the first)",
-            self.chosen.name(),
-            tried.join(", ")
-        )
-    }
-}

@@ -905,6 +905,7 @@ mod tests {
             traffic: Some(&traffic),
             placement: Some(&placement),
             seed: 1,
+            planner: None,
         };
         let mut model = crate::sim::registry::build("wormhole", &ctx).unwrap();
         let opts = crate::sim::drive::program::SimOptions::default();

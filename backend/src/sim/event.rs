@@ -38,6 +38,11 @@ impl<E: Ord + Copy> EventQueue<E> {
         self.heap.peek().map(|Reverse((at, _))| *at)
     }
 
+    /// The earliest event, left in the queue.
+    pub fn peek(&self) -> Option<(u64, E)> {
+        self.heap.peek().map(|Reverse(x)| *x)
+    }
+
     /// Removes and returns the earliest event if it is due at or before `now`.
     pub fn pop_due(&mut self, now: u64) -> Option<(u64, E)> {
         match self.heap.peek() {

@@ -10,12 +10,15 @@ use super::NetworkModel;
 /// What a model may look at when it is built: the physical network always; the program and its
 /// placement when one is being run (a model that plans ahead, like the scheduled replay, needs
 /// them; synthetic traffic has none).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct ModelContext<'a> {
     pub network: &'a Network,
     pub traffic: Option<&'a Traffic>,
     pub placement: Option<&'a Placement>,
     pub seed: u64,
+    /// What plans a program, for the `scheduled` model: the pipeline hands itself in here, so
+    /// the simulator never imports it (`None` where no plan is wanted).
+    pub planner: Option<&'a dyn super::models::scheduled::Planner>,
 }
 
 /// Builds a model from its options (read them with [`ModelOptions`], then call `finish`).

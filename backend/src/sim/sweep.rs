@@ -189,6 +189,7 @@ impl SweepSpec {
             traffic: None,
             placement: None,
             seed: 1,
+            planner: None,
         };
         for m in &self.models {
             registry::build(m, &ctx)?;
@@ -204,6 +205,7 @@ impl SweepSpec {
             traffic: None,
             placement: None,
             seed: p.seed,
+            planner: None,
         };
         let mut model = registry::build(&p.model, &ctx)?;
         let cfg = SyntheticConfig {

@@ -255,6 +255,12 @@ impl Session {
         pipeline::plan_with_progress(traffic, &cfg, progress).map_err(SessionError::Plan)
     }
 
+    /// A plan document (`ttdl run --format json`) read back as its program and the settings it
+    /// was planned with, to plan or run it again; `None` when the JSON is not a plan document.
+    pub fn read_plan_document(text: &str) -> Result<Option<(Traffic, Settings)>, PipelineError> {
+        pipeline::read_plan_document(text)
+    }
+
     /// The program placed for the hardware models, as `plan` would place it.
     pub fn placed(&self, overrides: &Settings) -> Result<Placed, SessionError> {
         let traffic = self

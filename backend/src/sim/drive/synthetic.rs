@@ -577,6 +577,7 @@ mod tests {
             traffic: None,
             placement: None,
             seed: 1,
+            planner: None,
         };
         let mut model = crate::sim::registry::build("wormhole", &ctx).unwrap();
         let base = SyntheticConfig::default();

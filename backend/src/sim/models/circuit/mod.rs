@@ -21,11 +21,9 @@
 //! another's partial path). Waiting headers are served oldest first (`arb=oldest`, default) or in
 //! order of arrival (`arb=fifo`); age is (creation cycle, packet id).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use crate::topology::{Kind, Network};
 
+use crate::sim::event::EventQueue;
 use crate::sim::options::{choice, choice_depends, int, ModelError, ModelOptions, OptionSpec};
 use crate::sim::paths::Paths;
 use crate::sim::registry::ModelContext;
@@ -121,7 +119,7 @@ pub struct Circuit {
     owner: Vec<usize>,
     /// Per resource: waiting headers as (priority key, packet slot).
     waiters: Vec<Vec<((u64, u64), usize)>>,
-    events: BinaryHeap<Reverse<(u64, Ev)>>,
+    events: EventQueue<Ev>,
     busy: Vec<u64>,
 }
 
@@ -152,7 +150,7 @@ impl Circuit {
             free_slots: Vec::new(),
             owner: vec![FREE; nres],
             waiters: vec![Vec::new(); nres],
-            events: BinaryHeap::new(),
+            events: EventQueue::new(),
             busy: vec![0; nlinks],
         })
     }
@@ -190,7 +188,7 @@ impl Circuit {
                         self.busy[res] += size;
                     }
                 }
-                self.events.push(Reverse((now + size - 1, Ev::Done(s))));
+                self.events.push(now + size - 1, Ev::Done(s));
             } else {
                 let next = p.path[p.held];
                 let delay = if next < self.nlinks { self.setup } else { 0 };
@@ -200,7 +198,7 @@ impl Circuit {
                     work.push(next);
                 } else {
                     let g = p.generation;
-                    self.events.push(Reverse((now + delay, Ev::Probe(s, g))));
+                    self.events.push(now + delay, Ev::Probe(s, g));
                 }
             }
         }
@@ -253,7 +251,7 @@ impl Circuit {
             self.waiters[r].retain(|&(_, w)| w != s);
         }
         let at = now + 1 + backoff;
-        self.events.push(Reverse((at, Ev::Probe(s, generation))));
+        self.events.push(at, Ev::Probe(s, generation));
     }
 
     /// Queues header `s` for resource `r`; in retry mode, wakes it when its patience runs out.
@@ -263,8 +261,7 @@ impl Circuit {
             p.wait_since = Some(now);
         }
         if self.blocked == Blocked::Retry {
-            self.events
-                .push(Reverse((now + self.patience.max(1), Ev::Timeout(s))));
+            self.events.push(now + self.patience.max(1), Ev::Timeout(s));
         }
     }
 
@@ -319,19 +316,14 @@ impl NetworkModel for Circuit {
         let slot =
             crate::sim::slots::reuse_or_push(&mut self.pkts, &mut self.free_slots, Some(pkt));
         let g = self.pkts[slot].as_ref().map_or(0, |p| p.generation);
-        self.events
-            .push(Reverse((now + self.overhead, Ev::Probe(slot, g))));
+        self.events.push(now + self.overhead, Ev::Probe(slot, g));
     }
 
     fn step(&mut self, now: u64, delivered: &mut Vec<Delivery>) {
         // Events a grant schedules for this same cycle are handled before returning.
         loop {
             let mut work = Vec::new();
-            while let Some(&Reverse((at, ev))) = self.events.peek() {
-                if at > now {
-                    break;
-                }
-                self.events.pop();
+            while let Some((_, ev)) = self.events.pop_due(now) {
                 match ev {
                     Ev::Free(r) => {
                         self.owner[r] = FREE;
@@ -357,7 +349,7 @@ impl NetworkModel for Circuit {
                             at: now + 1,
                         });
                         for &r in &p.path {
-                            self.events.push(Reverse((now + 1, Ev::Free(r))));
+                            self.events.push(now + 1, Ev::Free(r));
                         }
                         self.free_slots.push(s);
                     }
@@ -390,7 +382,7 @@ impl NetworkModel for Circuit {
                         continue;
                     };
                     for &r in &p.path[..p.held] {
-                        self.events.push(Reverse((now + 1, Ev::Free(r))));
+                        self.events.push(now + 1, Ev::Free(r));
                     }
                     p.held = 0;
                     p.wait_since = None;
@@ -398,18 +390,17 @@ impl NetworkModel for Circuit {
                     let backoff =
                         self.setup.max(1) * (p.path.len() as u64) * p.attempts.min(8) + p.id % 7;
                     let g = p.generation;
-                    self.events
-                        .push(Reverse((now + 1 + backoff, Ev::Probe(s, g))));
+                    self.events.push(now + 1 + backoff, Ev::Probe(s, g));
                 }
             }
-            if self.events.peek().is_none_or(|e| e.0 .0 > now) {
+            if self.events.next_time().is_none_or(|at| at > now) {
                 break;
             }
         }
     }
 
     fn next_event(&self, now: u64) -> Option<u64> {
-        self.events.peek().map(|Reverse((at, _))| (*at).max(now))
+        self.events.next_time().map(|at| at.max(now))
     }
 
     fn link_busy(&self) -> Vec<u64> {

@@ -14,13 +14,12 @@
 //! A message of `size` packets is delivered when its last packet has left the destination's router.
 
 use crate::sim::optical::OpticalError;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use ttdl_ir::limits::Limits;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::sim::event::EventQueue;
 use crate::sim::optical::aapc::Phase;
 use crate::sim::optical::rca::{realize, Logical};
 use crate::sim::optical::torus::Torus;
@@ -87,7 +86,8 @@ pub struct MultiHop {
     /// Next free slot (absolute slot number) of each lightpath, by (node, neighbour index).
     path_free: Vec<Vec<u64>>,
     router_free: Vec<u64>,
-    queue: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    /// Events by time, then by the order they were made in.
+    queue: EventQueue<(u64, Ev)>,
     seq: u64,
     /// Per message: packets still travelling, id, creation slot.
     msgs: Vec<Option<(u64, u64, u64)>>,
@@ -172,7 +172,7 @@ impl MultiHop {
             neighbours,
             path_free,
             router_free: vec![0; n],
-            queue: BinaryHeap::new(),
+            queue: EventQueue::new(),
             seq: 0,
             msgs: Vec::new(),
             free_msgs: Vec::new(),
@@ -202,7 +202,7 @@ impl MultiHop {
 
     fn push(&mut self, at: u64, ev: Ev) {
         self.seq += 1;
-        self.queue.push(Reverse((at, self.seq, ev)));
+        self.queue.push(at, (self.seq, ev));
     }
 
     /// The next logical node on the way from `u` to `dst`.
@@ -377,11 +377,7 @@ impl NetworkModel for MultiHop {
 
     fn step(&mut self, now: u64, delivered: &mut Vec<Delivery>) {
         let horizon = (now + 1) * TICKS_PER_SLOT;
-        while let Some(Reverse((t, _, ev))) = self.queue.peek().copied() {
-            if t >= horizon {
-                break;
-            }
-            self.queue.pop();
+        while let Some((t, (_, ev))) = self.queue.pop_due(horizon - 1) {
             self.handle(t, ev);
         }
         delivered.append(&mut self.ready_now);
@@ -392,8 +388,8 @@ impl NetworkModel for MultiHop {
             return Some(now);
         }
         self.queue
-            .peek()
-            .map(|Reverse((t, _, _))| (t / TICKS_PER_SLOT).max(now))
+            .next_time()
+            .map(|t| (t / TICKS_PER_SLOT).max(now))
     }
 
     fn link_busy(&self) -> Vec<u64> {

@@ -30,13 +30,13 @@
 //! reported when the last packet arrives.
 
 use crate::sim::optical::OpticalError;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use ttdl_ir::limits::Limits;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::sim::event::EventQueue;
 use crate::sim::optical::aapc::link_head;
 use crate::sim::optical::torus::Torus;
 use crate::sim::options::{choice, int, int_depends, ModelError, ModelOptions, OptionSpec};
@@ -298,7 +298,8 @@ pub struct ReservationStats {
 pub struct PathReservation {
     cfg: ReservationConfig,
     rng: ChaCha8Rng,
-    queue: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    /// Events by time, then by the order they were made in.
+    queue: EventQueue<(u64, Ev)>,
     seq: u64,
     reqs: Vec<Option<Request>>,
     free_reqs: Vec<usize>,
@@ -327,7 +328,7 @@ impl PathReservation {
         let links = 6 * n;
         Ok(PathReservation {
             rng: ChaCha8Rng::seed_from_u64(cfg.seed),
-            queue: BinaryHeap::new(),
+            queue: EventQueue::new(),
             seq: 0,
             reqs: Vec::new(),
             free_reqs: Vec::new(),
@@ -370,7 +371,7 @@ impl PathReservation {
 
     fn push(&mut self, at: u64, ev: Ev) {
         self.seq += 1;
-        self.queue.push(Reverse((at, self.seq, ev)));
+        self.queue.push(at, (self.seq, ev));
     }
 
     /// Links driven at each path position: the source drives its transmitter and first link, an
@@ -773,11 +774,7 @@ impl NetworkModel for PathReservation {
     }
 
     fn step(&mut self, now: u64, delivered: &mut Vec<Delivery>) {
-        while let Some(Reverse((t, _, ev))) = self.queue.peek().copied() {
-            if t > now {
-                break;
-            }
-            self.queue.pop();
+        while let Some((t, (_, ev))) = self.queue.pop_due(now) {
             self.handle(t, ev);
         }
         delivered.append(&mut self.ready_now);
@@ -787,7 +784,7 @@ impl NetworkModel for PathReservation {
         if !self.ready_now.is_empty() {
             return Some(now);
         }
-        self.queue.peek().map(|Reverse((t, _, _))| (*t).max(now))
+        self.queue.next_time().map(|t| t.max(now))
     }
 
     fn link_busy(&self) -> Vec<u64> {
@@ -840,7 +837,7 @@ pub fn poisson_run(
     }
     net.measure_from = warmup;
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x9e37_79b9_7f4a_7c15);
-    let mut next: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+    let mut next: EventQueue<usize> = EventQueue::new();
     let exp = |rng: &mut ChaCha8Rng| -> f64 {
         let u: f64 = rng.random();
         -(1.0 - u).ln() / rate
@@ -848,7 +845,7 @@ pub fn poisson_run(
     let mut clock = vec![0.0f64; nodes];
     for (n, c) in clock.iter_mut().enumerate() {
         *c = exp(&mut rng);
-        next.push(Reverse((*c as u64, n)));
+        next.push(*c as u64, n);
     }
     let mut id = 0u64;
     let mut delivered = Vec::new();
@@ -857,11 +854,7 @@ pub fn poisson_run(
     let mut latency_before = 0u64;
     let mut now = 0u64;
     while now < end {
-        while let Some(&Reverse((t, n))) = next.peek() {
-            if t > now {
-                break;
-            }
-            next.pop();
+        while let Some((_, n)) = next.pop_due(now) {
             let mut dst = rng.random_range(0..nodes - 1);
             if dst >= n {
                 dst += 1;
@@ -878,7 +871,7 @@ pub fn poisson_run(
             );
             id += 1;
             clock[n] += exp(&mut rng);
-            next.push(Reverse((clock[n] as u64, n)));
+            next.push(clock[n] as u64, n);
         }
         net.step(now, &mut delivered);
         counted += delivered
@@ -890,7 +883,7 @@ pub fn poisson_run(
             started_before = net.stats.started;
             latency_before = net.stats.latency_sum;
         }
-        let arrival = next.peek().map_or(end, |Reverse((t, _))| *t);
+        let arrival = next.next_time().unwrap_or(end);
         now = net
             .next_event(now + 1)
             .unwrap_or(end)

@@ -1246,6 +1246,7 @@ mod tests {
             traffic: None,
             placement: None,
             seed: 1,
+            planner: None,
         };
         assert!(build("pms threshold=4", &ctx).is_ok());
         assert!(build("pms predictor=counter timeout=10", &ctx).is_ok());

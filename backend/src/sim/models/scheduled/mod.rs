@@ -7,13 +7,14 @@
 
 pub mod replay;
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use crate::schedule::{self, Schedule};
+use crate::topology::Network;
+use crate::traffic::{MsgId, Placement, TaskId, Traffic};
+use ttdl_ir::settings::{Settings, SETTINGS};
 
-use crate::pipeline::{self, Setting, Settings, SETTINGS};
-use crate::schedule::{self};
-use crate::traffic::{MsgId, TaskId};
+use replay::ReplayReport;
 
+use crate::sim::event::EventQueue;
 use crate::sim::options::{choice, setting, ModelError, ModelOptions, OptionSpec};
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
@@ -60,8 +61,30 @@ const fn model_options() -> [OptionSpec; MODEL_SETTINGS + 1] {
     out
 }
 
-/// Builds the plan for the context's program and placement with the one pipeline `ttdl run`
-/// uses (same defaults), so `compare` shows the plan `run` prints.
+/// What plans a program on a placement for the model: the one pipeline `ttdl run` uses (same
+/// defaults), so `compare` shows the plan `run` prints. It lives above the simulator, which
+/// receives it in [`ModelContext::planner`].
+pub trait Planner {
+    fn plan(
+        &self,
+        traffic: &Traffic,
+        network: &Network,
+        placement: &Placement,
+        settings: &Settings,
+    ) -> Result<PlannedRun, String>;
+}
+
+/// A verified plan and its replay, as the model runs it.
+pub struct PlannedRun {
+    pub schedule: Schedule,
+    pub replay: ReplayReport,
+    /// The settings a reader of the row's name must know, as `key=value`: the set-up cycles,
+    /// and the route, buffer and timing when they are not the defaults (Minsky's timing rule,
+    /// a write waiting for its subtask's compute, differs from the dynamic models' semantics).
+    pub non_default: Vec<String>,
+}
+
+/// Builds the plan for the context's program and placement with the context's planner.
 pub fn build(
     ctx: &ModelContext<'_>,
     opts: &mut ModelOptions,
@@ -98,40 +121,32 @@ pub fn build(
             .collect()
     });
     let traffic = unicasts.as_ref().map_or(traffic, |u| &u.traffic);
-    let cfg =
-        pipeline::resolve(traffic, &settings).map_err(|e| ModelError(format!("scheduled: {e}")))?;
-    let plan = pipeline::plan_placed(traffic, ctx.network.clone(), placement.clone(), &cfg)
+    let Some(planner) = ctx.planner else {
+        return Err(ModelError(
+            "the scheduled model needs a planner to plan the program (run it through the pipeline)"
+                .into(),
+        ));
+    };
+    let plan = planner
+        .plan(traffic, ctx.network, placement, &settings)
         .map_err(|e| ModelError(format!("scheduled: {e}")))?;
     let mut name = format!("scheduled {}", plan.schedule.method.name());
     if copies.is_some() {
         name.push_str(" unicast");
     }
-    if cfg.hardware.setup > 0 {
-        name.push_str(&format!(" setup={}", cfg.hardware.setup));
-    }
-    if cfg.route.name() != default_of("route") {
-        name.push_str(&format!(" route={}", cfg.route.name()));
-    }
-    if cfg.hardware.buffer != schedule::Hardware::BUFFER {
-        name.push_str(&format!(
-            " buffer={}",
-            schedule::Hardware::buffer_name(cfg.hardware.buffer)
-        ));
-    }
-    if cfg.timing.name() != default_of("timing") {
-        // Minsky's rule (a write waits for its subtask's compute) differs from the dynamic
-        // models' semantics: the row says so.
-        name.push_str(&format!(" timing={}", cfg.timing.name()));
+    for setting in &plan.non_default {
+        name.push(' ');
+        name.push_str(setting);
     }
     Ok(Box::new(Scheduled {
         name,
         copies,
-        delivered: plan.replay.delivered.clone(),
-        latency: plan.replay.latency.clone(),
-        pending: BinaryHeap::new(),
         busy: link_words(ctx.network, &plan.schedule),
         activity: activity(&plan.schedule),
         buffered_max: plan.replay.max_buffered,
+        delivered: plan.replay.delivered,
+        latency: plan.replay.latency,
+        pending: EventQueue::new(),
     }))
 }
 
@@ -180,7 +195,7 @@ pub struct Scheduled {
     delivered: Vec<u64>,
     latency: Vec<u64>,
     /// (cycle of the last word, packet id).
-    pending: BinaryHeap<Reverse<(u64, u64)>>,
+    pending: EventQueue<u64>,
     busy: Vec<u64>,
     activity: crate::sim::energy::Activity,
     /// The replay's most words waiting at one switch input (`buffered_max`).
@@ -194,8 +209,7 @@ impl NetworkModel for Scheduled {
 
     fn inject(&mut self, now: u64, packet: Packet) {
         // Without a message id there is no plan entry: move it at one word per cycle.
-        self.pending
-            .push(Reverse((now + packet.size.max(1) - 1, packet.id)));
+        self.pending.push(now + packet.size.max(1) - 1, packet.id);
     }
 
     fn inject_for(&mut self, now: u64, packet: Packet, msg: MsgId, dst_task: TaskId) {
@@ -212,7 +226,7 @@ impl NetworkModel for Scheduled {
             (Some(p), Some(l)) => p.max(now + l.max(1)),
             _ => now + packet.size.max(1),
         };
-        self.pending.push(Reverse((at.max(now + 1) - 1, packet.id)));
+        self.pending.push(at.max(now + 1) - 1, packet.id);
     }
 
     fn carries_local(&self) -> bool {
@@ -220,11 +234,7 @@ impl NetworkModel for Scheduled {
     }
 
     fn step(&mut self, now: u64, delivered: &mut Vec<Delivery>) {
-        while let Some(&Reverse((at, id))) = self.pending.peek() {
-            if at > now {
-                break;
-            }
-            self.pending.pop();
+        while let Some((_, id)) = self.pending.pop_due(now) {
             delivered.push(Delivery {
                 packet: id,
                 at: now + 1,
@@ -233,7 +243,7 @@ impl NetworkModel for Scheduled {
     }
 
     fn next_event(&self, now: u64) -> Option<u64> {
-        self.pending.peek().map(|Reverse((at, _))| (*at).max(now))
+        self.pending.next_time().map(|at| at.max(now))
     }
 
     fn link_busy(&self) -> Vec<u64> {
@@ -246,9 +256,4 @@ impl NetworkModel for Scheduled {
     fn buffered_max(&self) -> Option<u64> {
         Some(self.buffered_max)
     }
-}
-
-/// A setting's default as the table states it.
-fn default_of(name: &str) -> &'static str {
-    Setting::find(name).map_or("", |s| s.default_text())
 }

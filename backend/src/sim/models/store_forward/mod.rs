@@ -17,11 +17,9 @@
 //! on the network (not one per outgoing link) and drains one at a time, and the uncontended
 //! time stays `D·(a + L)`.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use crate::topology::LinkId;
 
+use crate::sim::event::EventQueue;
 use crate::sim::options::{choice, int, ModelError, ModelOptions, OptionSpec};
 use crate::sim::paths::Paths;
 use crate::sim::registry::ModelContext;
@@ -95,7 +93,7 @@ pub struct StoreForward {
     in_links: Vec<Vec<LinkId>>,
     /// Per link: its source and destination node.
     ends: Vec<(usize, usize)>,
-    events: BinaryHeap<Reverse<(u64, Ev)>>,
+    events: EventQueue<Ev>,
     busy: Vec<u64>,
     touched: Vec<LinkId>,
     /// The largest packet handed over, in words (the buffer each input needs).
@@ -126,7 +124,7 @@ impl StoreForward {
             free_slots: Vec::new(),
             busy_until: vec![0; nl],
             queue: vec![Vec::new(); nl],
-            events: BinaryHeap::new(),
+            events: EventQueue::new(),
             busy: vec![0; nl],
             touched: Vec::new(),
             largest: 0,
@@ -187,18 +185,14 @@ impl NetworkModel for StoreForward {
         };
         let slot =
             crate::sim::slots::reuse_or_push(&mut self.pkts, &mut self.free_slots, Some(pkt));
-        self.events.push(Reverse((now + self.a, Ev::Request(slot))));
+        self.events.push(now + self.a, Ev::Request(slot));
     }
 
     fn step(&mut self, now: u64, delivered: &mut Vec<Delivery>) {
         // Events a grant schedules for this same cycle are handled before returning.
         loop {
             self.touched.clear();
-            while let Some(&Reverse((at, ev))) = self.events.peek() {
-                if at > now {
-                    break;
-                }
-                self.events.pop();
+            while let Some((_, ev)) = self.events.pop_due(now) {
                 match ev {
                     Ev::Free(l) => self.touched.push(l),
                     Ev::InjectFree(n) => self.touched.extend_from_slice(&self.out_links[n]),
@@ -238,8 +232,7 @@ impl NetworkModel for StoreForward {
                             self.pkts[s] = None;
                             self.free_slots.push(s);
                         } else {
-                            self.events
-                                .push(Reverse((now + 1 + self.a, Ev::Request(s))));
+                            self.events.push(now + 1 + self.a, Ev::Request(s));
                         }
                     }
                 }
@@ -258,26 +251,25 @@ impl NetworkModel for StoreForward {
                 let (from, to) = self.ends[l];
                 if first {
                     self.inject_free[from] = now + size;
-                    self.events
-                        .push(Reverse((now + size, Ev::InjectFree(from))));
+                    self.events.push(now + size, Ev::InjectFree(from));
                 }
                 if last {
                     self.eject_free[to] = now + size;
-                    self.events.push(Reverse((now + size, Ev::EjectFree(to))));
+                    self.events.push(now + size, Ev::EjectFree(to));
                 }
                 self.busy_until[l] = now + size;
                 self.busy[l] += size;
-                self.events.push(Reverse((now + size - 1, Ev::Arrive(s))));
-                self.events.push(Reverse((now + size, Ev::Free(l))));
+                self.events.push(now + size - 1, Ev::Arrive(s));
+                self.events.push(now + size, Ev::Free(l));
             }
-            if self.events.peek().is_none_or(|e| e.0 .0 > now) {
+            if self.events.next_time().is_none_or(|at| at > now) {
                 break;
             }
         }
     }
 
     fn next_event(&self, now: u64) -> Option<u64> {
-        self.events.peek().map(|Reverse((at, _))| (*at).max(now))
+        self.events.next_time().map(|at| at.max(now))
     }
 
     fn link_busy(&self) -> Vec<u64> {

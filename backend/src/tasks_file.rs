@@ -205,8 +205,9 @@ fn coords_text(c: Option<&[i64]>) -> String {
 }
 
 /// The sections a header line can open.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum Section {
+    #[default]
     None,
     Model,
     Ntasks,
@@ -296,45 +297,59 @@ fn spec_from(line: usize, text: &str) -> Result<NetworkSpec, TasksFileError> {
     Ok(spec)
 }
 
-/// Reads a tasks file (the thesis's layout, with or without the extensions).
+/// Reads a tasks file (the thesis's layout, with or without the extensions): each line into the
+/// section its header opened, then the whole checked and assembled.
 pub fn read(text: &str) -> Result<Traffic, TasksFileError> {
-    let mut sec = Section::None;
-    let mut ntasks: Option<(usize, usize)> = None;
-    let mut nphases: Option<usize> = None;
-    let (mut nx, mut ny, mut nz) = (0usize, 0usize, 0usize);
-    let mut target: Option<Target> = None;
-    let mut logical = None;
-    let mut critical: Option<u64> = None;
-    let mut period = None;
-    let mut names: Vec<(usize, usize, Option<Vec<i64>>, String)> = Vec::new();
-    let mut programs: Vec<(usize, usize, Vec<Op>)> = Vec::new();
-    // (line, message, explicit id)
-    let mut messages: Vec<(usize, Message, bool)> = Vec::new();
-    let mut labels = ttdl_ir::Labels::default();
-    let mut phase_now: usize = 0;
-    let mut phases: Vec<(usize, Phase)> = Vec::new();
-    // Per phase block: (line of #Nmsgs value, declared count, messages seen).
-    let mut counts: Vec<(usize, usize, usize)> = Vec::new();
-    let mut placement_expected: Option<(usize, usize)> = None;
-    let mut awaiting_count = false;
-    let mut placed: Vec<(usize, usize, bool, Vec<i64>)> = Vec::new();
-
+    let mut r = Reading::default();
     for (i, raw) in text.lines().enumerate() {
-        let ln = i + 1;
         let line = raw.trim();
         if line.is_empty() {
             continue;
         }
         if line.starts_with('#') {
             if let Some(h) = header(line) {
-                sec = h;
-                awaiting_count = h == Section::Nmsgs;
+                r.section = h;
+                r.awaiting_count = h == Section::Nmsgs;
             }
             continue;
         }
+        r.line(i + 1, line)?;
+    }
+    r.assemble()
+}
+
+/// What the lines read so far said, section by section, each with the line it came from (for
+/// the errors the checks at the end find).
+#[derive(Default)]
+struct Reading {
+    section: Section,
+    ntasks: Option<(usize, usize)>,
+    nphases: Option<usize>,
+    grid: [usize; 3],
+    target: Option<Target>,
+    logical: Option<NetworkSpec>,
+    critical: Option<u64>,
+    period: Option<Period>,
+    names: Vec<(usize, usize, Option<Vec<i64>>, String)>,
+    programs: Vec<(usize, usize, Vec<Op>)>,
+    /// (line, message, explicit id)
+    messages: Vec<(usize, Message, bool)>,
+    labels: ttdl_ir::Labels,
+    phase_now: usize,
+    phases: Vec<(usize, Phase)>,
+    /// Per phase block: (line of #Nmsgs value, declared count, messages seen).
+    counts: Vec<(usize, usize, usize)>,
+    placement_expected: Option<(usize, usize)>,
+    awaiting_count: bool,
+    placed: Vec<(usize, usize, bool, Vec<i64>)>,
+}
+
+impl Reading {
+    /// One line of the current section.
+    fn line(&mut self, ln: usize, line: &str) -> Result<(), TasksFileError> {
         let toks: Vec<&str> = line.split_whitespace().collect();
         let first = toks.first().copied().unwrap_or("");
-        match sec {
+        match self.section {
             Section::None => {
                 return err(
                     ln,
@@ -347,157 +362,49 @@ pub fn read(text: &str) -> Result<Traffic, TasksFileError> {
                 }
             }
             Section::Ntasks => {
-                ntasks = Some((ln, count(ln, first, "the number of tasks")?));
+                self.ntasks = Some((ln, count(ln, first, "the number of tasks")?));
             }
-            Section::Nphases => nphases = Some(count(ln, first, "the number of phases")?),
+            Section::Nphases => self.nphases = Some(count(ln, first, "the number of phases")?),
             Section::Nnodes | Section::Nt => {
                 let _: u64 = num(ln, first, "a number")?;
             }
-            Section::Nx => nx = num(ln, first, "the x extent")?,
-            Section::Ny => ny = num(ln, first, "the y extent")?,
-            Section::Nz => nz = num(ln, first, "the z extent")?,
-            Section::Target => {
-                let t = target.get_or_insert_with(Target::default);
-                let rest = line[first.len()..].trim().to_string();
-                match first {
-                    "network" => t.network = Some(spec_from(ln, &rest)?),
-                    "mapping" => t.mapping = Some(rest),
-                    k => {
-                        if let Err(e) = t.settings.set(k, &rest) {
-                            return err(ln, format!("target: {e}"));
-                        }
-                    }
-                }
+            Section::Nx => self.grid[0] = num(ln, first, "the x extent")?,
+            Section::Ny => self.grid[1] = num(ln, first, "the y extent")?,
+            Section::Nz => self.grid[2] = num(ln, first, "the z extent")?,
+            Section::Target => self.target_line(ln, line, first)?,
+            Section::Logical => self.logical = Some(spec_from(ln, line)?),
+            Section::Critical => {
+                self.critical = Some(num(ln, first, "the critical path length")?);
             }
-            Section::Logical => logical = Some(spec_from(ln, line)?),
-            Section::Critical => critical = Some(num(ln, first, "the critical path length")?),
-            Section::Period => {
-                if toks.len() < 2 {
-                    return err(ln, "expected `lower-bound iterations what-sets-it`");
-                }
-                let lower_bound = num(ln, toks[0], "the period lower bound")?;
-                let iterations = num(ln, toks[1], "the number of iterations")?;
-                let bound_by = line
-                    .splitn(3, char::is_whitespace)
-                    .nth(2)
-                    .unwrap_or("")
-                    .trim()
-                    .to_string();
-                period = Some(Period {
-                    iterations,
-                    lower_bound,
-                    bound_by,
-                });
-            }
-            Section::Tasks => {
-                if toks.len() < 2 {
-                    return err(ln, "expected `id coords name`");
-                }
-                let id = num(ln, toks[0], "a task id")?;
-                let coords = if toks[1] == "-" {
-                    None
-                } else {
-                    Some(
-                        toks[1]
-                            .split(',')
-                            .map(|c| num(ln, c, "a coordinate"))
-                            .collect::<Result<Vec<i64>, _>>()?,
-                    )
-                };
-                let name = line
-                    .splitn(3, char::is_whitespace)
-                    .nth(2)
-                    .unwrap_or("")
-                    .trim();
-                names.push((ln, id, coords, name.to_string()));
-            }
+            Section::Period => self.period = Some(period_line(ln, line, &toks)?),
+            Section::Tasks => self.names.push(task_line(ln, line, &toks)?),
             Section::Programs => {
                 let id = num(ln, first, "a task id")?;
-                let mut ops = Vec::new();
-                for tok in &toks[1..] {
-                    let (kind, n) = tok.split_at(tok.chars().next().map_or(0, char::len_utf8));
-                    let what = "an op: C<cycles>, S<msg>, R<msg> or Y<phase>";
-                    let v: u64 = num(ln, n, what)?;
-                    let idx =
-                        || usize::try_from(v).or_else(|_| err(ln, format!("`{tok}` is too large")));
-                    ops.push(match kind {
-                        "C" => Op::Compute(v),
-                        "S" => Op::Send(idx()?),
-                        "R" => Op::Recv(idx()?),
-                        "Y" => Op::Sync(idx()?),
-                        _ => return err(ln, format!("expected {what}, found `{tok}`")),
-                    });
-                }
-                programs.push((ln, id, ops));
+                self.programs.push((ln, id, program_ops(ln, &toks[1..])?));
             }
             Section::NthPhase => {
-                phase_now = num(ln, first, "a phase number")?;
+                self.phase_now = num(ln, first, "a phase number")?;
             }
             Section::Phase => {
                 let start = num(ln, first, "the phase's start time")?;
                 let name = line[first.len()..].trim().to_string();
-                phases.push((
+                self.phases.push((
                     ln,
                     Phase {
-                        id: phase_now,
+                        id: self.phase_now,
                         name,
                         start,
                     },
                 ));
             }
             Section::Nmsgs => {
-                if awaiting_count {
-                    awaiting_count = false;
-                    counts.push((ln, num(ln, first, "the number of messages")?, 0));
-                    continue;
+                if self.awaiting_count {
+                    self.awaiting_count = false;
+                    let declared = num(ln, first, "the number of messages")?;
+                    self.counts.push((ln, declared, 0));
+                } else {
+                    self.message_line(ln, line)?;
                 }
-                let (fields, ext) = match line.split_once('|') {
-                    Some((a, b)) => (a, Some(b)),
-                    None => (line, None),
-                };
-                let f: Vec<&str> = fields.split_whitespace().collect();
-                if f.len() < 5 {
-                    return err(ln, "expected `src-task release deadline size dest-task`");
-                }
-                let src = num(ln, f[0], "the source task")?;
-                let release = num(ln, f[1], "the release time")?;
-                let deadline = num(ln, f[2], "the deadline")?;
-                let size = num(ln, f[3], "the size")?;
-                let dst = f[4..]
-                    .iter()
-                    .map(|d| num(ln, d, "a destination task"))
-                    .collect::<Result<ttdl_ir::Dests, _>>()?;
-                let mut m = Message {
-                    id: messages.len(),
-                    src,
-                    dst,
-                    size,
-                    release,
-                    deadline,
-                    phase: phase_now,
-                    iteration: 0,
-                    label: None,
-                };
-                let mut explicit = false;
-                if let Some(ext) = ext {
-                    let e: Vec<&str> = ext.split_whitespace().collect();
-                    if e.len() < 2 {
-                        return err(
-                            ln,
-                            "expected `| id iteration [label]` after the destinations",
-                        );
-                    }
-                    m.id = num(ln, e[0], "a message id")?;
-                    m.iteration = num(ln, e[1], "an iteration")?;
-                    explicit = true;
-                    if e.len() > 2 {
-                        m.label = Some(labels.intern(e[2..].join(" ")));
-                    }
-                }
-                if let Some(c) = counts.last_mut() {
-                    c.2 += 1;
-                }
-                messages.push((ln, m, explicit));
             }
             Section::PlacementMode => {
                 let mode: u8 = num(ln, first, "placement mode 1 or 2")?;
@@ -509,37 +416,246 @@ pub fn read(text: &str) -> Result<Traffic, TasksFileError> {
                 }
             }
             Section::Placement => {
-                if placement_expected.is_none() {
-                    placement_expected = Some((ln, num(ln, first, "the number of placed tasks")?));
-                    continue;
+                if self.placement_expected.is_none() {
+                    let n = num(ln, first, "the number of placed tasks")?;
+                    self.placement_expected = Some((ln, n));
+                } else {
+                    self.placed.push(placement_line(ln, &toks)?);
                 }
-                if toks.len() < 3 {
-                    return err(ln, "expected `task-id wired-down-or-not x-loc y-loc`");
-                }
-                let id = num(ln, toks[0], "a task id")?;
-                let wired = match toks[1] {
-                    "0" => false,
-                    "1" => true,
-                    w => {
-                        return err(
-                            ln,
-                            format!("expected 0 or 1 for wired-down-or-not, found `{w}`"),
-                        )
-                    }
-                };
-                let coords = toks[2..]
-                    .iter()
-                    .map(|c| num(ln, c, "a coordinate"))
-                    .collect::<Result<Vec<i64>, _>>()?;
-                placed.push((ln, id, wired, coords));
             }
         }
+        Ok(())
     }
 
-    // Assemble and check.
-    let Some((tline, n)) = ntasks else {
-        return err(0, "no `#Ntasks` section");
+    /// `#Target`: `network KIND:ARGS`, `mapping NAME`, or any plan setting.
+    fn target_line(&mut self, ln: usize, line: &str, first: &str) -> Result<(), TasksFileError> {
+        let t = self.target.get_or_insert_with(Target::default);
+        let rest = line[first.len()..].trim().to_string();
+        match first {
+            "network" => t.network = Some(spec_from(ln, &rest)?),
+            "mapping" => t.mapping = Some(rest),
+            k => {
+                if let Err(e) = t.settings.set(k, &rest) {
+                    return err(ln, format!("target: {e}"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A message: `src-task release deadline size dest-task…`, maybe `| id iteration [label]`.
+    fn message_line(&mut self, ln: usize, line: &str) -> Result<(), TasksFileError> {
+        let (fields, ext) = match line.split_once('|') {
+            Some((a, b)) => (a, Some(b)),
+            None => (line, None),
+        };
+        let f: Vec<&str> = fields.split_whitespace().collect();
+        if f.len() < 5 {
+            return err(ln, "expected `src-task release deadline size dest-task`");
+        }
+        let src = num(ln, f[0], "the source task")?;
+        let release = num(ln, f[1], "the release time")?;
+        let deadline = num(ln, f[2], "the deadline")?;
+        let size = num(ln, f[3], "the size")?;
+        let dst = f[4..]
+            .iter()
+            .map(|d| num(ln, d, "a destination task"))
+            .collect::<Result<ttdl_ir::Dests, _>>()?;
+        let mut m = Message {
+            id: self.messages.len(),
+            src,
+            dst,
+            size,
+            release,
+            deadline,
+            phase: self.phase_now,
+            iteration: 0,
+            label: None,
+        };
+        let mut explicit = false;
+        if let Some(ext) = ext {
+            let e: Vec<&str> = ext.split_whitespace().collect();
+            if e.len() < 2 {
+                return err(
+                    ln,
+                    "expected `| id iteration [label]` after the destinations",
+                );
+            }
+            m.id = num(ln, e[0], "a message id")?;
+            m.iteration = num(ln, e[1], "an iteration")?;
+            explicit = true;
+            if e.len() > 2 {
+                m.label = Some(self.labels.intern(e[2..].join(" ")));
+            }
+        }
+        if let Some(c) = self.counts.last_mut() {
+            c.2 += 1;
+        }
+        self.messages.push((ln, m, explicit));
+        Ok(())
+    }
+
+    /// The whole file, checked: every task, message and phase a line names exists, and every
+    /// count announced is the count listed.
+    fn assemble(self) -> Result<Traffic, TasksFileError> {
+        let Some((tline, n)) = self.ntasks else {
+            return err(0, "no `#Ntasks` section");
+        };
+        let task_at = |ln: usize, id: usize| -> Result<usize, TasksFileError> {
+            if id < n {
+                Ok(id)
+            } else {
+                err(
+                    ln,
+                    format!("task {id} does not exist: `#Ntasks` (line {tline}) says {n}"),
+                )
+            }
+        };
+        let tasks = assemble_tasks(
+            n,
+            self.names,
+            self.programs,
+            self.placement_expected,
+            self.placed,
+            &task_at,
+        )?;
+        for &(ln, declared, seen) in &self.counts {
+            if declared != seen {
+                return err(ln, format!("{declared} messages announced, {seen} listed"));
+            }
+        }
+        let messages = assemble_messages(self.messages, &task_at)?;
+        let declared_phases = self.nphases.unwrap_or(1).max(1);
+        let phases = assemble_phases(declared_phases, self.phases, &messages)?;
+        check_programs(&tasks, messages.len(), declared_phases)?;
+        let mut target = self.target;
+        let [nx, ny, nz] = self.grid;
+        if target.as_ref().and_then(|t| t.network.as_ref()).is_none() && nx > 0 && ny > 0 {
+            let dims = if nz > 0 {
+                vec![nx, ny, nz]
+            } else {
+                vec![nx, ny]
+            };
+            target.get_or_insert_with(Target::default).network =
+                Some(NetworkSpec::new(Kind::Mesh, dims));
+        }
+        Ok(Traffic {
+            tasks,
+            messages,
+            phases,
+            critical_path: self.critical.unwrap_or(0),
+            period: self.period,
+            logical: self.logical,
+            target,
+            repeat: None,
+        })
+    }
+}
+
+/// `#Period`: `lower-bound iterations what-sets-it`.
+fn period_line(ln: usize, line: &str, toks: &[&str]) -> Result<Period, TasksFileError> {
+    if toks.len() < 2 {
+        return err(ln, "expected `lower-bound iterations what-sets-it`");
+    }
+    let lower_bound = num(ln, toks[0], "the period lower bound")?;
+    let iterations = num(ln, toks[1], "the number of iterations")?;
+    let bound_by = line
+        .splitn(3, char::is_whitespace)
+        .nth(2)
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    Ok(Period {
+        iterations,
+        lower_bound,
+        bound_by,
+    })
+}
+
+/// `#Tasks`: `id coords name`, coords `x,y,…` or `-`.
+fn task_line(
+    ln: usize,
+    line: &str,
+    toks: &[&str],
+) -> Result<(usize, usize, Option<Vec<i64>>, String), TasksFileError> {
+    if toks.len() < 2 {
+        return err(ln, "expected `id coords name`");
+    }
+    let id = num(ln, toks[0], "a task id")?;
+    let coords = if toks[1] == "-" {
+        None
+    } else {
+        Some(
+            toks[1]
+                .split(',')
+                .map(|c| num(ln, c, "a coordinate"))
+                .collect::<Result<Vec<i64>, _>>()?,
+        )
     };
+    let name = line
+        .splitn(3, char::is_whitespace)
+        .nth(2)
+        .unwrap_or("")
+        .trim();
+    Ok((ln, id, coords, name.to_string()))
+}
+
+/// `#Programs`: the ops after the task id, `C<cycles>`, `S<msg>`, `R<msg>` or `Y<phase>`.
+fn program_ops(ln: usize, toks: &[&str]) -> Result<Vec<Op>, TasksFileError> {
+    let mut ops = Vec::new();
+    for tok in toks {
+        let (kind, n) = tok.split_at(tok.chars().next().map_or(0, char::len_utf8));
+        let what = "an op: C<cycles>, S<msg>, R<msg> or Y<phase>";
+        let v: u64 = num(ln, n, what)?;
+        let idx = || usize::try_from(v).or_else(|_| err(ln, format!("`{tok}` is too large")));
+        ops.push(match kind {
+            "C" => Op::Compute(v),
+            "S" => Op::Send(idx()?),
+            "R" => Op::Recv(idx()?),
+            "Y" => Op::Sync(idx()?),
+            _ => return err(ln, format!("expected {what}, found `{tok}`")),
+        });
+    }
+    Ok(ops)
+}
+
+/// A placement line: `task-id wired-down-or-not x-loc y-loc…`.
+fn placement_line(
+    ln: usize,
+    toks: &[&str],
+) -> Result<(usize, usize, bool, Vec<i64>), TasksFileError> {
+    if toks.len() < 3 {
+        return err(ln, "expected `task-id wired-down-or-not x-loc y-loc`");
+    }
+    let id = num(ln, toks[0], "a task id")?;
+    let wired = match toks[1] {
+        "0" => false,
+        "1" => true,
+        w => {
+            return err(
+                ln,
+                format!("expected 0 or 1 for wired-down-or-not, found `{w}`"),
+            )
+        }
+    };
+    let coords = toks[2..]
+        .iter()
+        .map(|c| num(ln, c, "a coordinate"))
+        .collect::<Result<Vec<i64>, _>>()?;
+    Ok((ln, id, wired, coords))
+}
+
+type TaskAt<'a> = &'a dyn Fn(usize, usize) -> Result<usize, TasksFileError>;
+
+/// The `n` tasks with the names, coordinates, programs and placement the lines gave them.
+fn assemble_tasks(
+    n: usize,
+    names: Vec<(usize, usize, Option<Vec<i64>>, String)>,
+    programs: Vec<(usize, usize, Vec<Op>)>,
+    placement_expected: Option<(usize, usize)>,
+    placed: Vec<(usize, usize, bool, Vec<i64>)>,
+    task_at: TaskAt<'_>,
+) -> Result<Vec<Task>, TasksFileError> {
     let mut tasks: Vec<Task> = (0..n)
         .map(|id| Task {
             id,
@@ -547,16 +663,6 @@ pub fn read(text: &str) -> Result<Traffic, TasksFileError> {
             ..Task::default()
         })
         .collect();
-    let task_at = |ln: usize, id: usize| -> Result<usize, TasksFileError> {
-        if id < n {
-            Ok(id)
-        } else {
-            err(
-                ln,
-                format!("task {id} does not exist: `#Ntasks` (line {tline}) says {n}"),
-            )
-        }
-    };
     for (ln, id, coords, name) in names {
         let t = task_at(ln, id)?;
         tasks[t].coords = coords;
@@ -581,14 +687,17 @@ pub fn read(text: &str) -> Result<Traffic, TasksFileError> {
         tasks[t].wired = wired;
         tasks[t].mapped = Some(coords);
     }
-    for &(ln, declared, seen) in &counts {
-        if declared != seen {
-            return err(ln, format!("{declared} messages announced, {seen} listed"));
-        }
-    }
-    let nmsg = messages.len();
+    Ok(tasks)
+}
+
+/// The messages in id order: each id used once and in range, each task named existing.
+fn assemble_messages(
+    read: Vec<(usize, Message, bool)>,
+    task_at: TaskAt<'_>,
+) -> Result<Vec<Message>, TasksFileError> {
+    let nmsg = read.len();
     let mut slots: Vec<Option<Message>> = vec![None; nmsg];
-    for (ln, m, _) in messages {
+    for (ln, m, _) in read {
         task_at(ln, m.src)?;
         for &d in &m.dst {
             task_at(ln, d)?;
@@ -605,42 +714,52 @@ pub fn read(text: &str) -> Result<Traffic, TasksFileError> {
             }
         }
     }
-    let messages: Vec<Message> = slots.into_iter().flatten().collect();
-    let declared_phases = nphases.unwrap_or(1).max(1);
-    let mut phase_list: Vec<Phase> = (0..declared_phases)
+    Ok(slots.into_iter().flatten().collect())
+}
+
+/// The `declared` phases with the starts and names the lines gave, every message in one of them.
+fn assemble_phases(
+    declared: usize,
+    read: Vec<(usize, Phase)>,
+    messages: &[Message],
+) -> Result<Vec<Phase>, TasksFileError> {
+    let mut phases: Vec<Phase> = (0..declared)
         .map(|id| Phase {
             id,
             name: id.to_string(),
             start: 0,
         })
         .collect();
-    for (ln, p) in phases {
-        match phase_list.get_mut(p.id) {
+    for (ln, p) in read {
+        match phases.get_mut(p.id) {
             Some(slot) => *slot = p,
             None => {
                 return err(
                     ln,
-                    format!("phase {} is beyond `#Nphases` ({declared_phases})", p.id),
+                    format!("phase {} is beyond `#Nphases` ({declared})", p.id),
                 )
             }
         }
     }
-    for m in &messages {
-        if m.phase >= declared_phases {
-            return err(
-                0,
-                format!(
-                    "message {} is in phase {}, beyond `#Nphases` ({declared_phases})",
-                    m.id, m.phase
-                ),
-            );
-        }
+    if let Some(m) = messages.iter().find(|m| m.phase >= declared) {
+        return err(
+            0,
+            format!(
+                "message {} is in phase {}, beyond `#Nphases` ({declared})",
+                m.id, m.phase
+            ),
+        );
     }
-    for t in &tasks {
+    Ok(phases)
+}
+
+/// Every op of every program names a message or phase that exists.
+fn check_programs(tasks: &[Task], messages: usize, phases: usize) -> Result<(), TasksFileError> {
+    for t in tasks {
         for op in &t.ops {
             let bad = match *op {
-                Op::Send(m) | Op::Recv(m) => m >= nmsg,
-                Op::Sync(p) => p >= declared_phases,
+                Op::Send(m) | Op::Recv(m) => m >= messages,
+                Op::Sync(p) => p >= phases,
                 Op::Compute(_) => false,
             };
             if bad {
@@ -654,25 +773,7 @@ pub fn read(text: &str) -> Result<Traffic, TasksFileError> {
             }
         }
     }
-    if target.as_ref().and_then(|t| t.network.as_ref()).is_none() && nx > 0 && ny > 0 {
-        let dims = if nz > 0 {
-            vec![nx, ny, nz]
-        } else {
-            vec![nx, ny]
-        };
-        target.get_or_insert_with(Target::default).network =
-            Some(NetworkSpec::new(Kind::Mesh, dims));
-    }
-    Ok(Traffic {
-        tasks,
-        messages,
-        phases: phase_list,
-        critical_path: critical.unwrap_or(0),
-        period,
-        logical,
-        target,
-        repeat: None,
-    })
+    Ok(())
 }
 
 #[cfg(test)]

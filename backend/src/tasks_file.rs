@@ -318,6 +318,11 @@ pub fn read(text: &str) -> Result<Traffic, TasksFileError> {
     r.assemble()
 }
 
+/// A `#Tasks` line: (line, id, coordinates, name).
+type NamedTask = (usize, usize, Option<Vec<i64>>, String);
+/// A placement line: (line, id, wired down, node coordinates).
+type PlacedTask = (usize, usize, bool, Vec<i64>);
+
 /// What the lines read so far said, section by section, each with the line it came from (for
 /// the errors the checks at the end find).
 #[derive(Default)]
@@ -330,7 +335,7 @@ struct Reading {
     logical: Option<NetworkSpec>,
     critical: Option<u64>,
     period: Option<Period>,
-    names: Vec<(usize, usize, Option<Vec<i64>>, String)>,
+    names: Vec<NamedTask>,
     programs: Vec<(usize, usize, Vec<Op>)>,
     /// (line, message, explicit id)
     messages: Vec<(usize, Message, bool)>,
@@ -341,7 +346,7 @@ struct Reading {
     counts: Vec<(usize, usize, usize)>,
     placement_expected: Option<(usize, usize)>,
     awaiting_count: bool,
-    placed: Vec<(usize, usize, bool, Vec<i64>)>,
+    placed: Vec<PlacedTask>,
 }
 
 impl Reading {
@@ -573,11 +578,7 @@ fn period_line(ln: usize, line: &str, toks: &[&str]) -> Result<Period, TasksFile
 }
 
 /// `#Tasks`: `id coords name`, coords `x,y,…` or `-`.
-fn task_line(
-    ln: usize,
-    line: &str,
-    toks: &[&str],
-) -> Result<(usize, usize, Option<Vec<i64>>, String), TasksFileError> {
+fn task_line(ln: usize, line: &str, toks: &[&str]) -> Result<NamedTask, TasksFileError> {
     if toks.len() < 2 {
         return err(ln, "expected `id coords name`");
     }
@@ -620,10 +621,7 @@ fn program_ops(ln: usize, toks: &[&str]) -> Result<Vec<Op>, TasksFileError> {
 }
 
 /// A placement line: `task-id wired-down-or-not x-loc y-loc…`.
-fn placement_line(
-    ln: usize,
-    toks: &[&str],
-) -> Result<(usize, usize, bool, Vec<i64>), TasksFileError> {
+fn placement_line(ln: usize, toks: &[&str]) -> Result<PlacedTask, TasksFileError> {
     if toks.len() < 3 {
         return err(ln, "expected `task-id wired-down-or-not x-loc y-loc`");
     }
@@ -650,10 +648,10 @@ type TaskAt<'a> = &'a dyn Fn(usize, usize) -> Result<usize, TasksFileError>;
 /// The `n` tasks with the names, coordinates, programs and placement the lines gave them.
 fn assemble_tasks(
     n: usize,
-    names: Vec<(usize, usize, Option<Vec<i64>>, String)>,
+    names: Vec<NamedTask>,
     programs: Vec<(usize, usize, Vec<Op>)>,
     placement_expected: Option<(usize, usize)>,
-    placed: Vec<(usize, usize, bool, Vec<i64>)>,
+    placed: Vec<PlacedTask>,
     task_at: TaskAt<'_>,
 ) -> Result<Vec<Task>, TasksFileError> {
     let mut tasks: Vec<Task> = (0..n)

@@ -112,22 +112,9 @@ pub fn usage(problem: &Problem, holds: &[Hold]) -> Usage {
     let n = problem.traffic.messages.len();
     let hw = problem.hardware;
     let lat = hw.hop_latency;
-    // Holds by message (a counting sort), then by (resource, start).
-    let mut first = vec![0usize; n + 1];
-    for h in holds.iter().filter(|h| h.msg < n) {
-        first[h.msg + 1] += 1;
-    }
-    for m in 0..n {
-        first[m + 1] += first[m];
-    }
-    let mut by_msg = vec![0u32; first[n]];
-    {
-        let mut fill = first.clone();
-        for (i, h) in holds.iter().enumerate().filter(|(_, h)| h.msg < n) {
-            by_msg[fill[h.msg]] = i as u32;
-            fill[h.msg] += 1;
-        }
-    }
+    // Holds by message, then by (resource, start).
+    let mut by_msg =
+        super::occupancy::Groups::new(n, holds.iter().map(|h| (h.msg < n).then_some(h.msg)));
     // Inputs get dense numbers; events are (input, cycle, change of slope).
     let mut ids: HashMap<Resource, u32> = HashMap::new();
     let mut inputs: Vec<Resource> = Vec::new();
@@ -135,12 +122,11 @@ pub fn usage(problem: &Problem, holds: &[Hold]) -> Usage {
     let mut lists: Vec<(usize, usize)> = Vec::new();
     let mut latest: Vec<Option<u64>> = Vec::new();
     for m in 0..n {
-        let run = &mut by_msg[first[m]..first[m + 1]];
-        run.sort_unstable_by_key(|&i| {
+        by_msg.of_mut(m).sort_unstable_by_key(|&i| {
             let h = &holds[i as usize];
             (h.resource, h.start, i)
         });
-        let run = &by_msg[first[m]..first[m + 1]];
+        let run = by_msg.of(m);
         let steps = &problem.steps[m];
         lists.clear();
         for st in steps {

@@ -30,6 +30,7 @@ pub mod lp;
 pub mod milp;
 pub mod modulo;
 mod occupancy;
+pub(crate) use occupancy::Groups;
 pub mod periodic;
 pub mod priority;
 pub mod program;

@@ -7,6 +7,54 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{Hardware, Hold, Resource};
 
+/// Item numbers grouped by a key below `n`: a counting sort, stable, in time linear in the items
+/// and keys (a plan's holds or switch instructions by message, which the verifier, the buffer
+/// check and the replay each read message by message). Items without a key are left out.
+pub struct Groups {
+    first: Vec<u32>,
+    order: Vec<u32>,
+}
+
+impl Groups {
+    /// Groups the items `0..` of `keys` (fewer than 2³² of them) by their key.
+    pub fn new<I>(n: usize, keys: I) -> Groups
+    where
+        I: Iterator<Item = Option<usize>> + Clone,
+    {
+        let mut first = vec![0u32; n + 1];
+        for k in keys.clone().flatten() {
+            first[k + 1] += 1;
+        }
+        for k in 0..n {
+            first[k + 1] += first[k];
+        }
+        let mut order = vec![0u32; first[n] as usize];
+        let mut fill = first.clone();
+        for (i, k) in keys.enumerate() {
+            if let Some(k) = k {
+                order[fill[k] as usize] = i as u32;
+                fill[k] += 1;
+            }
+        }
+        Groups { first, order }
+    }
+
+    /// The items of key `k`, in their order.
+    pub fn of(&self, k: usize) -> &[u32] {
+        &self.order[self.first[k] as usize..self.first[k + 1] as usize]
+    }
+
+    /// The items of key `k`, to reorder in place.
+    pub fn of_mut(&mut self, k: usize) -> &mut [u32] {
+        &mut self.order[self.first[k] as usize..self.first[k + 1] as usize]
+    }
+
+    /// Every item, group after group.
+    pub fn all(&self) -> &[u32] {
+        &self.order
+    }
+}
+
 /// Held spans of one lane: sorted, disjoint half-open `[start, end)` intervals, touching ones
 /// merged. Messages are placed roughly in release order, so most inserts land at the end and a
 /// lane stays short (back-to-back traffic is one interval).

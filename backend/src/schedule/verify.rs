@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use super::occupancy::Groups;
 use super::{program, Problem, Resource, Schedule};
 
 /// What is wrong with a schedule.
@@ -29,11 +30,36 @@ macro_rules! fail {
 /// - every message arrives by its deadline, or its deadline is listed as relaxed;
 /// - no switch input keeps more words waiting than its buffer holds ([`super::buffers`]).
 pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
-    let traffic = problem.traffic;
-    let n = traffic.messages.len();
-    let hw = problem.hardware;
+    check_shape(problem, schedule)?;
+    let holds = &schedule.holds;
+    let by_msg = holds_by_message(problem, holds);
+    check_routes(problem, schedule, &by_msg)?;
+    check_capacity(problem, schedule)?;
+    check_no_self_overlap(schedule, &by_msg)?;
     let listed: std::collections::BTreeSet<usize> =
         schedule.relaxed.iter().map(|r| r.msg).collect();
+    for m in 0..problem.traffic.messages.len() {
+        check_message(problem, schedule, &by_msg, m, listed.contains(&m))?;
+    }
+    if program::is_driven(problem.traffic) {
+        check_programs(problem, schedule, &by_msg)?;
+    }
+    // Buffers, once every fragment is known to follow its route in order.
+    if let Some(b) = problem.hardware.buffer {
+        if let Some((input, t, words, cap)) = super::buffers::usage(problem, holds).over {
+            fail!(
+                "{} keeps {words} words waiting at cycle {t}, but its buffer holds {cap} (--buffer {b})",
+                super::buffers::input_name(input)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// One entry per message in each of the schedule's tables; every hold names a message and a
+/// span that is not empty.
+fn check_shape(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
+    let n = problem.traffic.messages.len();
     if schedule.arrival.len() != n
         || schedule.deadline.len() != n
         || schedule.sent.len() != n
@@ -58,47 +84,43 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
             );
         }
     }
-    let holds = &schedule.holds;
-    if holds.len() >= u32::MAX as usize {
-        fail!("{} holds: too many to check", holds.len());
+    if schedule.holds.len() >= u32::MAX as usize {
+        fail!("{} holds: too many to check", schedule.holds.len());
     }
-    // Two indices instead of per-message maps: hold numbers sorted by (message, resource,
-    // start) and by (resource, start, message). Each check below reads a contiguous run.
-    let mut msg_first = vec![0usize; n + 1];
-    for h in holds {
-        msg_first[h.msg + 1] += 1;
-    }
+    Ok(())
+}
+
+/// Hold numbers by message, each message's by (resource, start): every check below reads a
+/// contiguous run.
+fn holds_by_message(problem: &Problem, holds: &[super::Hold]) -> Groups {
+    let n = problem.traffic.messages.len();
+    let mut by_msg = Groups::new(n, holds.iter().map(|h| Some(h.msg)));
     for m in 0..n {
-        msg_first[m + 1] += msg_first[m];
-    }
-    // A counting sort on the message, then each message's few holds by (resource, start).
-    let mut by_msg: Vec<u32> = vec![0; holds.len()];
-    {
-        let mut fill = msg_first.clone();
-        for (i, h) in holds.iter().enumerate() {
-            by_msg[fill[h.msg]] = i as u32;
-            fill[h.msg] += 1;
-        }
-    }
-    for m in 0..n {
-        by_msg[msg_first[m]..msg_first[m + 1]].sort_unstable_by_key(|&i| {
+        by_msg.of_mut(m).sort_unstable_by_key(|&i| {
             let h = &holds[i as usize];
             (h.resource, h.start, i)
         });
     }
-    // Message m's holds on resource r, by start.
-    let on = |m: usize, r: Resource| -> &[u32] {
-        let run = &by_msg[msg_first[m]..msg_first[m + 1]];
-        let lo = run.partition_point(|&i| holds[i as usize].resource < r);
-        let hi = run.partition_point(|&i| holds[i as usize].resource <= r);
-        &run[lo..hi]
-    };
+    by_msg
+}
+
+/// Message `m`'s holds on resource `r`, by start.
+fn on<'a>(holds: &[super::Hold], by_msg: &'a Groups, m: usize, r: Resource) -> &'a [u32] {
+    let run = by_msg.of(m);
+    let lo = run.partition_point(|&i| holds[i as usize].resource < r);
+    let hi = run.partition_point(|&i| holds[i as usize].resource <= r);
+    &run[lo..hi]
+}
+
+/// Every hold is on its message's route.
+fn check_routes(problem: &Problem, schedule: &Schedule, by_msg: &Groups) -> Result<(), Violation> {
+    let holds = &schedule.holds;
     let mut route: Vec<Resource> = Vec::new();
-    for m in 0..n {
+    for m in 0..problem.traffic.messages.len() {
         route.clear();
         route.extend(problem.steps[m].iter().map(|s| s.resource));
         route.sort_unstable();
-        for &i in &by_msg[msg_first[m]..msg_first[m + 1]] {
+        for &i in by_msg.of(m) {
             let h = &holds[i as usize];
             if route.binary_search(&h.resource).is_err() {
                 fail!(
@@ -109,13 +131,18 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
             }
         }
     }
+    Ok(())
+}
 
-    // Capacity: sweep each resource's holds in time order.
+/// No resource held by more messages in a cycle than its capacity: each resource's holds swept
+/// in time order.
+fn check_capacity(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
+    let holds = &schedule.holds;
     let (by_res, groups) = super::occupancy::by_resource(holds);
     let mut events: Vec<(u64, i64, usize)> = Vec::new();
     for &(r, lo, hi) in &groups {
         let hs = &by_res[lo..hi];
-        let cap = hw.capacity(r) as i64;
+        let cap = problem.hardware.capacity(r) as i64;
         // One lane and holds by start: overlap-free when each starts after all before it end.
         if cap == 1 {
             let mut end = 0u64;
@@ -151,8 +178,13 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
             }
         }
     }
-    // A message never overlaps itself on one resource.
-    for w in by_msg.windows(2) {
+    Ok(())
+}
+
+/// A message never overlaps itself on one resource.
+fn check_no_self_overlap(schedule: &Schedule, by_msg: &Groups) -> Result<(), Violation> {
+    let holds = &schedule.holds;
+    for w in by_msg.all().windows(2) {
         let (a, b) = (&holds[w[0] as usize], &holds[w[1] as usize]);
         if a.msg == b.msg && a.resource == b.resource && b.start < a.end {
             fail!(
@@ -163,162 +195,172 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
             );
         }
     }
+    Ok(())
+}
 
-    let driven = program::is_driven(traffic);
-    let mut lists: Vec<&[u32]> = Vec::new();
-    for (m, msg) in traffic.messages.iter().enumerate() {
-        let steps = &problem.steps[m];
-        lists.clear();
-        lists.extend(steps.iter().map(|s| on(m, s.resource)));
-        if msg.size == 0 {
-            if lists.iter().any(|l| !l.is_empty()) {
-                fail!("message {m} has no words but holds resources");
-            }
-            continue;
+/// Message `m`'s fragments carry its words along its route in order, and its recorded send,
+/// release, arrival and deadline are what its holds say; `relaxed` says whether the schedule
+/// lists its deadline as relaxed.
+fn check_message(
+    problem: &Problem,
+    schedule: &Schedule,
+    by_msg: &Groups,
+    m: usize,
+    relaxed: bool,
+) -> Result<(), Violation> {
+    let holds = &schedule.holds;
+    let msg = &problem.traffic.messages[m];
+    let hw = problem.hardware;
+    let steps = &problem.steps[m];
+    let lists: Vec<&[u32]> = steps
+        .iter()
+        .map(|s| on(holds, by_msg, m, s.resource))
+        .collect();
+    if msg.size == 0 {
+        if lists.iter().any(|l| !l.is_empty()) {
+            fail!("message {m} has no words but holds resources");
         }
-        let frags = lists[0].len();
-        if frags == 0 {
-            fail!("message {m} is never sent");
+        return Ok(());
+    }
+    let frags = lists[0].len();
+    if frags == 0 {
+        fail!("message {m} is never sent");
+    }
+    if hw.setup > 0 && frags > 1 {
+        fail!("message {m} is sent in {frags} transfers, but with a set-up cost each message is one transfer");
+    }
+    for (j, l) in lists.iter().enumerate() {
+        if l.len() != frags {
+            fail!(
+                "message {m} has {frags} fragments at its source but {} on {}",
+                l.len(),
+                steps[j].resource
+            );
         }
-        if hw.setup > 0 && frags > 1 {
-            fail!("message {m} is sent in {frags} transfers, but with a set-up cost each message is one transfer");
+        let words: u64 = l
+            .iter()
+            .map(|&i| holds[i as usize].end - holds[i as usize].start)
+            .sum();
+        if words != msg.size {
+            fail!(
+                "message {m} carries {words} of its {} words over {}",
+                msg.size,
+                steps[j].resource
+            );
         }
-        for (j, l) in lists.iter().enumerate() {
-            if l.len() != frags {
-                fail!(
-                    "message {m} has {frags} fragments at its source but {} on {}",
-                    l.len(),
-                    steps[j].resource
-                );
-            }
-            let words: u64 = l
-                .iter()
-                .map(|&i| holds[i as usize].end - holds[i as usize].start)
-                .sum();
-            if words != msg.size {
-                fail!(
-                    "message {m} carries {words} of its {} words over {}",
-                    msg.size,
-                    steps[j].resource
-                );
-            }
-            if let Some(p) = steps[j].parent() {
-                for (f, (&h, &ph)) in l.iter().zip(lists[p]).enumerate() {
-                    let (h, ph) = (&holds[h as usize], &holds[ph as usize]);
-                    if h.end - h.start != ph.end - ph.start {
-                        fail!(
-                            "fragment {f} of message {m} holds {} for {} cycles but {} for {}",
-                            ph.resource,
-                            ph.end - ph.start,
-                            h.resource,
-                            h.end - h.start
-                        );
-                    }
-                    if h.start < ph.start + hw.hop_latency {
-                        fail!(
-                            "fragment {f} of message {m} starts on {} at {} before it started on {} at {} (causality)",
-                            h.resource, h.start, ph.resource, ph.start
-                        );
-                    }
+        if let Some(p) = steps[j].parent() {
+            for (f, (&h, &ph)) in l.iter().zip(lists[p]).enumerate() {
+                let (h, ph) = (&holds[h as usize], &holds[ph as usize]);
+                if h.end - h.start != ph.end - ph.start {
+                    fail!(
+                        "fragment {f} of message {m} holds {} for {} cycles but {} for {}",
+                        ph.resource,
+                        ph.end - ph.start,
+                        h.resource,
+                        h.end - h.start
+                    );
+                }
+                if h.start < ph.start + hw.hop_latency {
+                    fail!(
+                        "fragment {f} of message {m} starts on {} at {} before it started on {} at {} (causality)",
+                        h.resource, h.start, ph.resource, ph.start
+                    );
                 }
             }
         }
-        let first = holds[lists[0][0] as usize].start;
-        if first < msg.release {
-            fail!(
-                "message {m} leaves at {first}, before its release at {}",
-                msg.release
-            );
-        }
-        if schedule.sent[m] != first {
-            fail!(
-                "message {m} is recorded as sent at {} but leaves at {first}",
-                schedule.sent[m]
-            );
-        }
-        let arrival = by_msg[msg_first[m]..msg_first[m + 1]]
+    }
+    let first = holds[lists[0][0] as usize].start;
+    if first < msg.release {
+        fail!(
+            "message {m} leaves at {first}, before its release at {}",
+            msg.release
+        );
+    }
+    if schedule.sent[m] != first {
+        fail!(
+            "message {m} is recorded as sent at {} but leaves at {first}",
+            schedule.sent[m]
+        );
+    }
+    let arrival = by_msg
+        .of(m)
+        .iter()
+        .map(|&i| &holds[i as usize])
+        .filter(|h| matches!(h.resource, Resource::Eject(_)))
+        .map(|h| h.end)
+        .max()
+        .unwrap_or(0);
+    if arrival != schedule.arrival[m] {
+        fail!(
+            "message {m} is recorded as arriving at {} but its last word arrives at {arrival}",
+            schedule.arrival[m]
+        );
+    }
+    if arrival > schedule.deadline[m] {
+        fail!(
+            "message {m} arrives at {arrival}, after its deadline {}",
+            schedule.deadline[m]
+        );
+    }
+    let released = schedule.released[m];
+    if released < msg.release || first < released {
+        fail!(
+            "message {m} is recorded as released at {released} (ideal {}) but leaves at {first}",
+            msg.release
+        );
+    }
+    let shifted = msg.deadline + (released - msg.release);
+    if schedule.deadline[m] > shifted && !relaxed {
+        fail!(
+            "the deadline of message {m} moved from {shifted} to {} without being reported",
+            schedule.deadline[m]
+        );
+    }
+    // `relaxed` is complete: exactly the messages delivered after the program's deadline.
+    if arrival > msg.deadline && !relaxed {
+        fail!(
+            "message {m} arrives at {arrival}, after its deadline {}, but is not listed as relaxed",
+            msg.deadline
+        );
+    }
+    if relaxed && arrival <= msg.deadline {
+        fail!("message {m} is reported relaxed but meets its deadline");
+    }
+    Ok(())
+}
+
+/// The programs, run against this schedule's arrivals, send nothing later than the schedule
+/// sends it, and delay each release exactly as far as they reach the send.
+fn check_programs(
+    problem: &Problem,
+    schedule: &Schedule,
+    by_msg: &Groups,
+) -> Result<(), Violation> {
+    let traffic = problem.traffic;
+    let holds = &schedule.holds;
+    let node_of = &problem.placement.node_of;
+    let timing = program::run_with(traffic, |m, d, _| {
+        let at_node = on(holds, by_msg, m, Resource::Eject(node_of[d]))
             .iter()
-            .map(|&i| &holds[i as usize])
-            .filter(|h| matches!(h.resource, Resource::Eject(_)))
-            .map(|h| h.end)
-            .max()
-            .unwrap_or(0);
-        if arrival != schedule.arrival[m] {
+            .map(|&i| holds[i as usize].end)
+            .max();
+        at_node.unwrap_or(schedule.arrival[m])
+    })
+    .map_err(|e| Violation(format!("the programs do not run against the schedule: {e}")))?;
+    for m in 0..traffic.messages.len() {
+        // A release is only delayed as far as the programs delay it.
+        let due = timing.release[m].max(traffic.messages[m].release);
+        if schedule.released.get(m) != Some(&due) {
             fail!(
-                "message {m} is recorded as arriving at {} but its last word arrives at {arrival}",
-                schedule.arrival[m]
+                "message {m} is recorded as released at {:?}, but its sender reaches the send at {due}",
+                schedule.released.get(m)
             );
         }
-        if arrival > schedule.deadline[m] {
+        if schedule.sent[m] < timing.release[m] {
             fail!(
-                "message {m} arrives at {arrival}, after its deadline {}",
-                schedule.deadline[m]
-            );
-        }
-        let released = schedule.released[m];
-        if released < msg.release || first < released {
-            fail!(
-                "message {m} is recorded as released at {released} (ideal {}) but leaves at {first}",
-                msg.release
-            );
-        }
-        let shifted = msg.deadline + (released - msg.release);
-        let relaxed = listed.contains(&m);
-        if schedule.deadline[m] > shifted && !relaxed {
-            fail!(
-                "the deadline of message {m} moved from {shifted} to {} without being reported",
-                schedule.deadline[m]
-            );
-        }
-        // `relaxed` is complete: exactly the messages delivered after the program's deadline.
-        if arrival > msg.deadline && !relaxed {
-            fail!(
-                "message {m} arrives at {arrival}, after its deadline {}, but is not listed as relaxed",
-                msg.deadline
-            );
-        }
-        if relaxed && arrival <= msg.deadline {
-            fail!("message {m} is reported relaxed but meets its deadline");
-        }
-    }
-
-    if driven {
-        // The programs, run against this schedule's arrivals, must not send anything later than
-        // the schedule sends it.
-        let node_of = &problem.placement.node_of;
-        let timing = program::run_with(traffic, |m, d, _| {
-            let at_node = on(m, Resource::Eject(node_of[d]))
-                .iter()
-                .map(|&i| holds[i as usize].end)
-                .max();
-            at_node.unwrap_or(schedule.arrival[m])
-        })
-        .map_err(|e| Violation(format!("the programs do not run against the schedule: {e}")))?;
-        for m in 0..n {
-            // A release is only delayed as far as the programs delay it.
-            let due = timing.release[m].max(traffic.messages[m].release);
-            if schedule.released.get(m) != Some(&due) {
-                fail!(
-                    "message {m} is recorded as released at {:?}, but its sender reaches the send at {due}",
-                    schedule.released.get(m)
-                );
-            }
-            if schedule.sent[m] < timing.release[m] {
-                fail!(
-                    "message {m} leaves at {} but its sender only reaches the send at {}",
-                    schedule.sent[m],
-                    timing.release[m]
-                );
-            }
-        }
-    }
-
-    // Buffers, once every fragment is known to follow its route in order.
-    if let Some(b) = hw.buffer {
-        if let Some((input, t, words, cap)) = super::buffers::usage(problem, holds).over {
-            fail!(
-                "{} keeps {words} words waiting at cycle {t}, but its buffer holds {cap} (--buffer {b})",
-                super::buffers::input_name(input)
+                "message {m} leaves at {} but its sender only reaches the send at {}",
+                schedule.sent[m],
+                timing.release[m]
             );
         }
     }

@@ -218,22 +218,10 @@ pub fn run_with_progress(
 
     // Instructions and injections grouped by message (a counting sort), so every index below is
     // given out per message from a few sorted keys.
-    let mut first = vec![0u32; n + 1];
-    for i in programs.nodes.iter().flat_map(|np| &np.instructions) {
-        first[i.msg + 1] += 1;
-    }
-    for m in 0..n {
-        first[m + 1] += first[m];
-    }
-    let mut by_msg = vec![0u32; total];
-    {
-        let mut fill = first.clone();
-        for k in 0..total {
-            let (_, i) = all.get(k);
-            by_msg[fill[i.msg] as usize] = k as u32;
-            fill[i.msg] += 1;
-        }
-    }
+    let by_msg = crate::schedule::Groups::new(
+        n,
+        (0..total).map(|k| Some(all.get(k).1.msg).filter(|&m| m < n)),
+    );
     let mut inj_by_msg: Vec<Vec<u32>> = vec![Vec::new(); n];
     for (j, hold) in injections.iter().enumerate() {
         if let Some(v) = inj_by_msg.get_mut(hold.msg) {
@@ -260,8 +248,8 @@ pub fn run_with_progress(
     let mut keys: Vec<((u32, Port), u8, u32)> = Vec::new();
     let mut pairs: Vec<(u32, u32)> = Vec::new();
     let mut steps_sorted: Vec<(Resource, u32)> = Vec::new();
-    for m in 0..n {
-        let ks = &by_msg[first[m] as usize..first[m + 1] as usize];
+    for (m, injected) in inj_by_msg.iter().enumerate() {
+        let ks = by_msg.of(m);
         keys.clear();
         steps_sorted.clear();
         steps_sorted.extend(
@@ -300,7 +288,7 @@ pub fn run_with_progress(
                 }
             }
         }
-        for &j in &inj_by_msg[m] {
+        for &j in injected {
             if let Resource::Inject(node) = injections[j as usize].resource {
                 keys.push(((node as u32, Port::Inject), 2, j));
             }
@@ -635,7 +623,7 @@ pub fn run_with_progress(
 
     // Words each message delivered to `node`, and when the last came.
     let received = |m: MsgId, node: NodeId| -> Option<(u64, u64)> {
-        let ks = &by_msg[first[m] as usize..first[m + 1] as usize];
+        let ks = by_msg.of(m);
         ks.iter()
             .map(|&k| k as usize)
             .find(|&k| {

@@ -18,6 +18,8 @@ use serde_json::{json, Value};
 use super::Plan;
 use crate::pipeline::{ModelRun, Placed};
 use crate::schedule::Resource;
+use crate::sim::plot::{line_chart, Series};
+use crate::sim::sweep::Summary;
 use crate::traffic::Op;
 
 fn esc(s: &str) -> String {
@@ -43,6 +45,7 @@ table.grid { border-collapse: collapse; } table.grid td, table.grid th { border:
 table.grid td:first-child, table.grid th:first-child { text-align: left; }
 .scroll { overflow: auto; border: 1px solid #e2e8f0; max-height: 560px; }
 .controls { margin: 6px 0; } .controls button { margin-right: 4px; }
+tr.best td { background: #ebf8ff; } td.best { font-weight: bold; }
 .note { color: #718096; font-size: 0.9em; } .late { color: #c53030; } .ok { color: #2f855a; }
 svg text { font-family: ui-monospace, monospace; }
 "#;
@@ -517,22 +520,40 @@ pub fn plan(title: &str, p: &Plan, summary: &str) -> String {
     page(title, &body, Some(&plan_data(p)), PLAN_JS)
 }
 
-/// The `compare --html` page: the table and the bar chart.
+/// The `compare --html` page: the table (the best row, least completion, highlighted whichever
+/// model it is; the best of every column in bold) and completion time and energy side by side,
+/// with the lower bound no model can beat across the time bars.
 pub fn compare(title: &str, program: &Placed, rows: &[ModelRun]) -> String {
+    use super::compare::best_rows;
+    let best_time = best_rows(rows, |x| x.completion);
+    let best_mean = best_rows(rows, |x| x.latency.mean);
+    let best_max = best_rows(rows, |x| x.latency.max);
+    let best_energy = best_rows(rows, |x| x.energy.total_pj);
+    let cell = |best: bool, v: String| {
+        if best {
+            format!("<td class=\"best\">{v}</td>")
+        } else {
+            format!("<td>{v}</td>")
+        }
+    };
     let mut table = String::from(
         "<table class=\"grid\" id=\"compare\"><tr><th>model</th><th>completion</th><th>mean latency</th><th>max latency</th><th>energy</th></tr>\n",
     );
-    for r in rows {
+    for (i, r) in rows.iter().enumerate() {
         match &r.result {
             Ok(x) => {
                 let _ = writeln!(
                     table,
-                    "<tr><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{}</td></tr>",
+                    "<tr{}><td>{}</td>{}{}{}{}</tr>",
+                    if best_time[i] { " class=\"best\"" } else { "" },
                     esc(&x.model),
-                    x.completion,
-                    x.latency.mean,
-                    x.latency.max,
-                    crate::sim::energy::format_pj(x.energy.total_pj)
+                    cell(best_time[i], x.completion.to_string()),
+                    cell(best_mean[i], format!("{:.2}", x.latency.mean)),
+                    cell(best_max[i], x.latency.max.to_string()),
+                    cell(
+                        best_energy[i],
+                        crate::sim::energy::format_pj(x.energy.total_pj)
+                    ),
                 );
             }
             Err(e) => {
@@ -546,9 +567,15 @@ pub fn compare(title: &str, program: &Placed, rows: &[ModelRun]) -> String {
         }
     }
     table.push_str("</table>\n");
-    let chart = super::compare::svg(title, rows);
+    let bound = match super::compare::lower_bound(program) {
+        Some(b) => format!(
+            "<p class=\"note\" id=\"bound\">No model can finish before cycle {b}: the critical path of the programs under the port model on this placement, each message taking at least its length in cycles (the dashed line).</p>\n"
+        ),
+        None => String::new(),
+    };
+    let chart = super::compare::svg(title, program, rows);
     let body = format!(
-        "<h1>{}</h1>\n<p>{} on {} ({} tasks, {} messages): every model runs the same program under the same rules.</p>\n{table}<h2>Completion time</h2>\n<div id=\"chart\">{chart}</div>\n",
+        "<h1>{}</h1>\n<p>{} on {} ({} tasks, {} messages): every model runs the same program under the same rules. The highlighted row finished first; bold marks the best of each column.</p>\n{table}<h2>Completion time and energy</h2>\n{bound}<div id=\"chart\">{chart}</div>\n",
         esc(title),
         esc(title),
         esc(&program.network.spec.to_string()),
@@ -558,109 +585,49 @@ pub fn compare(title: &str, program: &Placed, rows: &[ModelRun]) -> String {
     page(title, &body, None, "")
 }
 
-/// One latency–load curve: its label and (offered load, mean latency) points.
-pub struct Curve {
-    pub label: String,
-    pub points: Vec<(f64, f64)>,
-}
-
-/// The `sweep --html` page: latency against offered load on a log latency axis, so the curves
-/// stay apart before saturation, with the table of points.
-pub fn sweep(title: &str, x_label: &str, curves: &[Curve], csv: &str) -> String {
-    let (w, h, l, r, t, b) = (760.0, 460.0, 80.0, 180.0, 40.0, 55.0);
-    let pts = || curves.iter().flat_map(|c| c.points.iter());
-    let xmax = pts().map(|p| p.0).fold(0.0f64, f64::max).max(1e-9);
-    let ymin = pts()
-        .map(|p| p.1)
-        .filter(|y| *y > 0.0 && y.is_finite())
-        .fold(f64::INFINITY, f64::min);
-    let ymax = pts()
-        .map(|p| p.1)
-        .filter(|y| y.is_finite())
-        .fold(0.0f64, f64::max);
-    let (lo, hi) = if ymin.is_finite() && ymax > 0.0 {
-        (
-            10f64.powf(ymin.log10().floor()),
-            10f64.powf(ymax.log10().ceil().max(ymin.log10().floor() + 1.0)),
-        )
-    } else {
-        (1.0, 10.0)
-    };
-    let px = |x: f64| l + x / xmax * (w - l - r);
-    let py = |y: f64| {
-        let y = y.max(lo);
-        h - b - (y.log10() - lo.log10()) / (hi.log10() - lo.log10()) * (h - t - b)
-    };
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-size=\"11\" id=\"curves\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{l}\" y=\"22\" font-size=\"13\" font-weight=\"bold\">{}</text>\n",
-        esc(title)
+/// The `sweep --html` page: latency against offered load (one curve per model and pattern, 95%
+/// confidence intervals as error bars, saturation marked; see [`crate::sim::plot`]) and the
+/// table of points.
+pub fn sweep(
+    title: &str,
+    x_label: &str,
+    curves: &[Series],
+    table: &[Summary],
+    csv: &str,
+) -> String {
+    let chart = line_chart(title, x_label, "mean latency (cycles)", curves);
+    let seeds = table.iter().map(|r| r.seeds).max().unwrap_or(1);
+    let mut rows = String::from(
+        "<table class=\"grid\" id=\"points\"><tr><th>model</th><th>pattern</th><th>offered</th><th>accepted</th><th>mean latency</th><th>± 95% CI</th><th>p99</th><th>state</th></tr>\n",
     );
-    let mut decade = lo;
-    while decade <= hi * 1.0001 {
-        let y = py(decade);
+    for r in table {
         let _ = writeln!(
-            svg,
-            "<line x1=\"{l}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#e2e8f0\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{decade}</text>",
-            w - r,
-            l - 6.0,
-            y + 4.0
-        );
-        decade *= 10.0;
-    }
-    for k in 0..=5 {
-        let x = xmax * k as f64 / 5.0;
-        let _ = writeln!(
-            svg,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-            px(x),
-            h - b + 16.0,
-            format_load(x)
+            rows,
+            "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.1}</td><td>{}</td></tr>",
+            if r.saturated { " class=\"late\"" } else { "" },
+            esc(&r.model),
+            esc(&r.pattern),
+            format_load(r.offered_flits),
+            format_load(r.accepted_flits),
+            r.mean_latency,
+            r.latency_ci95,
+            r.p99,
+            if r.saturated { "saturated" } else { "steady" }
         );
     }
-    let _ = writeln!(
-        svg,
-        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text><text x=\"16\" y=\"{:.1}\" transform=\"rotate(-90 16 {:.1})\" text-anchor=\"middle\">mean latency (cycles, log scale)</text>",
-        (l + w - r) / 2.0,
-        h - 12.0,
-        esc(x_label),
-        (t + h - b) / 2.0,
-        (t + h - b) / 2.0
-    );
-    for (i, c) in curves.iter().enumerate() {
-        let colour = format!("hsl({:.0},70%,40%)", (i as f64 * 137.508) % 360.0);
-        let path: Vec<String> = c
-            .points
-            .iter()
-            .filter(|p| p.1.is_finite() && p.1 > 0.0)
-            .map(|&(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
-            .collect();
-        let _ = writeln!(
-            svg,
-            "<polyline class=\"curve\" points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>",
-            path.join(" ")
-        );
-        for &(x, y) in c.points.iter().filter(|p| p.1.is_finite() && p.1 > 0.0) {
-            let _ = writeln!(
-                svg,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{colour}\"><title>{}: load {} latency {y:.1}</title></circle>",
-                px(x),
-                py(y),
-                esc(&c.label),
-                format_load(x)
-            );
-        }
-        let _ = writeln!(
-            svg,
-            "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{colour}\">{}</text>",
-            w - r + 10.0,
-            t + 16.0 * (i as f64 + 1.0),
-            esc(&c.label)
-        );
-    }
-    svg.push_str("</svg>\n");
+    rows.push_str("</table>\n");
     let body = format!(
-        "<h1>{}</h1>\n<div id=\"chart\">{svg}</div>\n<h2>The points</h2>\n<pre id=\"points\">{}</pre>\n",
+        "<h1>{}</h1>\n<p class=\"note\">Mean latency over {seeds} seed(s) per point{}; \
+         ▲ at the top edge marks where a curve saturated (accepted traffic fell behind offered, or \
+         packets were left undelivered) or its mean latency blew up: past it a mean says only how \
+         long the run lasted, so the curve stops there.</p>\n<div id=\"chart\">{chart}</div>\n\
+         <h2>The points</h2>\n{rows}<details><summary>as CSV</summary><pre id=\"csv\">{}</pre></details>\n",
         esc(title),
+        if seeds > 1 {
+            ", error bars the 95% confidence interval of the mean (Student's t)"
+        } else {
+            " (one seed: run with --seeds N for confidence intervals)"
+        },
         esc(csv)
     );
     page(title, &body, None, "")

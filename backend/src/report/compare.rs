@@ -395,3 +395,130 @@ pub fn svg(title: &str, program: &Placed, rows: &[ModelRun]) -> String {
     );
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::{self, Settings};
+    use crate::traffic::Traffic;
+
+    /// a sends 4 words to c and 3 to d; c, once it has read, sends 2 words to d.
+    fn program() -> Placed {
+        let mut b = Traffic::builder();
+        let (a, c, d) = (b.task("a"), b.task("c"), b.task("d"));
+        b.send(a, c, 4);
+        b.send(c, d, 2);
+        b.send(a, d, 3);
+        let mut settings = Settings::new();
+        settings.set("network", "mesh:2x2").expect("a network");
+        pipeline::placed(&b.build(), &settings).expect("placed")
+    }
+
+    fn runs(p: &Placed) -> Vec<ModelRun> {
+        let specs: Vec<String> = ["scheduled", "wormhole", "circuit", "store-forward"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        p.compare(&specs, None, |_| {})
+    }
+
+    /// The bound is the chain a → c → d (4 + 2 words; d's port takes m2's 3 words meanwhile):
+    /// no model beats it, and its line is drawn where 6 cycles fall on the time axis.
+    #[test]
+    fn the_bound_line_is_the_critical_path_at_its_cycle() {
+        let p = program();
+        assert_eq!(lower_bound(&p), Some(6));
+        let rows = runs(&p);
+        let done: Vec<_> = rows.iter().filter_map(|r| r.result.as_ref().ok()).collect();
+        assert_eq!(done.len(), rows.len());
+        for x in &done {
+            assert!(
+                x.completion >= 6,
+                "{} finished at {}",
+                x.model,
+                x.completion
+            );
+        }
+        let svg = svg("t", &p, &rows);
+        let longest = done
+            .iter()
+            .map(|x| x.model.chars().count())
+            .max()
+            .unwrap_or(0);
+        let label_w = 16.0 + CHAR_W * longest as f64;
+        let max = done.iter().map(|x| x.completion).max().unwrap_or(1) as f64;
+        let x = label_w + 380.0 * 6.0 / max;
+        assert!(
+            svg.contains(&format!("<line class=\"bound\" x1=\"{x:.1}\" y1=")),
+            "bound at {x:.1}: {svg}"
+        );
+        // Each bar's length is its completion on the same scale.
+        for r in &done {
+            let len = 380.0 * r.completion as f64 / max;
+            assert!(svg.contains(&format!("width=\"{len:.1}\"")), "{}", r.model);
+        }
+    }
+
+    /// The highlight follows the least completion and the least energy, whichever rows they are.
+    #[test]
+    fn the_best_rows_are_highlighted_whichever_they_are() {
+        let p = program();
+        let mut rows = runs(&p);
+        let base = rows[0].result.as_ref().map(|x| x.completion).unwrap_or(0);
+        for (i, r) in rows.iter_mut().enumerate() {
+            if let Ok(x) = r.result.as_mut() {
+                // The circuit row (third) finishes first; the store-forward row spends least.
+                x.completion = if i == 2 { base } else { base + 10 + i as u64 };
+                x.energy.total_pj = if i == 3 { 100.0 } else { 200.0 + i as f64 };
+            }
+        }
+        let name = |i: usize| rows[i].result.as_ref().map(|x| x.model.clone()).unwrap();
+        let svg = svg("t", &p, &rows);
+        assert_eq!(svg.matches("class=\"bar best\"").count(), 1, "{svg}");
+        let best = svg.find("class=\"bar best\"").unwrap();
+        assert!(
+            svg[best..].contains(&format!("<title>{}: {base} cycles", name(2))),
+            "{svg}"
+        );
+        assert_eq!(svg.matches("class=\"energy best\"").count(), 1, "{svg}");
+        let best = svg.find("class=\"energy best\"").unwrap();
+        assert!(
+            svg[best..].contains(&format!("<title>{}: ", name(3))),
+            "{svg}"
+        );
+        let page = crate::report::html::compare("t", &p, &rows);
+        assert_eq!(page.matches("<tr class=\"best\">").count(), 1);
+        assert!(
+            page.contains(&format!("<tr class=\"best\"><td>{}</td>", name(2))),
+            "{page}"
+        );
+        // Ties are all best.
+        if let Ok(x) = rows[1].result.as_mut() {
+            x.completion = base;
+        }
+        assert_eq!(
+            best_rows(&rows, |x| x.completion),
+            [false, true, true, false]
+        );
+    }
+
+    #[test]
+    fn the_csv_has_the_energy_columns() {
+        let p = program();
+        let rows = runs(&p);
+        let text = csv(&rows);
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next(),
+            Some("model,completion,mean_latency,max_latency,energy_pj,energy_dynamic_pj,energy_static_pj,status")
+        );
+        for (line, r) in lines.zip(&rows) {
+            let x = r.result.as_ref().expect("finished");
+            let f: Vec<&str> = line.rsplitn(5, ',').collect();
+            assert_eq!(f[0], "ok");
+            assert_eq!(f[3], format!("{:.1}", x.energy.total_pj));
+            assert_eq!(f[2], format!("{:.1}", x.energy.dynamic_pj));
+            assert_eq!(f[1], format!("{:.1}", x.energy.static_pj));
+        }
+    }
+}

@@ -45,6 +45,11 @@ table.grid { border-collapse: collapse; } table.grid td, table.grid th { border:
 table.grid td:first-child, table.grid th:first-child { text-align: left; }
 .scroll { overflow: auto; border: 1px solid #e2e8f0; max-height: 560px; }
 .controls { margin: 6px 0; } .controls button { margin-right: 4px; }
+.wide { overflow: auto; border: 1px solid #e2e8f0; }
+.legend { margin: 4px 0 8px; font-size: 0.85em; line-height: 1.8; } .legend-title { color: #4a5568; margin-right: 10px; }
+.legend-item { display: inline-block; margin-right: 12px; white-space: nowrap; }
+.swatch { display: inline-block; width: 12px; height: 12px; margin-right: 4px; vertical-align: -1px; border-radius: 2px; }
+.colour-bar { display: inline-block; width: 220px; height: 12px; margin: 0 8px; vertical-align: -1px; }
 tr.best td { background: #ebf8ff; } td.best { font-weight: bold; }
 .note { color: #718096; font-size: 0.9em; } .late { color: #c53030; } .ok { color: #2f855a; }
 svg text { font-family: ui-monospace, monospace; }
@@ -130,6 +135,106 @@ fn intervals(p: &Plan, max: usize) -> Vec<(u64, u64)> {
     cuts.windows(2).map(|w| (w[0], w[1])).collect()
 }
 
+/// The most categories drawn in distinct colours with a swatch each; beyond it the colours run
+/// along a scale with a colour bar (a palette of hundreds of hues tells nothing apart).
+const DISTINCT_COLOURS: usize = 20;
+
+/// What the message colours mean: message type when the program names several (`defmessage`),
+/// else the source task when few tasks send, else the phase when there are a few, else the
+/// source task along a colour scale. `of[m]` is message `m`'s category in `names`.
+struct ColourKey {
+    key: &'static str,
+    names: Vec<String>,
+    of: Vec<usize>,
+    continuous: bool,
+}
+
+fn colour_key(p: &Plan) -> ColourKey {
+    let msgs = &p.traffic.messages;
+    let index = |names: &[String], name: &str| names.binary_search_by(|n| n.as_str().cmp(name));
+    let types: BTreeSet<String> = msgs
+        .iter()
+        .map(|m| m.label.as_deref().unwrap_or("(unnamed)").to_string())
+        .collect();
+    if types.len() >= 2 && types.len() <= DISTINCT_COLOURS {
+        let names: Vec<String> = types.into_iter().collect();
+        let of = msgs
+            .iter()
+            .map(|m| index(&names, m.label.as_deref().unwrap_or("(unnamed)")).unwrap_or(0))
+            .collect();
+        return ColourKey {
+            key: "message type",
+            names,
+            of,
+            continuous: false,
+        };
+    }
+    let senders: BTreeSet<usize> = msgs.iter().map(|m| m.src).collect();
+    let phases: BTreeSet<usize> = msgs.iter().map(|m| m.phase).collect();
+    if senders.len() > DISTINCT_COLOURS && (2..=DISTINCT_COLOURS).contains(&phases.len()) {
+        let ids: Vec<usize> = phases.into_iter().collect();
+        let names = ids
+            .iter()
+            .map(|&ph| {
+                p.traffic
+                    .phases
+                    .iter()
+                    .find(|x| x.id == ph)
+                    .map_or(format!("phase {ph}"), |x| format!("phase {}", x.name))
+            })
+            .collect();
+        let of = msgs
+            .iter()
+            .map(|m| ids.binary_search(&m.phase).unwrap_or(0))
+            .collect();
+        return ColourKey {
+            key: "phase",
+            names,
+            of,
+            continuous: false,
+        };
+    }
+    let ids: Vec<usize> = senders.into_iter().collect();
+    let names = ids
+        .iter()
+        .map(|&t| {
+            p.traffic
+                .tasks
+                .get(t)
+                .map_or(format!("task {t}"), |x| x.name.clone())
+        })
+        .collect();
+    let of = msgs
+        .iter()
+        .map(|m| ids.binary_search(&m.src).unwrap_or(0))
+        .collect();
+    ColourKey {
+        key: "source task",
+        names,
+        of,
+        continuous: ids.len() > DISTINCT_COLOURS,
+    }
+}
+
+/// Per directed link of the network, the cycles messages hold it, as `[from, to, busy]` (the
+/// busy fraction is `busy / makespan`, as the summary's peak link use counts it).
+fn link_busy(p: &Plan) -> Vec<Value> {
+    let mut busy: BTreeMap<(usize, usize), u64> = p
+        .network
+        .links
+        .iter()
+        .map(|l| ((l.from, l.to), 0))
+        .collect();
+    for h in &p.schedule.holds {
+        if let Resource::Link { from, to } = h.resource {
+            *busy.entry((from, to)).or_default() += h.end - h.start;
+        }
+    }
+    busy.into_iter()
+        .map(|((from, to), b)| json!([from, to, b]))
+        .collect()
+}
+
 /// The plan's data for the script.
 fn plan_data(p: &Plan) -> Value {
     let s = p.schedule;
@@ -142,11 +247,13 @@ fn plan_data(p: &Plan) -> Value {
         .collect();
     let row: BTreeMap<Resource, usize> =
         resources.iter().enumerate().map(|(i, r)| (*r, i)).collect();
+    let colours = colour_key(p);
+    let cat = |m: usize| colours.of.get(m).copied().unwrap_or(0);
     let holds: Vec<Value> = s
         .holds
         .iter()
         .take(Limits::HTML_HOLDS)
-        .map(|h| json!([h.msg, row[&h.resource], h.start, h.end]))
+        .map(|h| json!([h.msg, row[&h.resource], h.start, h.end, cat(h.msg)]))
         .collect();
     let rows: Vec<Value> = resources
         .iter()
@@ -211,10 +318,17 @@ fn plan_data(p: &Plan) -> Value {
                 s.arrival.get(m.id).copied().unwrap_or(0),
                 s.arrival.get(m.id).copied().unwrap_or(0) > m.deadline,
                 p.traffic.tasks.get(m.src).map_or("?", |t| t.name.as_str()),
+                cat(m.id),
             ])
         })
         .collect();
-    let (lanes, boxes, arrows) = task_graph(p);
+    let (lanes, boxes, mut arrows) = task_graph(p);
+    for a in &mut arrows {
+        let m = a.get(0).and_then(Value::as_u64).unwrap_or(0) as usize;
+        if let Some(v) = a.as_array_mut() {
+            v.push(cat(m).into());
+        }
+    }
     json!({
         "makespan": s.makespan,
         "rows": rows,
@@ -229,6 +343,10 @@ fn plan_data(p: &Plan) -> Value {
         "lanes": lanes,
         "boxes": boxes,
         "arrows": arrows,
+        "colourKey": colours.key,
+        "colourNames": colours.names,
+        "colourScale": colours.continuous,
+        "busy": link_busy(p),
     })
 }
 
@@ -303,7 +421,6 @@ const PLAN_JS: &str = r#"
     t.textContent = s;
     return t;
   }
-  function colour(m) { return 'hsl(' + ((m * 137.508) % 360).toFixed(0) + ',70%,45%)'; }
   function ticks(span, px) {
     var target = Math.max(2, Math.floor(px / 80));
     var raw = Math.max(1, span / target);
@@ -312,6 +429,47 @@ const PLAN_JS: &str = r#"
     for (var i = 0; i < steps.length; i++) { if (steps[i] * p >= raw) return steps[i] * p; }
     return 10 * p;
   }
+
+  // Message colours mean one thing, said by the legend: D.colourKey (message type, source task
+  // or phase). Up to 20 categories get distinct colours (Tableau's 20: dark ones first); more
+  // run along a hue scale with a colour bar.
+  var PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf',
+                 '#aec7e8', '#ffbb78', '#98df8a', '#ff9896', '#c5b0d5', '#c49c94', '#f7b6d2', '#c7c7c7', '#dbdb8d', '#9edae5'];
+  var N = Math.max(1, D.colourNames.length);
+  function hue(c) { return N > 1 ? c / (N - 1) * 280 : 0; }
+  function colour(c) { return D.colourScale ? 'hsl(' + hue(c).toFixed(0) + ',70%,45%)' : PALETTE[c % PALETTE.length]; }
+  function ink(c) { return !D.colourScale && (c % PALETTE.length) >= 10 ? '#1a202c' : 'white'; }
+  function legend(host) {
+    host.textContent = '';
+    var title = document.createElement('span');
+    title.className = 'legend-title';
+    title.textContent = 'colour: ' + D.colourKey;
+    host.appendChild(title);
+    if (D.colourScale) {
+      var stops = [];
+      for (var i = 0; i <= 8; i++) stops.push('hsl(' + (i / 8 * 280).toFixed(0) + ',70%,45%)');
+      var first = document.createElement('span');
+      first.textContent = D.colourNames[0];
+      var bar = document.createElement('span');
+      bar.className = 'colour-bar';
+      bar.style.background = 'linear-gradient(to right,' + stops.join(',') + ')';
+      var last = document.createElement('span');
+      last.textContent = D.colourNames[N - 1] + ' (' + N + ' in all, in task order)';
+      host.appendChild(first); host.appendChild(bar); host.appendChild(last);
+      return;
+    }
+    D.colourNames.forEach(function (name, c) {
+      var item = document.createElement('span');
+      item.className = 'legend-item';
+      var sw = document.createElement('span');
+      sw.className = 'swatch';
+      sw.style.background = colour(c);
+      item.appendChild(sw);
+      item.appendChild(document.createTextNode(name));
+      host.appendChild(item);
+    });
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('.legend'), legend);
 
   // Link-by-time chart.
   var zoom = 1;
@@ -336,16 +494,63 @@ const PLAN_JS: &str = r#"
     D.rows.forEach(function (r, i) { text(svg, 4, top + i * rowH + rowH - 3, r[0]); });
     D.holds.forEach(function (hd) {
       var x0 = x(hd[2]), w = Math.max(0.5, x(hd[3]) - x0), y = top + hd[1] * rowH + 1;
-      var r = el('rect', {x: x0, y: y, width: w, height: rowH - 2, fill: colour(hd[0]), class: 'hold'}, svg);
+      var r = el('rect', {x: x0, y: y, width: w, height: rowH - 2, fill: colour(hd[4]), class: 'hold'}, svg);
       var tip = el('title', {}, r);
-      tip.textContent = 'M' + hd[0] + ' ' + D.rows[hd[1]][0] + ' cycles ' + hd[2] + '..' + hd[3];
-      if (w > 22) text(svg, x0 + 2, y + rowH - 4, 'M' + hd[0], {fill: 'white', 'font-size': 9});
+      tip.textContent = 'M' + hd[0] + ' (' + D.colourNames[hd[4]] + ') ' + D.rows[hd[1]][0] + ' cycles ' + hd[2] + '..' + hd[3];
+      if (w > 22) text(svg, x0 + 2, y + rowH - 4, 'M' + hd[0], {fill: ink(hd[4]), 'font-size': 9});
     });
     document.getElementById('zoom-level').textContent = zoom.toFixed(2) + '×';
   }
   document.getElementById('zoom-in').addEventListener('click', function () { zoom = Math.min(zoom * 2, 200); drawTimeline(); });
   document.getElementById('zoom-out').addEventListener('click', function () { zoom = Math.max(zoom / 2, 0.25); drawTimeline(); });
   document.getElementById('zoom-fit').addEventListener('click', function () { zoom = 1; drawTimeline(); });
+
+  // The network, drawn at a size that stays readable from 4 to hundreds of nodes: the cell
+  // shrinks with the grid, nodes and fonts with the cell, and task labels that would not fit
+  // their cell are thinned to every k-th row and column (all of them stay in the tooltips).
+  var L = (function () {
+    var maxx = 0, maxy = 0;
+    D.nodes.forEach(function (n) { maxx = Math.max(maxx, n[0]); maxy = Math.max(maxy, n[1]); });
+    var cell = Math.max(8, Math.min(80, Math.floor(1040 / (Math.max(maxx, maxy) + 1))));
+    var fs = Math.max(7, Math.min(11, cell * 0.2)), r = Math.max(2.5, Math.min(12, cell * 0.17));
+    var labels = D.nodes.map(function (n) {
+      var t = n[2] ? n[2].split(',') : [];
+      return t.length > 1 ? t[0] + '+' + (t.length - 1) : (t[0] || '');
+    });
+    var widest = 0;
+    labels.forEach(function (s) { widest = Math.max(widest, s.length * fs * 0.62); });
+    // A label sits in the quadrant above and right of its node, clear of the mesh's links.
+    var every = Math.max(1, Math.ceil(widest / Math.max(1, cell - r - 4)));
+    return {maxx: maxx, maxy: maxy, cell: cell, fs: fs, r: r, labels: labels, every: every,
+            width: (maxx + 1) * cell + 40, height: (maxy + 1) * cell + 40};
+  })();
+  function at(n) { return [20 + D.nodes[n][0] * L.cell + L.cell / 2, 20 + (L.maxy - D.nodes[n][1]) * L.cell + L.cell / 2]; }
+  // A directed link's segment between the node circles, shifted to its own side of the pair.
+  function segment(a, b, side) {
+    var p = at(a), q = at(b);
+    var dx = q[0] - p[0], dy = q[1] - p[1], len = Math.max(1, Math.sqrt(dx * dx + dy * dy));
+    var nx = -dy / len * side, ny = dx / len * side, r = L.r + 1;
+    return [p[0] + dx / len * r + nx, p[1] + dy / len * r + ny, q[0] - dx / len * r + nx, q[1] - dy / len * r + ny, nx, ny];
+  }
+  function drawLinks(svg) {
+    D.links.forEach(function (l) { var a = at(l[0]), b = at(l[1]); el('line', {x1: a[0], y1: a[1], x2: b[0], y2: b[1], stroke: '#cbd5e0'}, svg); });
+  }
+  function drawNodes(svg) {
+    D.nodes.forEach(function (n, i) {
+      var p = at(i);
+      var c = el('circle', {cx: p[0], cy: p[1], r: L.r, fill: 'white', stroke: '#2d3748', class: 'node'}, svg);
+      el('title', {}, c).textContent = 'node ' + i + (n[2] ? ': ' + n[2] : '');
+      var gx = Math.round(n[0]), gy = Math.round(n[1]);
+      if (L.labels[i] && gx % L.every === 0 && gy % L.every === 0) {
+        text(svg, p[0] + L.r * 0.75, p[1] - L.r * 0.75, L.labels[i], {'font-size': L.fs.toFixed(1), class: 'node-label',
+             stroke: 'white', 'stroke-width': 3, 'paint-order': 'stroke'});
+      }
+    });
+  }
+  function networkNote(id) {
+    var note = document.getElementById(id);
+    if (note) note.textContent = L.every > 1 ? 'Task labels on every ' + L.every + 'th row and column; hover a node for its tasks.' : '';
+  }
 
   // Network snapshots, one interval at a time.
   var snap = 0;
@@ -354,36 +559,65 @@ const PLAN_JS: &str = r#"
     host.textContent = '';
     if (D.intervals.length === 0) { host.textContent = 'no message crosses a link'; return; }
     var iv = D.intervals[snap];
-    var maxx = 0, maxy = 0;
-    D.nodes.forEach(function (n) { maxx = Math.max(maxx, n[0]); maxy = Math.max(maxy, n[1]); });
-    var cell = Math.max(24, Math.min(80, 560 / (Math.max(maxx, maxy) + 1)));
-    var svg = el('svg', {width: (maxx + 1) * cell + 40, height: (maxy + 1) * cell + 40, 'font-size': 10}, host);
+    var svg = el('svg', {width: L.width, height: L.height, 'font-size': 10}, host);
     var defs = el('defs', {}, svg);
-    var mk = el('marker', {id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 5, markerHeight: 5, orient: 'auto-start-reverse'}, defs);
+    var mk = el('marker', {id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 4, markerHeight: 4, orient: 'auto-start-reverse'}, defs);
     el('path', {d: 'M 0 0 L 10 5 L 0 10 z'}, mk);
-    function at(n) { return [20 + D.nodes[n][0] * cell + cell / 2, 20 + (maxy - D.nodes[n][1]) * cell + cell / 2]; }
-    D.links.forEach(function (l) { var a = at(l[0]), b = at(l[1]); el('line', {x1: a[0], y1: a[1], x2: b[0], y2: b[1], stroke: '#cbd5e0'}, svg); });
-    var labelled = {};
-    D.holds.forEach(function (hd) {
+    drawLinks(svg);
+    var side = Math.max(1.5, Math.min(3, L.cell * 0.06)), sw = Math.max(1, Math.min(2, L.cell / 30));
+    var inView = D.holds.filter(function (hd) { var row = D.rows[hd[1]]; return row[1] !== null && hd[2] < iv[1] && hd[3] > iv[0]; });
+    var labelled = {}, names = L.cell >= 48 && inView.length <= 120;
+    inView.forEach(function (hd) {
       var row = D.rows[hd[1]];
-      if (row[1] === null || hd[2] >= iv[1] || hd[3] <= iv[0]) return;
-      var a = at(row[1]), b = at(row[2]);
-      var dx = b[0] - a[0], dy = b[1] - a[1], len = Math.max(1, Math.sqrt(dx * dx + dy * dy));
-      var nx = -dy / len * 3, ny = dx / len * 3, r = cell * 0.22;
-      var sx = a[0] + dx / len * r + nx, sy = a[1] + dy / len * r + ny, ex = b[0] - dx / len * r + nx, ey = b[1] - dy / len * r + ny;
-      var line = el('line', {x1: sx, y1: sy, x2: ex, y2: ey, stroke: colour(hd[0]), 'stroke-width': 2, 'marker-end': 'url(#arrow)', class: 'route'}, svg);
-      el('title', {}, line).textContent = 'M' + hd[0] + ' ' + hd[2] + '..' + hd[3];
-      if (!labelled[hd[0]]) { labelled[hd[0]] = true; text(svg, (sx + ex) / 2 + nx * 2, (sy + ey) / 2 + ny * 2, 'M' + hd[0], {fill: colour(hd[0]), 'font-size': 8}); }
+      var s = segment(row[1], row[2], side);
+      var line = el('line', {x1: s[0], y1: s[1], x2: s[2], y2: s[3], stroke: colour(hd[4]), 'stroke-width': sw, 'marker-end': 'url(#arrow)', class: 'route'}, svg);
+      el('title', {}, line).textContent = 'M' + hd[0] + ' (' + D.colourNames[hd[4]] + ') ' + row[0] + ' cycles ' + hd[2] + '..' + hd[3];
+      if (names && !labelled[hd[0]]) { labelled[hd[0]] = true; text(svg, (s[0] + s[2]) / 2 + s[4] * 2, (s[1] + s[3]) / 2 + s[5] * 2, 'M' + hd[0], {fill: colour(hd[4]), 'font-size': 8}); }
     });
-    D.nodes.forEach(function (n, i) {
-      var p = at(i);
-      el('circle', {cx: p[0], cy: p[1], r: cell * 0.22, fill: 'white', stroke: '#2d3748'}, svg);
-      if (n[2]) text(svg, p[0], p[1] + 3, n[2], {'text-anchor': 'middle', 'font-size': 9});
-    });
+    drawNodes(svg);
     document.getElementById('snap-label').textContent = 'interval ' + (snap + 1) + ' of ' + D.intervals.length + ': cycles ' + iv[0] + ' to ' + iv[1];
   }
   document.getElementById('snap-prev').addEventListener('click', function () { snap = (snap + D.intervals.length - 1) % Math.max(1, D.intervals.length); drawSnapshot(); });
   document.getElementById('snap-next').addEventListener('click', function () { snap = (snap + 1) % Math.max(1, D.intervals.length); drawSnapshot(); });
+
+  // Link utilisation: each directed link coloured by the fraction of the makespan messages hold
+  // it, on a scale from 0 to a round number at or above the busiest (viridis, idle links grey).
+  var VIRIDIS = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+  function viridis(f) {
+    f = Math.max(0, Math.min(1, f)) * (VIRIDIS.length - 1);
+    var i = Math.min(VIRIDIS.length - 2, Math.floor(f)), u = f - i, a = VIRIDIS[i], b = VIRIDIS[i + 1];
+    return 'rgb(' + [0, 1, 2].map(function (k) { return Math.round(a[k] + (b[k] - a[k]) * u); }).join(',') + ')';
+  }
+  function drawHeat() {
+    var host = document.getElementById('heat');
+    host.textContent = '';
+    var span = Math.max(1, D.makespan), peak = 0;
+    D.busy.forEach(function (b) { peak = Math.max(peak, b[2] / span); });
+    var stepPct = peak <= 0.2 ? 5 : peak <= 0.5 ? 10 : 20;
+    var topPct = Math.max(stepPct, Math.ceil(peak * 100 / stepPct - 1e-9) * stepPct);
+    var barX = L.width + 20, barH = Math.min(260, Math.max(120, L.height - 60));
+    var svg = el('svg', {width: barX + 110, height: Math.max(L.height, barH + 60), 'font-size': 10}, host);
+    var defs = el('defs', {}, svg);
+    var grad = el('linearGradient', {id: 'heat-scale', x1: 0, y1: 1, x2: 0, y2: 0}, defs);
+    for (var i = 0; i <= 8; i++) el('stop', {offset: (i / 8).toFixed(3), 'stop-color': viridis(i / 8)}, grad);
+    var side = Math.max(1.5, Math.min(3.5, L.cell * 0.07)), sw = Math.max(1.5, Math.min(5, L.cell * 0.08));
+    D.busy.forEach(function (b) {
+      var s = segment(b[0], b[1], side), f = b[2] / span;
+      var line = el('line', {x1: s[0], y1: s[1], x2: s[2], y2: s[3], stroke: b[2] > 0 ? viridis(f * 100 / topPct) : '#e2e8f0', 'stroke-width': sw, 'stroke-linecap': 'round', class: 'busy'}, svg);
+      el('title', {}, line).textContent = b[0] + '->' + b[1] + ': ' + (100 * f).toFixed(1) + '% busy (' + b[2] + ' of ' + span + ' cycles)';
+    });
+    drawNodes(svg);
+    var y0 = 30;
+    text(svg, barX, y0 - 12, 'busy', {'font-weight': 'bold'});
+    el('rect', {x: barX, y: y0, width: 16, height: barH, fill: 'url(#heat-scale)', stroke: '#4a5568', class: 'heat-bar'}, svg);
+    for (var p = 0; p <= topPct + 1e-9; p += stepPct) {
+      var y = y0 + barH - barH * p / topPct;
+      el('line', {x1: barX + 16, y1: y, x2: barX + 20, y2: y, stroke: '#4a5568'}, svg);
+      text(svg, barX + 23, y + 3.5, p + '%', {class: 'heat-tick'});
+    }
+    el('rect', {x: barX, y: y0 + barH + 14, width: 16, height: 8, fill: '#e2e8f0'}, svg);
+    text(svg, barX + 23, y0 + barH + 22, 'idle');
+  }
 
   // The task graph: a lane per task, subtasks where they run, messages as arrows.
   function drawDag() {
@@ -403,8 +637,8 @@ const PLAN_JS: &str = r#"
       el('title', {}, r).textContent = D.lanes[b[0]] + ': ' + b[3] + ' (' + b[1] + '..' + b[2] + ')';
     });
     D.arrows.forEach(function (a) {
-      var l = el('line', {x1: x(a[2]), y1: y(a[1]) + laneH / 2, x2: x(a[4]), y2: y(a[3]) + laneH / 2, stroke: colour(a[0]), 'stroke-width': 1.2, 'marker-end': 'url(#dag-arrow)', class: 'message'}, svg);
-      el('title', {}, l).textContent = 'M' + a[0] + ': ' + D.lanes[a[1]] + ' @' + a[2] + ' -> ' + D.lanes[a[3]] + ' @' + a[4];
+      var l = el('line', {x1: x(a[2]), y1: y(a[1]) + laneH / 2, x2: x(a[4]), y2: y(a[3]) + laneH / 2, stroke: colour(a[5]), 'stroke-width': 1.2, 'marker-end': 'url(#dag-arrow)', class: 'message'}, svg);
+      el('title', {}, l).textContent = 'M' + a[0] + ' (' + D.colourNames[a[5]] + '): ' + D.lanes[a[1]] + ' @' + a[2] + ' -> ' + D.lanes[a[3]] + ' @' + a[4];
     });
     var defs = el('defs', {}, svg);
     var mk = el('marker', {id: 'dag-arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 5, markerHeight: 5, orient: 'auto'}, defs);
@@ -431,6 +665,9 @@ const PLAN_JS: &str = r#"
 
   drawTimeline();
   drawSnapshot();
+  networkNote('snapshot-note');
+  drawHeat();
+  networkNote('heat-note');
   drawDag();
   drawWindows();
 })();
@@ -500,11 +737,16 @@ pub fn plan(title: &str, p: &Plan, summary: &str) -> String {
          <h2 id=\"schedule\">Links and ports over time</h2>\n\
          <p class=\"note\">One row per link or port in use, one bar per message fragment (hover for the cycles); dashed lines mark where phases start.</p>\n\
          <div class=\"controls\"><button id=\"zoom-out\">−</button><button id=\"zoom-in\">+</button><button id=\"zoom-fit\">fit</button> <span id=\"zoom-level\"></span></div>\n\
+         <div class=\"legend\"></div>\n\
          {}<div class=\"scroll\" id=\"timeline\"></div>\n\
          <h2 id=\"snapshots\">The network, interval by interval</h2>\n\
-         <p class=\"note\">Nodes with their tasks; arrows are the messages on each link in the interval (Minsky Figs 5-6/5-7).</p>\n\
+         <p class=\"note\">Nodes with their tasks; arrows are the messages on each link in the interval (Minsky Figs 5-6/5-7). <span id=\"snapshot-note\"></span></p>\n\
          <div class=\"controls\"><button id=\"snap-prev\">◀ previous</button><button id=\"snap-next\">next ▶</button> <span id=\"snap-label\"></span></div>\n\
-         <div class=\"scroll\" id=\"snapshot\"></div>\n\
+         <div class=\"legend\"></div>\n\
+         <div class=\"wide\" id=\"snapshot\"></div>\n\
+         <h2 id=\"utilisation\">Link utilisation</h2>\n\
+         <p class=\"note\">Each direction of each link coloured by the fraction of the makespan messages hold it (hover for the cycles). <span id=\"heat-note\"></span></p>\n\
+         <div class=\"wide\" id=\"heat\"></div>\n\
          <h2 id=\"task-graph\">The task graph</h2>\n\
          <p class=\"note\">One lane per task: compute where it runs in the schedule, messages as arrows from send to read.</p>\n\
          <div class=\"scroll\" id=\"dag\"></div>\n\

@@ -137,19 +137,19 @@ fn intervals(p: &Plan, max: usize) -> Vec<(u64, u64)> {
 
 /// The most categories drawn in distinct colours with a swatch each; beyond it the colours run
 /// along a scale with a colour bar (a palette of hundreds of hues tells nothing apart).
-const DISTINCT_COLOURS: usize = 20;
+pub(super) const DISTINCT_COLOURS: usize = 20;
 
 /// What the message colours mean: message type when the program names several (`defmessage`),
 /// else the source task when few tasks send, else the phase when there are a few, else the
 /// source task along a colour scale. `of[m]` is message `m`'s category in `names`.
-struct ColourKey {
-    key: &'static str,
-    names: Vec<String>,
-    of: Vec<usize>,
-    continuous: bool,
+pub(super) struct ColourKey {
+    pub key: &'static str,
+    pub names: Vec<String>,
+    pub of: Vec<usize>,
+    pub continuous: bool,
 }
 
-fn colour_key(p: &Plan) -> ColourKey {
+pub(super) fn colour_key(p: &Plan) -> ColourKey {
     let msgs = &p.traffic.messages;
     let index = |names: &[String], name: &str| names.binary_search_by(|n| n.as_str().cmp(name));
     let types: BTreeSet<String> = msgs

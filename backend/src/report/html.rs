@@ -560,9 +560,16 @@ const PLAN_JS: &str = r#"
     if (D.intervals.length === 0) { host.textContent = 'no message crosses a link'; return; }
     var iv = D.intervals[snap];
     var svg = el('svg', {width: L.width, height: L.height, 'font-size': 10}, host);
-    var defs = el('defs', {}, svg);
-    var mk = el('marker', {id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 4, markerHeight: 4, orient: 'auto-start-reverse'}, defs);
-    el('path', {d: 'M 0 0 L 10 5 L 0 10 z'}, mk);
+    // An arrowhead per colour in use, so each head matches its message.
+    var defs = el('defs', {}, svg), heads = {};
+    function head(c) {
+      if (!heads[c]) {
+        heads[c] = 'arrow-' + c;
+        var mk = el('marker', {id: heads[c], viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 4, markerHeight: 4, orient: 'auto-start-reverse'}, defs);
+        el('path', {d: 'M 0 0 L 10 5 L 0 10 z', fill: colour(c)}, mk);
+      }
+      return 'url(#' + heads[c] + ')';
+    }
     drawLinks(svg);
     var side = Math.max(1.5, Math.min(3, L.cell * 0.06)), sw = Math.max(1, Math.min(2, L.cell / 30));
     var inView = D.holds.filter(function (hd) { var row = D.rows[hd[1]]; return row[1] !== null && hd[2] < iv[1] && hd[3] > iv[0]; });
@@ -570,9 +577,17 @@ const PLAN_JS: &str = r#"
     inView.forEach(function (hd) {
       var row = D.rows[hd[1]];
       var s = segment(row[1], row[2], side);
-      var line = el('line', {x1: s[0], y1: s[1], x2: s[2], y2: s[3], stroke: colour(hd[4]), 'stroke-width': sw, 'marker-end': 'url(#arrow)', class: 'route'}, svg);
+      var line = el('line', {x1: s[0], y1: s[1], x2: s[2], y2: s[3], stroke: colour(hd[4]), 'stroke-width': sw, 'marker-end': head(hd[4]), class: 'route'}, svg);
       el('title', {}, line).textContent = 'M' + hd[0] + ' (' + D.colourNames[hd[4]] + ') ' + row[0] + ' cycles ' + hd[2] + '..' + hd[3];
-      if (names && !labelled[hd[0]]) { labelled[hd[0]] = true; text(svg, (s[0] + s[2]) / 2 + s[4] * 2, (s[1] + s[3]) / 2 + s[5] * 2, 'M' + hd[0], {fill: colour(hd[4]), 'font-size': 8}); }
+      // A message's name goes below a horizontal link or left of a vertical one (task labels sit
+      // above and right of the nodes), a third of the way from its source so the two directions'
+      // names stay apart.
+      if (names && !labelled[hd[0]]) {
+        labelled[hd[0]] = true;
+        var mx = s[0] + (s[2] - s[0]) * 0.35, my = s[1] + (s[3] - s[1]) * 0.35;
+        var flat = Math.abs(s[2] - s[0]) >= Math.abs(s[3] - s[1]);
+        text(svg, flat ? mx : mx - s[4] - side - 4, flat ? my - s[5] + side + 10 : my + 3, 'M' + hd[0], {fill: colour(hd[4]), 'font-size': 8, 'text-anchor': flat ? 'middle' : 'end', class: 'route-name'});
+      }
     });
     drawNodes(svg);
     document.getElementById('snap-label').textContent = 'interval ' + (snap + 1) + ' of ' + D.intervals.length + ': cycles ' + iv[0] + ' to ' + iv[1];
@@ -845,14 +860,18 @@ pub fn sweep(
     for r in table {
         let _ = writeln!(
             rows,
-            "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td><td>{:.1}</td><td>{}</td></tr>",
+            "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{:.1}</td><td>{}</td></tr>",
             if r.saturated { " class=\"late\"" } else { "" },
             esc(&r.model),
             esc(&r.pattern),
             format_load(r.offered_flits),
             format_load(r.accepted_flits),
             r.mean_latency,
-            r.latency_ci95,
+            if r.seeds > 1 {
+                format!("{:.2}", r.latency_ci95)
+            } else {
+                "–".to_string()
+            },
             r.p99,
             if r.saturated { "saturated" } else { "steady" }
         );

@@ -309,12 +309,21 @@ pub fn snapshots(p: &Plan) -> String {
                 r#"<line x1="{sx:.1}" y1="{sy:.1}" x2="{ex:.1}" y2="{ey:.1}" stroke="{c}" stroke-width="{width:.1}" marker-end="url(#arrow)"><title>M{} {}..{}</title></line>"#,
                 h.msg, h.start, h.end
             );
+            // Below a horizontal link or left of a vertical one, a third of the way from the
+            // source: clear of the task labels and of the other direction's name.
             if names && labelled.insert(h.msg) {
+                let (mx, my) = (sx + (ex - sx) * 0.35, sy + (ey - sy) * 0.35);
+                let flat = (ex - sx).abs() >= (ey - sy).abs();
                 let _ = writeln!(
                     o,
-                    r#"<text x="{:.1}" y="{:.1}" fill="{c}" font-size="8">M{}</text>"#,
-                    (sx + ex) / 2.0 + nx * 2.0,
-                    (sy + ey) / 2.0 + ny * 2.0,
+                    r#"<text x="{:.1}" y="{:.1}" fill="{c}" font-size="8" text-anchor="{}">M{}</text>"#,
+                    if flat { mx } else { mx - nx - side - 4.0 },
+                    if flat {
+                        my - ny + side + 10.0
+                    } else {
+                        my + 3.0
+                    },
+                    if flat { "middle" } else { "end" },
                     h.msg
                 );
             }

@@ -2,9 +2,12 @@
 //! `sweep --html`): inline CSS, inline SVG and a little script, no network access. The plan
 //! report holds the summary and bounds, the link-by-time chart (zoom and scroll instead of a
 //! page thousands of pixels tall, message labels, phase markers, cycle ticks), the network
-//! snapshots of Minsky Figs 5-6/5-7 to step through, the task graph laid out by the tool (one
-//! lane per task, subtasks at the cycle they start, messages as arrows), and each message's
-//! release–deadline window against its schedule.
+//! snapshots of Minsky Figs 5-6/5-7 to step through, a link-utilisation heat map with its colour
+//! bar, the task graph laid out by the tool (one lane per task, subtasks at the cycle they start,
+//! messages as arrows), and each message's release–deadline window against its schedule. Message
+//! colours mean one stated thing (message type, source task or phase) with a legend; the network
+//! views scale their cells, nodes and fonts with the network and thin task labels that would
+//! overlap, so a 16x16 mesh reads as well as a 4x4 one.
 //!
 //! The data is embedded once as JSON and drawn by the script, so the page stays small and the
 //! chart can be redrawn at any zoom.
@@ -45,7 +48,7 @@ table.grid { border-collapse: collapse; } table.grid td, table.grid th { border:
 table.grid td:first-child, table.grid th:first-child { text-align: left; }
 .scroll { overflow: auto; border: 1px solid #e2e8f0; max-height: 560px; }
 .controls { margin: 6px 0; } .controls button { margin-right: 4px; }
-.wide { overflow: auto; border: 1px solid #e2e8f0; }
+.wide { overflow: auto; border: 1px solid #e2e8f0; } #chart { overflow-x: auto; }
 .legend { margin: 4px 0 8px; font-size: 0.85em; line-height: 1.8; } .legend-title { color: #4a5568; margin-right: 10px; }
 .legend-item { display: inline-block; margin-right: 12px; white-space: nowrap; }
 .swatch { display: inline-block; width: 12px; height: 12px; margin-right: 4px; vertical-align: -1px; border-radius: 2px; }

@@ -520,14 +520,43 @@ const PLAN_JS: &str = r#"
       var t = n[2] ? n[2].split(',') : [];
       return t.length > 1 ? t[0] + '+' + (t.length - 1) : (t[0] || '');
     });
-    var widest = 0;
-    labels.forEach(function (s) { widest = Math.max(widest, s.length * fs * 0.62); });
-    // A label sits in the quadrant above and right of its node, clear of the mesh's links.
-    var every = Math.max(1, Math.ceil(widest / Math.max(1, cell - r - 4)));
-    return {maxx: maxx, maxy: maxy, cell: cell, fs: fs, r: r, labels: labels, every: every,
+    return {maxx: maxx, maxy: maxy, cell: cell, fs: fs, r: r, labels: labels,
             width: (maxx + 1) * cell + 40, height: (maxy + 1) * cell + 40};
   })();
   function at(n) { return [20 + D.nodes[n][0] * L.cell + L.cell / 2, 20 + (L.maxy - D.nodes[n][1]) * L.cell + L.cell / 2]; }
+  // A label sits above and right of its node, clear of a mesh's links; labels are placed in node
+  // order and one that would overlap a label already placed, or a node, is left to the tooltip.
+  L.show = (function () {
+    var show = [], boxes = {}, B = 24;
+    function add(b) {
+      for (var x = Math.floor(b[0] / B); x <= Math.floor(b[2] / B); x++) {
+        for (var y = Math.floor(b[1] / B); y <= Math.floor(b[3] / B); y++) { (boxes[x + ',' + y] = boxes[x + ',' + y] || []).push(b); }
+      }
+    }
+    function clear(b, self) {
+      for (var x = Math.floor(b[0] / B); x <= Math.floor(b[2] / B); x++) {
+        for (var y = Math.floor(b[1] / B); y <= Math.floor(b[3] / B); y++) {
+          var near = boxes[x + ',' + y] || [];
+          for (var i = 0; i < near.length; i++) {
+            var o = near[i];
+            if (o[4] !== self && b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3]) return false;
+          }
+        }
+      }
+      return true;
+    }
+    D.nodes.forEach(function (n, i) { var p = at(i); add([p[0] - L.r, p[1] - L.r, p[0] + L.r, p[1] + L.r, i]); });
+    L.labels.forEach(function (s, i) {
+      if (!s) { show.push(false); return; }
+      var p = at(i), x = p[0] + L.r * 0.75, y = p[1] - L.r * 0.75;
+      var b = [x, y - L.fs, x + s.length * L.fs * 0.62, y + 2, -1];
+      var ok = clear(b, i);
+      if (ok) add(b);
+      show.push(ok);
+    });
+    return show;
+  })();
+  L.hidden = L.show.filter(function (v, i) { return !v && L.labels[i]; }).length;
   // A directed link's segment between the node circles, shifted to its own side of the pair.
   function segment(a, b, side) {
     var p = at(a), q = at(b);
@@ -543,8 +572,7 @@ const PLAN_JS: &str = r#"
       var p = at(i);
       var c = el('circle', {cx: p[0], cy: p[1], r: L.r, fill: 'white', stroke: '#2d3748', class: 'node'}, svg);
       el('title', {}, c).textContent = 'node ' + i + (n[2] ? ': ' + n[2] : '');
-      var gx = Math.round(n[0]), gy = Math.round(n[1]);
-      if (L.labels[i] && gx % L.every === 0 && gy % L.every === 0) {
+      if (L.show[i]) {
         text(svg, p[0] + L.r * 0.75, p[1] - L.r * 0.75, L.labels[i], {'font-size': L.fs.toFixed(1), class: 'node-label',
              stroke: 'white', 'stroke-width': 3, 'paint-order': 'stroke'});
       }
@@ -552,7 +580,7 @@ const PLAN_JS: &str = r#"
   }
   function networkNote(id) {
     var note = document.getElementById(id);
-    if (note) note.textContent = L.every > 1 ? 'Task labels on every ' + L.every + 'th row and column; hover a node for its tasks.' : '';
+    if (note) note.textContent = L.hidden > 0 ? L.hidden + ' task labels left out where they would overlap; hover a node for its tasks.' : '';
   }
 
   // Network snapshots, one interval at a time.
@@ -576,7 +604,10 @@ const PLAN_JS: &str = r#"
     drawLinks(svg);
     var side = Math.max(1.5, Math.min(3, L.cell * 0.06)), sw = Math.max(1, Math.min(2, L.cell / 30));
     var inView = D.holds.filter(function (hd) { var row = D.rows[hd[1]]; return row[1] !== null && hd[2] < iv[1] && hd[3] > iv[0]; });
-    var labelled = {}, names = L.cell >= 48 && inView.length <= 120;
+    // Message names only where there is room: a plane grid (no folded third dimension) with
+    // roomy cells and few messages in the interval.
+    var plane = D.nodes.every(function (n) { return n[0] === Math.round(n[0]) && n[1] === Math.round(n[1]); });
+    var labelled = {}, names = plane && L.cell >= 48 && inView.length <= 120;
     inView.forEach(function (hd) {
       var row = D.rows[hd[1]];
       var s = segment(row[1], row[2], side);

@@ -206,8 +206,8 @@ fn position(p: &Plan, node: usize) -> (f64, f64) {
 
 /// One panel per interval, in a grid. The cell shrinks with the network (nodes and fonts with
 /// it) so a 16x16 mesh stays legible; a task label sits above and right of its node, clear of
-/// the links, and labels that would not fit their cell are thinned to every k-th row and column
-/// (each node's tasks stay in its tooltip); message names are written only when there is room.
+/// the links, and one that would overlap another label or a node is left out (each node's tasks
+/// stay in its tooltip); message names are written only when there is room.
 pub fn snapshots(p: &Plan) -> String {
     let panels = intervals(p, 12);
     let nodes = p.network.nodes();
@@ -235,13 +235,48 @@ pub fn snapshots(p: &Plan) -> String {
         Some([first, rest @ ..]) => format!("{first}+{}", rest.len()),
         _ => String::new(),
     };
-    let widest = (0..nodes)
-        .map(|n| label(n).chars().count())
-        .max()
-        .unwrap_or(0) as f64
-        * fs
-        * 0.62;
-    let every = (widest / (cell - r - 4.0).max(1.0)).ceil().max(1.0) as i64;
+    // Which task labels to write: in node order, each above and right of its node unless it
+    // would overlap a label already placed or another node (the same in every panel).
+    let centre = |n: usize| {
+        (
+            pos[n].0 * cell + cell / 2.0,
+            (maxy - pos[n].1) * cell + cell / 2.0,
+        )
+    };
+    let mut placed: Vec<[f64; 4]> = Vec::new();
+    let discs: Vec<[f64; 4]> = (0..nodes)
+        .map(|n| {
+            let (x, y) = centre(n);
+            [x - r, y - r, x + r, y + r]
+        })
+        .collect();
+    let overlaps =
+        |a: &[f64; 4], b: &[f64; 4]| a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+    let show: Vec<bool> = (0..nodes)
+        .map(|n| {
+            let text = label(n);
+            if text.is_empty() {
+                return false;
+            }
+            let (x, y) = centre(n);
+            let (x, y) = (x + r * 0.75, y - r * 0.75);
+            let b = [
+                x,
+                y - fs,
+                x + text.chars().count() as f64 * fs * 0.62,
+                y + 2.0,
+            ];
+            let free = !placed.iter().any(|o| overlaps(&b, o))
+                && !discs
+                    .iter()
+                    .enumerate()
+                    .any(|(m, d)| m != n && overlaps(&b, d));
+            if free {
+                placed.push(b);
+            }
+            free
+        })
+        .collect();
     let (legend, legend_w) = legend(&key, 20.0, 16.0);
     let mut o = String::new();
     let _ = writeln!(
@@ -281,7 +316,10 @@ pub fn snapshots(p: &Plan) -> String {
             .iter()
             .filter(|h| matches!(h.resource, Resource::Link { .. }) && h.start < b && h.end > a)
             .collect();
-        let names = cell >= 48.0 && held.len() <= 120;
+        // Names only where there is room: a plane grid (no folded third dimension), roomy
+        // cells, few messages in the interval.
+        let plane = pos.iter().all(|q| q.0 == q.0.round() && q.1 == q.1.round());
+        let names = plane && cell >= 48.0 && held.len() <= 120;
         let side = (cell * 0.06).clamp(1.5, 3.0);
         let width = (cell / 30.0).clamp(1.0, 2.0);
         let mut labelled = BTreeSet::new();
@@ -328,7 +366,7 @@ pub fn snapshots(p: &Plan) -> String {
                 );
             }
         }
-        for (n, q) in pos.iter().enumerate() {
+        for n in 0..nodes {
             let (x, y) = at(n);
             let all = tasks_on.get(&n).map(|v| v.join(",")).unwrap_or_default();
             let _ = writeln!(
@@ -337,9 +375,8 @@ pub fn snapshots(p: &Plan) -> String {
                 if all.is_empty() { "" } else { ": " },
                 esc(&all)
             );
-            let (gx, gy) = (q.0.round() as i64, q.1.round() as i64);
             let text = label(n);
-            if !text.is_empty() && gx % every == 0 && gy % every == 0 {
+            if show[n] {
                 let _ = writeln!(
                     o,
                     "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"{fs:.1}\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">{}</text>",

@@ -366,7 +366,7 @@ pub fn snapshots(p: &Plan) -> String {
                 );
             }
         }
-        for n in 0..nodes {
+        for (n, &shown) in show.iter().enumerate() {
             let (x, y) = at(n);
             let all = tasks_on.get(&n).map(|v| v.join(",")).unwrap_or_default();
             let _ = writeln!(
@@ -375,14 +375,13 @@ pub fn snapshots(p: &Plan) -> String {
                 if all.is_empty() { "" } else { ": " },
                 esc(&all)
             );
-            let text = label(n);
-            if show[n] {
+            if shown {
                 let _ = writeln!(
                     o,
                     "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"{fs:.1}\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">{}</text>",
                     x + r * 0.75,
                     y - r * 0.75,
-                    esc(&text)
+                    esc(&label(n))
                 );
             }
         }

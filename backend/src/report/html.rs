@@ -937,3 +937,74 @@ fn format_load(x: f64) -> String {
         s.to_string()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::{self, Settings};
+    use crate::traffic::Traffic;
+
+    /// The page's data for `traffic` planned on `network`.
+    fn data(traffic: &Traffic, network: &str) -> Value {
+        let mut settings = Settings::new();
+        settings.set("network", network).expect("a network");
+        let cfg = pipeline::resolve(traffic, &settings).expect("config");
+        let plan = pipeline::plan(traffic, &cfg).expect("plan");
+        let problem = plan.problem().expect("problem");
+        let report = Plan::new(&problem, &plan.schedule, &plan.traffic);
+        let page = super::plan("t", &report, "");
+        let start = page.find("id=\"ttdl-data\">").expect("data") + 15;
+        let end = start + page[start..].find("</script>").expect("end");
+        serde_json::from_str(&page[start..end]).expect("json")
+    }
+
+    /// Named message types are the key when there are several; each hold carries its message's
+    /// type; every directed link gets its busy cycles, which add up to the link holds.
+    #[test]
+    fn colours_follow_message_types_and_links_their_busy_cycles() {
+        let mut b = Traffic::builder();
+        let (a, c, d) = (b.task("a"), b.task("c"), b.task("d"));
+        b.send(a, c, 4);
+        b.send(c, d, 2);
+        b.send(a, d, 3);
+        let mut traffic = b.build();
+        for (m, name) in traffic.messages.iter_mut().zip(["data", "ack", "data"]) {
+            m.label = Some(name.into());
+        }
+        let d = data(&traffic, "mesh:2x2");
+        assert_eq!(d["colourKey"], "message type");
+        assert_eq!(d["colourNames"], json!(["ack", "data"]));
+        assert_eq!(d["colourScale"], false);
+        for h in d["holds"].as_array().expect("holds") {
+            let want = if h[0] == 1 { 0 } else { 1 };
+            assert_eq!(h[4], want, "{h}");
+        }
+        let busy = d["busy"].as_array().expect("busy");
+        assert_eq!(busy.len(), 8, "a 2x2 mesh has 8 directed links");
+        let total: u64 = busy.iter().map(|b| b[2].as_u64().unwrap_or(0)).sum();
+        let rows = d["rows"].as_array().expect("rows");
+        let link_holds: u64 = d["holds"]
+            .as_array()
+            .expect("holds")
+            .iter()
+            .filter(|h| !rows[h[1].as_u64().unwrap_or(0) as usize][1].is_null())
+            .map(|h| h[3].as_u64().unwrap_or(0) - h[2].as_u64().unwrap_or(0))
+            .sum();
+        assert_eq!(total, link_holds);
+        assert!(total > 0);
+    }
+
+    /// Unnamed messages from many senders run along a colour scale by source task.
+    #[test]
+    fn many_senders_get_a_colour_scale() {
+        let mut b = Traffic::builder();
+        let first = b.tasks(25);
+        for t in 0..25 {
+            b.send(first + t, first + (t + 1) % 25, 2);
+        }
+        let d = data(&b.build(), "mesh:5x5");
+        assert_eq!(d["colourKey"], "source task");
+        assert_eq!(d["colourNames"].as_array().map(Vec::len), Some(25));
+        assert_eq!(d["colourScale"], true);
+    }
+}

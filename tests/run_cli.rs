@@ -542,7 +542,7 @@ fn compare_writes_csv_and_svg() {
     let csv = std::fs::read_to_string(dir.join("compare.csv")).unwrap();
     assert_eq!(
         csv.lines().next(),
-        Some("model,completion,mean_latency,max_latency,status")
+        Some("model,completion,mean_latency,max_latency,energy_pj,energy_dynamic_pj,energy_static_pj,status")
     );
     assert!(csv.contains("\"scheduled exact\",84,"), "{csv}");
     assert!(
@@ -550,14 +550,51 @@ fn compare_writes_csv_and_svg() {
         "{csv}"
     );
     assert!(
-        csv.contains("\"compiled algorithm=aapc\",,,,cannot run"),
+        csv.contains("\"compiled algorithm=aapc\",,,,,,,cannot run"),
         "{csv}"
     );
+    // The energy columns are the JSON's `energy` figures, total = dynamic + static.
+    let (code, json, err) = ttdl(&[
+        "compare",
+        "examples/jacobi-2d.ttdl",
+        "--models",
+        "scheduled,wormhole,pms,compiled algorithm=aapc",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let rows = doc["compare"].as_array().unwrap();
+    for (line, row) in csv.lines().skip(1).zip(rows) {
+        let f: Vec<&str> = line.rsplitn(5, ',').collect();
+        if row.get("energy").is_none() {
+            assert_eq!(f[1..4], ["", "", ""], "{line}");
+            continue;
+        }
+        let num = |s: &str| s.parse::<f64>().unwrap();
+        let (total, dynamic, fixed) = (num(f[3]), num(f[2]), num(f[1]));
+        let e = &row["energy"];
+        assert!(
+            (total - e["total_pj"].as_f64().unwrap()).abs() < 0.06,
+            "{line}"
+        );
+        assert!(
+            (dynamic - e["dynamic_pj"].as_f64().unwrap()).abs() < 0.06,
+            "{line}"
+        );
+        assert!(
+            (fixed - e["static_pj"].as_f64().unwrap()).abs() < 0.06,
+            "{line}"
+        );
+    }
     let svg = std::fs::read_to_string(dir.join("compare.svg")).unwrap();
     assert!(
         svg.starts_with("<svg") && svg.contains("scheduled exact"),
         "{svg}"
     );
+    // Completion and energy side by side, the bound across the time bars.
+    assert!(svg.contains("class=\"bound\""), "{svg}");
+    assert!(svg.contains("class=\"energy best\""), "{svg}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -655,6 +692,17 @@ fn html_reports_load_in_a_browser() {
     assert_eq!(count(&dom, "class=\"subtask\""), 32, "the task graph");
     assert_eq!(count(&dom, "class=\"window\""), 128, "the message windows");
     assert!(dom.contains("interval 1 of"), "the snapshot stepper");
+    // The colours have a legend: jacobi-2d's 16 tasks all send, so the key is the source task,
+    // one swatch each above the chart and above the snapshots.
+    assert!(dom.contains("colour: source task"), "the colour key");
+    assert_eq!(
+        count(&dom, "class=\"legend-item\""),
+        32,
+        "a swatch per sender"
+    );
+    // The heat map colours each of the 4x4 mesh's 48 directed links, with a colour bar.
+    assert_eq!(count(&dom, "class=\"busy\""), 48, "the utilisation map");
+    assert_eq!(count(&dom, "class=\"heat-bar\""), 1, "its colour bar");
     let (dom, console) = chromium_dom(&page("compare.html"), &profile).unwrap();
     assert!(console.is_empty(), "compare.html: {console:?}");
     assert!(
@@ -664,7 +712,76 @@ fn html_reports_load_in_a_browser() {
     let (dom, console) = chromium_dom(&page("sweep.html"), &profile).unwrap();
     assert!(console.is_empty(), "sweep.html: {console:?}");
     assert_eq!(count(&dom, "class=\"curve\""), 2, "{dom}");
+    // 256 nodes: every task label drawn is clear of every other (the labels are thinned or the
+    // cells grow until they are), and the page is as readable as the 16-node one.
+    let big = dir.join("jacobi-16x16.ttdl");
+    let source = std::fs::read_to_string("examples/jacobi-2d-8x8.ttdl")
+        .unwrap()
+        .replace("(list 8 8)", "(list 16 16)")
+        .replace(":n 64 :ndim 2 :nx 8 :ny 8", ":n 256 :ndim 2 :nx 16 :ny 16");
+    std::fs::write(&big, source).unwrap();
+    let (code, _, err) = ttdl(&[
+        "run",
+        big.to_str().unwrap(),
+        "--html",
+        page("run256.html").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (dom, console) = chromium_dom(&page("run256.html"), &profile).unwrap();
+    assert!(console.is_empty(), "run256.html: {console:?}");
+    let labels = node_labels(&dom);
+    assert!(labels.len() >= 64, "{} task labels", labels.len());
+    for (i, a) in labels.iter().enumerate() {
+        for b in &labels[i + 1..] {
+            let apart =
+                a.0 + a.2 <= b.0 || b.0 + b.2 <= a.0 || a.1 <= b.1 - b.3 || b.1 <= a.1 - a.3;
+            assert!(apart, "task labels overlap: {a:?} and {b:?}");
+        }
+    }
+    assert_eq!(count(&dom, "class=\"busy\""), 960, "16x16 mesh links");
+    // Same input, same page, byte for byte.
+    let again = dir.join("again.html");
+    let (code, _, err) = ttdl(&[
+        "run",
+        big.to_str().unwrap(),
+        "--html",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read(page("run256.html")).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The task labels the network view drew, as (x, baseline y, width, height) boxes: the font is
+/// monospaced, 0.62 em a character.
+fn node_labels(dom: &str) -> Vec<(f64, f64, f64, f64, String)> {
+    let attr = |tag: &str, name: &str| -> f64 {
+        let key = format!(" {name}=\"");
+        tag.find(&key)
+            .and_then(|i| tag[i + key.len()..].split('"').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(f64::NAN)
+    };
+    // The snapshot and the heat map draw the same labels: the first drawing is enough.
+    let end = dom.find("id=\"heat\"").unwrap_or(dom.len());
+    dom[..end]
+        .match_indices("<text ")
+        .filter_map(|(i, _)| {
+            let rest = &dom[i..];
+            let close = rest.find('>')?;
+            let tag = &rest[..close];
+            if !tag.contains("class=\"node-label\"") {
+                return None;
+            }
+            let text = &rest[close + 1..rest.find("</text>")?];
+            let fs = attr(tag, "font-size");
+            let w = text.chars().count() as f64 * fs * 0.62;
+            Some((attr(tag, "x"), attr(tag, "y"), w, fs, text.to_string()))
+        })
+        .collect()
 }
 
 /// A sweep emitted as a job list, run with plain `bash` and merged, gives the local sweep's

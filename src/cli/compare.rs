@@ -78,7 +78,7 @@ pub fn run(args: &CompareArgs) -> CliResult {
             ("compare.csv".to_string(), report::compare::csv(&rows)),
             (
                 "compare.svg".to_string(),
-                report::compare::svg(&format!("{title} on {}", prog.network.spec), &rows),
+                report::compare::svg(&format!("{title} on {}", prog.network.spec), &prog, &rows),
             ),
         ];
         let n = super::write::dir(dir, &files, args.output.force)?;

@@ -10,8 +10,8 @@ use ttdl_ir::limits::Limits;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use ttdl_backend::report::html::{self, Curve};
-use ttdl_backend::sim::plot::{line_chart, Series};
+use ttdl_backend::report::html;
+use ttdl_backend::sim::plot::{line_chart, Point, Series};
 use ttdl_backend::sim::sweep::{self, PointResult, Summary, SweepSpec};
 
 use super::simulate::{models_help, models_long_help};
@@ -96,7 +96,8 @@ pub struct SweepArgs {
     /// Run only point K of the sweep (what each emitted job does); its row goes to --csv
     #[arg(long, value_name = "K")]
     pub point: Option<usize>,
-    /// Write the curves (log latency axis) and the points as one self-contained HTML page
+    /// Write the curves (95% confidence intervals, saturation marked) and the points as one
+    /// self-contained HTML page
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// `--out DIR` writes `sweep.csv` and `sweep.svg` there
@@ -203,9 +204,10 @@ fn spec(args: &SweepArgs) -> Result<SweepSpec, CliError> {
     })
 }
 
-/// The table's rows as chart curves: one per (model, pattern).
-fn curves(table: &[Summary]) -> Vec<Curve> {
-    let mut out: Vec<Curve> = Vec::new();
+/// The table's rows as chart curves: one per (model, pattern), each point with its confidence
+/// interval and whether it saturated (the chart stops a curve there).
+fn curves(table: &[Summary]) -> Vec<Series> {
+    let mut out: Vec<Series> = Vec::new();
     let several = table.iter().any(|r| r.pattern != table[0].pattern);
     for r in table {
         let label = if several {
@@ -213,14 +215,26 @@ fn curves(table: &[Summary]) -> Vec<Curve> {
         } else {
             r.model.clone()
         };
-        if r.mean_latency.is_nan() || r.mean_latency <= 0.0 {
+        // A point that measured nothing is drawn only as where its curve saturated.
+        let measured = r.mean_latency.is_finite() && r.mean_latency > 0.0;
+        if !measured && !r.saturated {
             continue;
         }
+        let point = Point {
+            x: r.offered_flits,
+            y: r.mean_latency,
+            ci: if r.latency_ci95.is_finite() {
+                r.latency_ci95
+            } else {
+                0.0
+            },
+            saturated: r.saturated,
+        };
         match out.iter_mut().find(|c| c.label == label) {
-            Some(c) => c.points.push((r.offered_flits, r.mean_latency)),
-            None => out.push(Curve {
+            Some(c) => c.points.push(point),
+            None => out.push(Series {
                 label,
-                points: vec![(r.offered_flits, r.mean_latency)],
+                points: vec![point],
             }),
         }
     }
@@ -300,14 +314,7 @@ fn publish(args: &SweepArgs, spec: &SweepSpec, rows: &[PointResult]) -> CliResul
         spec.size,
         spec.network
     );
-    let chart_curves = curves(&table);
-    let series: Vec<Series> = chart_curves
-        .iter()
-        .map(|c| Series {
-            label: c.label.clone(),
-            points: c.points.clone(),
-        })
-        .collect();
+    let series = curves(&table);
     let svg = line_chart(
         &title,
         "offered load (flits/node/cycle)",
@@ -321,7 +328,8 @@ fn publish(args: &SweepArgs, spec: &SweepSpec, rows: &[PointResult]) -> CliResul
             &html::sweep(
                 &title,
                 "offered load (flits/node/cycle)",
-                &chart_curves,
+                &series,
+                &table,
                 &csv,
             ),
             force,

@@ -2,9 +2,12 @@
 //! `sweep --html`): inline CSS, inline SVG and a little script, no network access. The plan
 //! report holds the summary and bounds, the link-by-time chart (zoom and scroll instead of a
 //! page thousands of pixels tall, message labels, phase markers, cycle ticks), the network
-//! snapshots of Minsky Figs 5-6/5-7 to step through, the task graph laid out by the tool (one
-//! lane per task, subtasks at the cycle they start, messages as arrows), and each message's
-//! release–deadline window against its schedule.
+//! snapshots of Minsky Figs 5-6/5-7 to step through, a link-utilisation heat map with its colour
+//! bar, the task graph laid out by the tool (one lane per task, subtasks at the cycle they start,
+//! messages as arrows), and each message's release–deadline window against its schedule. Message
+//! colours mean one stated thing (message type, source task or phase) with a legend; the network
+//! views scale their cells, nodes and fonts with the network and thin task labels that would
+//! overlap, so a 16x16 mesh reads as well as a 4x4 one.
 //!
 //! The data is embedded once as JSON and drawn by the script, so the page stays small and the
 //! chart can be redrawn at any zoom.
@@ -18,6 +21,8 @@ use serde_json::{json, Value};
 use super::Plan;
 use crate::pipeline::{ModelRun, Placed};
 use crate::schedule::Resource;
+use crate::sim::plot::{line_chart, Series};
+use crate::sim::sweep::Summary;
 use crate::traffic::Op;
 
 fn esc(s: &str) -> String {
@@ -43,6 +48,12 @@ table.grid { border-collapse: collapse; } table.grid td, table.grid th { border:
 table.grid td:first-child, table.grid th:first-child { text-align: left; }
 .scroll { overflow: auto; border: 1px solid #e2e8f0; max-height: 560px; }
 .controls { margin: 6px 0; } .controls button { margin-right: 4px; }
+.wide { overflow: auto; border: 1px solid #e2e8f0; } #chart { overflow-x: auto; }
+.legend { margin: 4px 0 8px; font-size: 0.85em; line-height: 1.8; } .legend-title { color: #4a5568; margin-right: 10px; }
+.legend-item { display: inline-block; margin-right: 12px; white-space: nowrap; }
+.swatch { display: inline-block; width: 12px; height: 12px; margin-right: 4px; vertical-align: -1px; border-radius: 2px; }
+.colour-bar { display: inline-block; width: 220px; height: 12px; margin: 0 8px; vertical-align: -1px; }
+tr.best td { background: #ebf8ff; } td.best { font-weight: bold; }
 .note { color: #718096; font-size: 0.9em; } .late { color: #c53030; } .ok { color: #2f855a; }
 svg text { font-family: ui-monospace, monospace; }
 "#;
@@ -127,6 +138,106 @@ fn intervals(p: &Plan, max: usize) -> Vec<(u64, u64)> {
     cuts.windows(2).map(|w| (w[0], w[1])).collect()
 }
 
+/// The most categories drawn in distinct colours with a swatch each; beyond it the colours run
+/// along a scale with a colour bar (a palette of hundreds of hues tells nothing apart).
+pub(super) const DISTINCT_COLOURS: usize = 20;
+
+/// What the message colours mean: message type when the program names several (`defmessage`),
+/// else the source task when few tasks send, else the phase when there are a few, else the
+/// source task along a colour scale. `of[m]` is message `m`'s category in `names`.
+pub(super) struct ColourKey {
+    pub key: &'static str,
+    pub names: Vec<String>,
+    pub of: Vec<usize>,
+    pub continuous: bool,
+}
+
+pub(super) fn colour_key(p: &Plan) -> ColourKey {
+    let msgs = &p.traffic.messages;
+    let index = |names: &[String], name: &str| names.binary_search_by(|n| n.as_str().cmp(name));
+    let types: BTreeSet<String> = msgs
+        .iter()
+        .map(|m| m.label.as_deref().unwrap_or("(unnamed)").to_string())
+        .collect();
+    if types.len() >= 2 && types.len() <= DISTINCT_COLOURS {
+        let names: Vec<String> = types.into_iter().collect();
+        let of = msgs
+            .iter()
+            .map(|m| index(&names, m.label.as_deref().unwrap_or("(unnamed)")).unwrap_or(0))
+            .collect();
+        return ColourKey {
+            key: "message type",
+            names,
+            of,
+            continuous: false,
+        };
+    }
+    let senders: BTreeSet<usize> = msgs.iter().map(|m| m.src).collect();
+    let phases: BTreeSet<usize> = msgs.iter().map(|m| m.phase).collect();
+    if senders.len() > DISTINCT_COLOURS && (2..=DISTINCT_COLOURS).contains(&phases.len()) {
+        let ids: Vec<usize> = phases.into_iter().collect();
+        let names = ids
+            .iter()
+            .map(|&ph| {
+                p.traffic
+                    .phases
+                    .iter()
+                    .find(|x| x.id == ph)
+                    .map_or(format!("phase {ph}"), |x| format!("phase {}", x.name))
+            })
+            .collect();
+        let of = msgs
+            .iter()
+            .map(|m| ids.binary_search(&m.phase).unwrap_or(0))
+            .collect();
+        return ColourKey {
+            key: "phase",
+            names,
+            of,
+            continuous: false,
+        };
+    }
+    let ids: Vec<usize> = senders.into_iter().collect();
+    let names = ids
+        .iter()
+        .map(|&t| {
+            p.traffic
+                .tasks
+                .get(t)
+                .map_or(format!("task {t}"), |x| x.name.clone())
+        })
+        .collect();
+    let of = msgs
+        .iter()
+        .map(|m| ids.binary_search(&m.src).unwrap_or(0))
+        .collect();
+    ColourKey {
+        key: "source task",
+        names,
+        of,
+        continuous: ids.len() > DISTINCT_COLOURS,
+    }
+}
+
+/// Per directed link of the network, the cycles messages hold it, as `[from, to, busy]` (the
+/// busy fraction is `busy / makespan`, as the summary's peak link use counts it).
+fn link_busy(p: &Plan) -> Vec<Value> {
+    let mut busy: BTreeMap<(usize, usize), u64> = p
+        .network
+        .links
+        .iter()
+        .map(|l| ((l.from, l.to), 0))
+        .collect();
+    for h in &p.schedule.holds {
+        if let Resource::Link { from, to } = h.resource {
+            *busy.entry((from, to)).or_default() += h.end - h.start;
+        }
+    }
+    busy.into_iter()
+        .map(|((from, to), b)| json!([from, to, b]))
+        .collect()
+}
+
 /// The plan's data for the script.
 fn plan_data(p: &Plan) -> Value {
     let s = p.schedule;
@@ -139,11 +250,13 @@ fn plan_data(p: &Plan) -> Value {
         .collect();
     let row: BTreeMap<Resource, usize> =
         resources.iter().enumerate().map(|(i, r)| (*r, i)).collect();
+    let colours = colour_key(p);
+    let cat = |m: usize| colours.of.get(m).copied().unwrap_or(0);
     let holds: Vec<Value> = s
         .holds
         .iter()
         .take(Limits::HTML_HOLDS)
-        .map(|h| json!([h.msg, row[&h.resource], h.start, h.end]))
+        .map(|h| json!([h.msg, row[&h.resource], h.start, h.end, cat(h.msg)]))
         .collect();
     let rows: Vec<Value> = resources
         .iter()
@@ -208,10 +321,17 @@ fn plan_data(p: &Plan) -> Value {
                 s.arrival.get(m.id).copied().unwrap_or(0),
                 s.arrival.get(m.id).copied().unwrap_or(0) > m.deadline,
                 p.traffic.tasks.get(m.src).map_or("?", |t| t.name.as_str()),
+                cat(m.id),
             ])
         })
         .collect();
-    let (lanes, boxes, arrows) = task_graph(p);
+    let (lanes, boxes, mut arrows) = task_graph(p);
+    for a in &mut arrows {
+        let m = a.get(0).and_then(Value::as_u64).unwrap_or(0) as usize;
+        if let Some(v) = a.as_array_mut() {
+            v.push(cat(m).into());
+        }
+    }
     json!({
         "makespan": s.makespan,
         "rows": rows,
@@ -226,6 +346,10 @@ fn plan_data(p: &Plan) -> Value {
         "lanes": lanes,
         "boxes": boxes,
         "arrows": arrows,
+        "colourKey": colours.key,
+        "colourNames": colours.names,
+        "colourScale": colours.continuous,
+        "busy": link_busy(p),
     })
 }
 
@@ -300,7 +424,6 @@ const PLAN_JS: &str = r#"
     t.textContent = s;
     return t;
   }
-  function colour(m) { return 'hsl(' + ((m * 137.508) % 360).toFixed(0) + ',70%,45%)'; }
   function ticks(span, px) {
     var target = Math.max(2, Math.floor(px / 80));
     var raw = Math.max(1, span / target);
@@ -309,6 +432,47 @@ const PLAN_JS: &str = r#"
     for (var i = 0; i < steps.length; i++) { if (steps[i] * p >= raw) return steps[i] * p; }
     return 10 * p;
   }
+
+  // Message colours mean one thing, said by the legend: D.colourKey (message type, source task
+  // or phase). Up to 20 categories get distinct colours (Tableau's 20: dark ones first); more
+  // run along a hue scale with a colour bar.
+  var PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf',
+                 '#aec7e8', '#ffbb78', '#98df8a', '#ff9896', '#c5b0d5', '#c49c94', '#f7b6d2', '#c7c7c7', '#dbdb8d', '#9edae5'];
+  var N = Math.max(1, D.colourNames.length);
+  function hue(c) { return N > 1 ? c / (N - 1) * 280 : 0; }
+  function colour(c) { return D.colourScale ? 'hsl(' + hue(c).toFixed(0) + ',70%,45%)' : PALETTE[c % PALETTE.length]; }
+  function ink(c) { return !D.colourScale && (c % PALETTE.length) >= 10 ? '#1a202c' : 'white'; }
+  function legend(host) {
+    host.textContent = '';
+    var title = document.createElement('span');
+    title.className = 'legend-title';
+    title.textContent = 'colour: ' + D.colourKey;
+    host.appendChild(title);
+    if (D.colourScale) {
+      var stops = [];
+      for (var i = 0; i <= 8; i++) stops.push('hsl(' + (i / 8 * 280).toFixed(0) + ',70%,45%)');
+      var first = document.createElement('span');
+      first.textContent = D.colourNames[0];
+      var bar = document.createElement('span');
+      bar.className = 'colour-bar';
+      bar.style.background = 'linear-gradient(to right,' + stops.join(',') + ')';
+      var last = document.createElement('span');
+      last.textContent = D.colourNames[N - 1] + ' (' + N + ' in all, in task order)';
+      host.appendChild(first); host.appendChild(bar); host.appendChild(last);
+      return;
+    }
+    D.colourNames.forEach(function (name, c) {
+      var item = document.createElement('span');
+      item.className = 'legend-item';
+      var sw = document.createElement('span');
+      sw.className = 'swatch';
+      sw.style.background = colour(c);
+      item.appendChild(sw);
+      item.appendChild(document.createTextNode(name));
+      host.appendChild(item);
+    });
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('.legend'), legend);
 
   // Link-by-time chart.
   var zoom = 1;
@@ -333,16 +497,91 @@ const PLAN_JS: &str = r#"
     D.rows.forEach(function (r, i) { text(svg, 4, top + i * rowH + rowH - 3, r[0]); });
     D.holds.forEach(function (hd) {
       var x0 = x(hd[2]), w = Math.max(0.5, x(hd[3]) - x0), y = top + hd[1] * rowH + 1;
-      var r = el('rect', {x: x0, y: y, width: w, height: rowH - 2, fill: colour(hd[0]), class: 'hold'}, svg);
+      var r = el('rect', {x: x0, y: y, width: w, height: rowH - 2, fill: colour(hd[4]), class: 'hold'}, svg);
       var tip = el('title', {}, r);
-      tip.textContent = 'M' + hd[0] + ' ' + D.rows[hd[1]][0] + ' cycles ' + hd[2] + '..' + hd[3];
-      if (w > 22) text(svg, x0 + 2, y + rowH - 4, 'M' + hd[0], {fill: 'white', 'font-size': 9});
+      tip.textContent = 'M' + hd[0] + ' (' + D.colourNames[hd[4]] + ') ' + D.rows[hd[1]][0] + ' cycles ' + hd[2] + '..' + hd[3];
+      if (w > 22) text(svg, x0 + 2, y + rowH - 4, 'M' + hd[0], {fill: ink(hd[4]), 'font-size': 9});
     });
     document.getElementById('zoom-level').textContent = zoom.toFixed(2) + '×';
   }
   document.getElementById('zoom-in').addEventListener('click', function () { zoom = Math.min(zoom * 2, 200); drawTimeline(); });
   document.getElementById('zoom-out').addEventListener('click', function () { zoom = Math.max(zoom / 2, 0.25); drawTimeline(); });
   document.getElementById('zoom-fit').addEventListener('click', function () { zoom = 1; drawTimeline(); });
+
+  // The network, drawn at a size that stays readable from 4 to hundreds of nodes: the cell
+  // shrinks with the grid, nodes and fonts with the cell, and task labels that would not fit
+  // their cell are thinned to every k-th row and column (all of them stay in the tooltips).
+  var L = (function () {
+    var maxx = 0, maxy = 0;
+    D.nodes.forEach(function (n) { maxx = Math.max(maxx, n[0]); maxy = Math.max(maxy, n[1]); });
+    var cell = Math.max(8, Math.min(80, Math.floor(1040 / (Math.max(maxx, maxy) + 1))));
+    var fs = Math.max(7, Math.min(11, cell * 0.2)), r = Math.max(2.5, Math.min(12, cell * 0.17));
+    var labels = D.nodes.map(function (n) {
+      var t = n[2] ? n[2].split(',') : [];
+      return t.length > 1 ? t[0] + '+' + (t.length - 1) : (t[0] || '');
+    });
+    return {maxx: maxx, maxy: maxy, cell: cell, fs: fs, r: r, labels: labels,
+            width: (maxx + 1) * cell + 40, height: (maxy + 1) * cell + 40};
+  })();
+  function at(n) { return [20 + D.nodes[n][0] * L.cell + L.cell / 2, 20 + (L.maxy - D.nodes[n][1]) * L.cell + L.cell / 2]; }
+  // A label sits above and right of its node, clear of a mesh's links; labels are placed in node
+  // order and one that would overlap a label already placed, or a node, is left to the tooltip.
+  L.show = (function () {
+    var show = [], boxes = {}, B = 24;
+    function add(b) {
+      for (var x = Math.floor(b[0] / B); x <= Math.floor(b[2] / B); x++) {
+        for (var y = Math.floor(b[1] / B); y <= Math.floor(b[3] / B); y++) { (boxes[x + ',' + y] = boxes[x + ',' + y] || []).push(b); }
+      }
+    }
+    function clear(b, self) {
+      for (var x = Math.floor(b[0] / B); x <= Math.floor(b[2] / B); x++) {
+        for (var y = Math.floor(b[1] / B); y <= Math.floor(b[3] / B); y++) {
+          var near = boxes[x + ',' + y] || [];
+          for (var i = 0; i < near.length; i++) {
+            var o = near[i];
+            if (o[4] !== self && b[0] < o[2] && o[0] < b[2] && b[1] < o[3] && o[1] < b[3]) return false;
+          }
+        }
+      }
+      return true;
+    }
+    D.nodes.forEach(function (n, i) { var p = at(i); add([p[0] - L.r, p[1] - L.r, p[0] + L.r, p[1] + L.r, i]); });
+    L.labels.forEach(function (s, i) {
+      if (!s) { show.push(false); return; }
+      var p = at(i), x = p[0] + L.r * 0.75, y = p[1] - L.r * 0.75;
+      var b = [x, y - L.fs, x + s.length * L.fs * 0.62, y + 2, -1];
+      var ok = clear(b, i);
+      if (ok) add(b);
+      show.push(ok);
+    });
+    return show;
+  })();
+  L.hidden = L.show.filter(function (v, i) { return !v && L.labels[i]; }).length;
+  // A directed link's segment between the node circles, shifted to its own side of the pair.
+  function segment(a, b, side) {
+    var p = at(a), q = at(b);
+    var dx = q[0] - p[0], dy = q[1] - p[1], len = Math.max(1, Math.sqrt(dx * dx + dy * dy));
+    var nx = -dy / len * side, ny = dx / len * side, r = L.r + 1;
+    return [p[0] + dx / len * r + nx, p[1] + dy / len * r + ny, q[0] - dx / len * r + nx, q[1] - dy / len * r + ny, nx, ny];
+  }
+  function drawLinks(svg) {
+    D.links.forEach(function (l) { var a = at(l[0]), b = at(l[1]); el('line', {x1: a[0], y1: a[1], x2: b[0], y2: b[1], stroke: '#cbd5e0'}, svg); });
+  }
+  function drawNodes(svg) {
+    D.nodes.forEach(function (n, i) {
+      var p = at(i);
+      var c = el('circle', {cx: p[0], cy: p[1], r: L.r, fill: 'white', stroke: '#2d3748', class: 'node'}, svg);
+      el('title', {}, c).textContent = 'node ' + i + (n[2] ? ': ' + n[2] : '');
+      if (L.show[i]) {
+        text(svg, p[0] + L.r * 0.75, p[1] - L.r * 0.75, L.labels[i], {'font-size': L.fs.toFixed(1), class: 'node-label',
+             stroke: 'white', 'stroke-width': 3, 'paint-order': 'stroke'});
+      }
+    });
+  }
+  function networkNote(id) {
+    var note = document.getElementById(id);
+    if (note) note.textContent = L.hidden > 0 ? L.hidden + ' task labels left out where they would overlap; hover a node for its tasks.' : '';
+  }
 
   // Network snapshots, one interval at a time.
   var snap = 0;
@@ -351,36 +590,83 @@ const PLAN_JS: &str = r#"
     host.textContent = '';
     if (D.intervals.length === 0) { host.textContent = 'no message crosses a link'; return; }
     var iv = D.intervals[snap];
-    var maxx = 0, maxy = 0;
-    D.nodes.forEach(function (n) { maxx = Math.max(maxx, n[0]); maxy = Math.max(maxy, n[1]); });
-    var cell = Math.max(24, Math.min(80, 560 / (Math.max(maxx, maxy) + 1)));
-    var svg = el('svg', {width: (maxx + 1) * cell + 40, height: (maxy + 1) * cell + 40, 'font-size': 10}, host);
-    var defs = el('defs', {}, svg);
-    var mk = el('marker', {id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 5, markerHeight: 5, orient: 'auto-start-reverse'}, defs);
-    el('path', {d: 'M 0 0 L 10 5 L 0 10 z'}, mk);
-    function at(n) { return [20 + D.nodes[n][0] * cell + cell / 2, 20 + (maxy - D.nodes[n][1]) * cell + cell / 2]; }
-    D.links.forEach(function (l) { var a = at(l[0]), b = at(l[1]); el('line', {x1: a[0], y1: a[1], x2: b[0], y2: b[1], stroke: '#cbd5e0'}, svg); });
-    var labelled = {};
-    D.holds.forEach(function (hd) {
+    var svg = el('svg', {width: L.width, height: L.height, 'font-size': 10}, host);
+    // An arrowhead per colour in use, so each head matches its message.
+    var defs = el('defs', {}, svg), heads = {};
+    function head(c) {
+      if (!heads[c]) {
+        heads[c] = 'arrow-' + c;
+        var mk = el('marker', {id: heads[c], viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 4, markerHeight: 4, orient: 'auto-start-reverse'}, defs);
+        el('path', {d: 'M 0 0 L 10 5 L 0 10 z', fill: colour(c)}, mk);
+      }
+      return 'url(#' + heads[c] + ')';
+    }
+    drawLinks(svg);
+    var side = Math.max(1.5, Math.min(3, L.cell * 0.06)), sw = Math.max(1, Math.min(2, L.cell / 30));
+    var inView = D.holds.filter(function (hd) { var row = D.rows[hd[1]]; return row[1] !== null && hd[2] < iv[1] && hd[3] > iv[0]; });
+    // Message names only where there is room: a plane grid (no folded third dimension) with
+    // roomy cells and few messages in the interval.
+    var plane = D.nodes.every(function (n) { return n[0] === Math.round(n[0]) && n[1] === Math.round(n[1]); });
+    var labelled = {}, names = plane && L.cell >= 48 && inView.length <= 120;
+    inView.forEach(function (hd) {
       var row = D.rows[hd[1]];
-      if (row[1] === null || hd[2] >= iv[1] || hd[3] <= iv[0]) return;
-      var a = at(row[1]), b = at(row[2]);
-      var dx = b[0] - a[0], dy = b[1] - a[1], len = Math.max(1, Math.sqrt(dx * dx + dy * dy));
-      var nx = -dy / len * 3, ny = dx / len * 3, r = cell * 0.22;
-      var sx = a[0] + dx / len * r + nx, sy = a[1] + dy / len * r + ny, ex = b[0] - dx / len * r + nx, ey = b[1] - dy / len * r + ny;
-      var line = el('line', {x1: sx, y1: sy, x2: ex, y2: ey, stroke: colour(hd[0]), 'stroke-width': 2, 'marker-end': 'url(#arrow)', class: 'route'}, svg);
-      el('title', {}, line).textContent = 'M' + hd[0] + ' ' + hd[2] + '..' + hd[3];
-      if (!labelled[hd[0]]) { labelled[hd[0]] = true; text(svg, (sx + ex) / 2 + nx * 2, (sy + ey) / 2 + ny * 2, 'M' + hd[0], {fill: colour(hd[0]), 'font-size': 8}); }
+      var s = segment(row[1], row[2], side);
+      var line = el('line', {x1: s[0], y1: s[1], x2: s[2], y2: s[3], stroke: colour(hd[4]), 'stroke-width': sw, 'marker-end': head(hd[4]), class: 'route'}, svg);
+      el('title', {}, line).textContent = 'M' + hd[0] + ' (' + D.colourNames[hd[4]] + ') ' + row[0] + ' cycles ' + hd[2] + '..' + hd[3];
+      // A message's name goes below a horizontal link or left of a vertical one (task labels sit
+      // above and right of the nodes), a third of the way from its source so the two directions'
+      // names stay apart.
+      if (names && !labelled[hd[0]]) {
+        labelled[hd[0]] = true;
+        var mx = s[0] + (s[2] - s[0]) * 0.35, my = s[1] + (s[3] - s[1]) * 0.35;
+        var flat = Math.abs(s[2] - s[0]) >= Math.abs(s[3] - s[1]);
+        text(svg, flat ? mx : mx - s[4] - side - 4, flat ? my - s[5] + side + 10 : my + 3, 'M' + hd[0], {fill: colour(hd[4]), 'font-size': 8, 'text-anchor': flat ? 'middle' : 'end', class: 'route-name'});
+      }
     });
-    D.nodes.forEach(function (n, i) {
-      var p = at(i);
-      el('circle', {cx: p[0], cy: p[1], r: cell * 0.22, fill: 'white', stroke: '#2d3748'}, svg);
-      if (n[2]) text(svg, p[0], p[1] + 3, n[2], {'text-anchor': 'middle', 'font-size': 9});
-    });
+    drawNodes(svg);
     document.getElementById('snap-label').textContent = 'interval ' + (snap + 1) + ' of ' + D.intervals.length + ': cycles ' + iv[0] + ' to ' + iv[1];
   }
   document.getElementById('snap-prev').addEventListener('click', function () { snap = (snap + D.intervals.length - 1) % Math.max(1, D.intervals.length); drawSnapshot(); });
   document.getElementById('snap-next').addEventListener('click', function () { snap = (snap + 1) % Math.max(1, D.intervals.length); drawSnapshot(); });
+
+  // Link utilisation: each directed link coloured by the fraction of the makespan messages hold
+  // it, on a scale from 0 to a round number at or above the busiest (viridis, idle links grey).
+  var VIRIDIS = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+  function viridis(f) {
+    f = Math.max(0, Math.min(1, f)) * (VIRIDIS.length - 1);
+    var i = Math.min(VIRIDIS.length - 2, Math.floor(f)), u = f - i, a = VIRIDIS[i], b = VIRIDIS[i + 1];
+    return 'rgb(' + [0, 1, 2].map(function (k) { return Math.round(a[k] + (b[k] - a[k]) * u); }).join(',') + ')';
+  }
+  function drawHeat() {
+    var host = document.getElementById('heat');
+    host.textContent = '';
+    var span = Math.max(1, D.makespan), peak = 0;
+    D.busy.forEach(function (b) { peak = Math.max(peak, b[2] / span); });
+    var stepPct = peak <= 0.2 ? 5 : peak <= 0.5 ? 10 : 20;
+    var topPct = Math.max(stepPct, Math.ceil(peak * 100 / stepPct - 1e-9) * stepPct);
+    var barX = L.width + 20, barH = Math.min(260, Math.max(120, L.height - 60));
+    var svg = el('svg', {width: barX + 110, height: Math.max(L.height, barH + 60), 'font-size': 10}, host);
+    var defs = el('defs', {}, svg);
+    var grad = el('linearGradient', {id: 'heat-scale', x1: 0, y1: 1, x2: 0, y2: 0}, defs);
+    for (var i = 0; i <= 8; i++) el('stop', {offset: (i / 8).toFixed(3), 'stop-color': viridis(i / 8)}, grad);
+    var side = Math.max(1.5, Math.min(3.5, L.cell * 0.07)), sw = Math.max(1.5, Math.min(5, L.cell * 0.08));
+    D.busy.forEach(function (b) {
+      var s = segment(b[0], b[1], side), f = b[2] / span;
+      var line = el('line', {x1: s[0], y1: s[1], x2: s[2], y2: s[3], stroke: b[2] > 0 ? viridis(f * 100 / topPct) : '#e2e8f0', 'stroke-width': sw, 'stroke-linecap': 'round', class: 'busy'}, svg);
+      el('title', {}, line).textContent = b[0] + '->' + b[1] + ': ' + (100 * f).toFixed(1) + '% busy (' + b[2] + ' of ' + span + ' cycles)';
+    });
+    drawNodes(svg);
+    var y0 = 30;
+    text(svg, barX, y0 - 12, 'busy', {'font-weight': 'bold'});
+    el('rect', {x: barX, y: y0, width: 16, height: barH, fill: 'url(#heat-scale)', stroke: '#4a5568', class: 'heat-bar'}, svg);
+    for (var p = 0; p <= topPct + 1e-9; p += stepPct) {
+      var y = y0 + barH - barH * p / topPct;
+      el('line', {x1: barX + 16, y1: y, x2: barX + 20, y2: y, stroke: '#4a5568'}, svg);
+      text(svg, barX + 23, y + 3.5, p + '%', {class: 'heat-tick'});
+    }
+    el('rect', {x: barX, y: y0 + barH + 14, width: 16, height: 8, fill: '#e2e8f0'}, svg);
+    text(svg, barX + 23, y0 + barH + 22, 'idle');
+  }
 
   // The task graph: a lane per task, subtasks where they run, messages as arrows.
   function drawDag() {
@@ -400,8 +686,8 @@ const PLAN_JS: &str = r#"
       el('title', {}, r).textContent = D.lanes[b[0]] + ': ' + b[3] + ' (' + b[1] + '..' + b[2] + ')';
     });
     D.arrows.forEach(function (a) {
-      var l = el('line', {x1: x(a[2]), y1: y(a[1]) + laneH / 2, x2: x(a[4]), y2: y(a[3]) + laneH / 2, stroke: colour(a[0]), 'stroke-width': 1.2, 'marker-end': 'url(#dag-arrow)', class: 'message'}, svg);
-      el('title', {}, l).textContent = 'M' + a[0] + ': ' + D.lanes[a[1]] + ' @' + a[2] + ' -> ' + D.lanes[a[3]] + ' @' + a[4];
+      var l = el('line', {x1: x(a[2]), y1: y(a[1]) + laneH / 2, x2: x(a[4]), y2: y(a[3]) + laneH / 2, stroke: colour(a[5]), 'stroke-width': 1.2, 'marker-end': 'url(#dag-arrow)', class: 'message'}, svg);
+      el('title', {}, l).textContent = 'M' + a[0] + ' (' + D.colourNames[a[5]] + '): ' + D.lanes[a[1]] + ' @' + a[2] + ' -> ' + D.lanes[a[3]] + ' @' + a[4];
     });
     var defs = el('defs', {}, svg);
     var mk = el('marker', {id: 'dag-arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 5, markerHeight: 5, orient: 'auto'}, defs);
@@ -428,6 +714,9 @@ const PLAN_JS: &str = r#"
 
   drawTimeline();
   drawSnapshot();
+  networkNote('snapshot-note');
+  drawHeat();
+  networkNote('heat-note');
   drawDag();
   drawWindows();
 })();
@@ -497,11 +786,16 @@ pub fn plan(title: &str, p: &Plan, summary: &str) -> String {
          <h2 id=\"schedule\">Links and ports over time</h2>\n\
          <p class=\"note\">One row per link or port in use, one bar per message fragment (hover for the cycles); dashed lines mark where phases start.</p>\n\
          <div class=\"controls\"><button id=\"zoom-out\">−</button><button id=\"zoom-in\">+</button><button id=\"zoom-fit\">fit</button> <span id=\"zoom-level\"></span></div>\n\
+         <div class=\"legend\"></div>\n\
          {}<div class=\"scroll\" id=\"timeline\"></div>\n\
          <h2 id=\"snapshots\">The network, interval by interval</h2>\n\
-         <p class=\"note\">Nodes with their tasks; arrows are the messages on each link in the interval (Minsky Figs 5-6/5-7).</p>\n\
+         <p class=\"note\">Nodes with their tasks; arrows are the messages on each link in the interval (Minsky Figs 5-6/5-7). <span id=\"snapshot-note\"></span></p>\n\
          <div class=\"controls\"><button id=\"snap-prev\">◀ previous</button><button id=\"snap-next\">next ▶</button> <span id=\"snap-label\"></span></div>\n\
-         <div class=\"scroll\" id=\"snapshot\"></div>\n\
+         <div class=\"legend\"></div>\n\
+         <div class=\"wide\" id=\"snapshot\"></div>\n\
+         <h2 id=\"utilisation\">Link utilisation</h2>\n\
+         <p class=\"note\">Each direction of each link coloured by the fraction of the makespan messages hold it (hover for the cycles). <span id=\"heat-note\"></span></p>\n\
+         <div class=\"wide\" id=\"heat\"></div>\n\
          <h2 id=\"task-graph\">The task graph</h2>\n\
          <p class=\"note\">One lane per task: compute where it runs in the schedule, messages as arrows from send to read.</p>\n\
          <div class=\"scroll\" id=\"dag\"></div>\n\
@@ -517,22 +811,40 @@ pub fn plan(title: &str, p: &Plan, summary: &str) -> String {
     page(title, &body, Some(&plan_data(p)), PLAN_JS)
 }
 
-/// The `compare --html` page: the table and the bar chart.
+/// The `compare --html` page: the table (the best row, least completion, highlighted whichever
+/// model it is; the best of every column in bold) and completion time and energy side by side,
+/// with the lower bound no model can beat across the time bars.
 pub fn compare(title: &str, program: &Placed, rows: &[ModelRun]) -> String {
+    use super::compare::best_rows;
+    let best_time = best_rows(rows, |x| x.completion);
+    let best_mean = best_rows(rows, |x| x.latency.mean);
+    let best_max = best_rows(rows, |x| x.latency.max);
+    let best_energy = best_rows(rows, |x| x.energy.total_pj);
+    let cell = |best: bool, v: String| {
+        if best {
+            format!("<td class=\"best\">{v}</td>")
+        } else {
+            format!("<td>{v}</td>")
+        }
+    };
     let mut table = String::from(
         "<table class=\"grid\" id=\"compare\"><tr><th>model</th><th>completion</th><th>mean latency</th><th>max latency</th><th>energy</th></tr>\n",
     );
-    for r in rows {
+    for (i, r) in rows.iter().enumerate() {
         match &r.result {
             Ok(x) => {
                 let _ = writeln!(
                     table,
-                    "<tr><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{}</td></tr>",
+                    "<tr{}><td>{}</td>{}{}{}{}</tr>",
+                    if best_time[i] { " class=\"best\"" } else { "" },
                     esc(&x.model),
-                    x.completion,
-                    x.latency.mean,
-                    x.latency.max,
-                    crate::sim::energy::format_pj(x.energy.total_pj)
+                    cell(best_time[i], x.completion.to_string()),
+                    cell(best_mean[i], format!("{:.2}", x.latency.mean)),
+                    cell(best_max[i], x.latency.max.to_string()),
+                    cell(
+                        best_energy[i],
+                        crate::sim::energy::format_pj(x.energy.total_pj)
+                    ),
                 );
             }
             Err(e) => {
@@ -546,9 +858,15 @@ pub fn compare(title: &str, program: &Placed, rows: &[ModelRun]) -> String {
         }
     }
     table.push_str("</table>\n");
-    let chart = super::compare::svg(title, rows);
+    let bound = match super::compare::lower_bound(program) {
+        Some(b) => format!(
+            "<p class=\"note\" id=\"bound\">No model can finish before cycle {b}: the critical path of the programs under the port model on this placement, each message taking at least its length in cycles (the dashed line).</p>\n"
+        ),
+        None => String::new(),
+    };
+    let chart = super::compare::svg(title, program, rows);
     let body = format!(
-        "<h1>{}</h1>\n<p>{} on {} ({} tasks, {} messages): every model runs the same program under the same rules.</p>\n{table}<h2>Completion time</h2>\n<div id=\"chart\">{chart}</div>\n",
+        "<h1>{}</h1>\n<p>{} on {} ({} tasks, {} messages): every model runs the same program under the same rules. The highlighted row finished first; bold marks the best of each column.</p>\n{table}<h2>Completion time and energy</h2>\n{bound}<div id=\"chart\">{chart}</div>\n",
         esc(title),
         esc(title),
         esc(&program.network.spec.to_string()),
@@ -558,109 +876,53 @@ pub fn compare(title: &str, program: &Placed, rows: &[ModelRun]) -> String {
     page(title, &body, None, "")
 }
 
-/// One latency–load curve: its label and (offered load, mean latency) points.
-pub struct Curve {
-    pub label: String,
-    pub points: Vec<(f64, f64)>,
-}
-
-/// The `sweep --html` page: latency against offered load on a log latency axis, so the curves
-/// stay apart before saturation, with the table of points.
-pub fn sweep(title: &str, x_label: &str, curves: &[Curve], csv: &str) -> String {
-    let (w, h, l, r, t, b) = (760.0, 460.0, 80.0, 180.0, 40.0, 55.0);
-    let pts = || curves.iter().flat_map(|c| c.points.iter());
-    let xmax = pts().map(|p| p.0).fold(0.0f64, f64::max).max(1e-9);
-    let ymin = pts()
-        .map(|p| p.1)
-        .filter(|y| *y > 0.0 && y.is_finite())
-        .fold(f64::INFINITY, f64::min);
-    let ymax = pts()
-        .map(|p| p.1)
-        .filter(|y| y.is_finite())
-        .fold(0.0f64, f64::max);
-    let (lo, hi) = if ymin.is_finite() && ymax > 0.0 {
-        (
-            10f64.powf(ymin.log10().floor()),
-            10f64.powf(ymax.log10().ceil().max(ymin.log10().floor() + 1.0)),
-        )
-    } else {
-        (1.0, 10.0)
-    };
-    let px = |x: f64| l + x / xmax * (w - l - r);
-    let py = |y: f64| {
-        let y = y.max(lo);
-        h - b - (y.log10() - lo.log10()) / (hi.log10() - lo.log10()) * (h - t - b)
-    };
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-size=\"11\" id=\"curves\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{l}\" y=\"22\" font-size=\"13\" font-weight=\"bold\">{}</text>\n",
-        esc(title)
+/// The `sweep --html` page: latency against offered load (one curve per model and pattern, 95%
+/// confidence intervals as error bars, saturation marked; see [`crate::sim::plot`]) and the
+/// table of points.
+pub fn sweep(
+    title: &str,
+    x_label: &str,
+    curves: &[Series],
+    table: &[Summary],
+    csv: &str,
+) -> String {
+    let chart = line_chart(title, x_label, "mean latency (cycles)", curves);
+    let seeds = table.iter().map(|r| r.seeds).max().unwrap_or(1);
+    let mut rows = String::from(
+        "<table class=\"grid\" id=\"points\"><tr><th>model</th><th>pattern</th><th>offered</th><th>accepted</th><th>mean latency</th><th>± 95% CI</th><th>p99</th><th>state</th></tr>\n",
     );
-    let mut decade = lo;
-    while decade <= hi * 1.0001 {
-        let y = py(decade);
+    for r in table {
         let _ = writeln!(
-            svg,
-            "<line x1=\"{l}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#e2e8f0\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{decade}</text>",
-            w - r,
-            l - 6.0,
-            y + 4.0
-        );
-        decade *= 10.0;
-    }
-    for k in 0..=5 {
-        let x = xmax * k as f64 / 5.0;
-        let _ = writeln!(
-            svg,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-            px(x),
-            h - b + 16.0,
-            format_load(x)
+            rows,
+            "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{:.1}</td><td>{}</td></tr>",
+            if r.saturated { " class=\"late\"" } else { "" },
+            esc(&r.model),
+            esc(&r.pattern),
+            format_load(r.offered_flits),
+            format_load(r.accepted_flits),
+            r.mean_latency,
+            if r.seeds > 1 {
+                format!("{:.2}", r.latency_ci95)
+            } else {
+                "–".to_string()
+            },
+            r.p99,
+            if r.saturated { "saturated" } else { "steady" }
         );
     }
-    let _ = writeln!(
-        svg,
-        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text><text x=\"16\" y=\"{:.1}\" transform=\"rotate(-90 16 {:.1})\" text-anchor=\"middle\">mean latency (cycles, log scale)</text>",
-        (l + w - r) / 2.0,
-        h - 12.0,
-        esc(x_label),
-        (t + h - b) / 2.0,
-        (t + h - b) / 2.0
-    );
-    for (i, c) in curves.iter().enumerate() {
-        let colour = format!("hsl({:.0},70%,40%)", (i as f64 * 137.508) % 360.0);
-        let path: Vec<String> = c
-            .points
-            .iter()
-            .filter(|p| p.1.is_finite() && p.1 > 0.0)
-            .map(|&(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
-            .collect();
-        let _ = writeln!(
-            svg,
-            "<polyline class=\"curve\" points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>",
-            path.join(" ")
-        );
-        for &(x, y) in c.points.iter().filter(|p| p.1.is_finite() && p.1 > 0.0) {
-            let _ = writeln!(
-                svg,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{colour}\"><title>{}: load {} latency {y:.1}</title></circle>",
-                px(x),
-                py(y),
-                esc(&c.label),
-                format_load(x)
-            );
-        }
-        let _ = writeln!(
-            svg,
-            "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{colour}\">{}</text>",
-            w - r + 10.0,
-            t + 16.0 * (i as f64 + 1.0),
-            esc(&c.label)
-        );
-    }
-    svg.push_str("</svg>\n");
+    rows.push_str("</table>\n");
     let body = format!(
-        "<h1>{}</h1>\n<div id=\"chart\">{svg}</div>\n<h2>The points</h2>\n<pre id=\"points\">{}</pre>\n",
+        "<h1>{}</h1>\n<p class=\"note\">Mean latency over {seeds} seed(s) per point{}; \
+         ▲ at the top edge marks where a curve saturated (accepted traffic fell behind offered, or \
+         packets were left undelivered) or its mean latency blew up: past it a mean says only how \
+         long the run lasted, so the curve stops there.</p>\n<div id=\"chart\">{chart}</div>\n\
+         <h2>The points</h2>\n{rows}<details><summary>as CSV</summary><pre id=\"csv\">{}</pre></details>\n",
         esc(title),
+        if seeds > 1 {
+            ", error bars the 95% confidence interval of the mean (Student's t)"
+        } else {
+            " (one seed: run with --seeds N for confidence intervals)"
+        },
         esc(csv)
     );
     page(title, &body, None, "")
@@ -673,5 +935,76 @@ fn format_load(x: f64) -> String {
         "0".into()
     } else {
         s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::{self, Settings};
+    use crate::traffic::Traffic;
+
+    /// The page's data for `traffic` planned on `network`.
+    fn data(traffic: &Traffic, network: &str) -> Value {
+        let mut settings = Settings::new();
+        settings.set("network", network).expect("a network");
+        let cfg = pipeline::resolve(traffic, &settings).expect("config");
+        let plan = pipeline::plan(traffic, &cfg).expect("plan");
+        let problem = plan.problem().expect("problem");
+        let report = Plan::new(&problem, &plan.schedule, &plan.traffic);
+        let page = super::plan("t", &report, "");
+        let start = page.find("id=\"ttdl-data\">").expect("data") + 15;
+        let end = start + page[start..].find("</script>").expect("end");
+        serde_json::from_str(&page[start..end]).expect("json")
+    }
+
+    /// Named message types are the key when there are several; each hold carries its message's
+    /// type; every directed link gets its busy cycles, which add up to the link holds.
+    #[test]
+    fn colours_follow_message_types_and_links_their_busy_cycles() {
+        let mut b = Traffic::builder();
+        let (a, c, d) = (b.task("a"), b.task("c"), b.task("d"));
+        b.send(a, c, 4);
+        b.send(c, d, 2);
+        b.send(a, d, 3);
+        let mut traffic = b.build();
+        for (m, name) in traffic.messages.iter_mut().zip(["data", "ack", "data"]) {
+            m.label = Some(name.into());
+        }
+        let d = data(&traffic, "mesh:2x2");
+        assert_eq!(d["colourKey"], "message type");
+        assert_eq!(d["colourNames"], json!(["ack", "data"]));
+        assert_eq!(d["colourScale"], false);
+        for h in d["holds"].as_array().expect("holds") {
+            let want = if h[0] == 1 { 0 } else { 1 };
+            assert_eq!(h[4], want, "{h}");
+        }
+        let busy = d["busy"].as_array().expect("busy");
+        assert_eq!(busy.len(), 8, "a 2x2 mesh has 8 directed links");
+        let total: u64 = busy.iter().map(|b| b[2].as_u64().unwrap_or(0)).sum();
+        let rows = d["rows"].as_array().expect("rows");
+        let link_holds: u64 = d["holds"]
+            .as_array()
+            .expect("holds")
+            .iter()
+            .filter(|h| !rows[h[1].as_u64().unwrap_or(0) as usize][1].is_null())
+            .map(|h| h[3].as_u64().unwrap_or(0) - h[2].as_u64().unwrap_or(0))
+            .sum();
+        assert_eq!(total, link_holds);
+        assert!(total > 0);
+    }
+
+    /// Unnamed messages from many senders run along a colour scale by source task.
+    #[test]
+    fn many_senders_get_a_colour_scale() {
+        let mut b = Traffic::builder();
+        let first = b.tasks(25);
+        for t in 0..25 {
+            b.send(first + t, first + (t + 1) % 25, 2);
+        }
+        let d = data(&b.build(), "mesh:5x5");
+        assert_eq!(d["colourKey"], "source task");
+        assert_eq!(d["colourNames"].as_array().map(Vec::len), Some(25));
+        assert_eq!(d["colourScale"], true);
     }
 }

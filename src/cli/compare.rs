@@ -63,6 +63,7 @@ pub fn run(args: &CompareArgs) -> CliResult {
                 "version": 1,
                 "network": network_json(&prog.network),
                 "compare": report::compare::json(&rows),
+                "lower_bound": report::compare::lower_bound(&prog),
             });
             serde_json::to_string_pretty(&doc).map_err(|e| CliError::Internal(e.to_string()))?
                 + "\n"

@@ -88,6 +88,13 @@ pub fn text(title: &str, program: &Placed, rows: &[ModelRun]) -> String {
             }
         }
     }
+    if let Some(b) = lower_bound(program) {
+        let _ = writeln!(
+            s,
+            "lower bound: {b} cycles (no model finishes sooner: the critical path of the programs \
+             under the port model on this placement)"
+        );
+    }
     notes.extend(storage_notes(program, rows));
     for n in notes {
         let _ = writeln!(s, "note: {n}");

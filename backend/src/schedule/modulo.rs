@@ -160,7 +160,7 @@ const INF: u64 = u64::MAX / 4;
 
 /// Search nodes the translation-wave table may spend per period, per placement a message
 /// would get in the general search.
-const WAVE_NODES_PER_MOVE: usize = 2_000;
+const WAVE_NODES_PER_MOVE: usize = 20_000;
 
 /// A table found: per slot its offset and its path (layer indices).
 type Found = (Vec<u64>, Vec<Vec<usize>>);

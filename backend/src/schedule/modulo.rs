@@ -646,8 +646,8 @@ pub fn plan_with(
     let mut found: Option<(u64, Found)> = None;
     let mut moves = Vec::new();
     // Whole translations of a 2-D torus: a constructed table, from a little further above the
-    // bound (its search is cheap: one offset and route per translation) down while one is found, each
-    // checked (and repaired if need be) by the search, before the general search.
+    // bound (its search is cheap: one offset and route per translation) down while one is
+    // found, each checked (and repaired if need be) by the search, before the general search.
     let pairs: Vec<(NodeId, NodeId, u64)> = slots.iter().map(|s| (s.src, s.dst, s.words)).collect();
     if let Some(waves) = torus_seed::Waves::detect(net, &pairs, hw.hop_latency) {
         let seed_top = bound + bound * params.slack_percent.max(10) / 100;

@@ -36,6 +36,7 @@ pub mod priority;
 pub mod program;
 mod torus_seed;
 pub mod verify;
+mod wave_search;
 
 /// What a fragment holds: a network link or a processor port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

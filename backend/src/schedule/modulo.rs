@@ -158,6 +158,10 @@ struct Table<'a> {
 
 const INF: u64 = u64::MAX / 4;
 
+/// Search nodes the translation-wave table may spend per period, per placement a message
+/// would get in the general search.
+const WAVE_NODES_PER_MOVE: usize = 20_000;
+
 /// A table found: per slot its offset and its path (layer indices).
 type Found = (Vec<u64>, Vec<Vec<usize>>);
 
@@ -439,19 +443,15 @@ fn search(
     Ok((table.step, Some((offsets, table.path))))
 }
 
-/// The translation waves of an iteration on a 2-D torus and their X-then-Y paths as layer
-/// indices of the slots' path graphs, when every slot may take its wave's path.
-fn seeded_paths(
-    net: &Network,
+/// Node paths as layer indices of the slots' path graphs, when every slot may take its path.
+fn layer_paths(
     slots: &[Slot],
     dags: &[Dag],
-    latency: u64,
-) -> Option<(torus_seed::Waves, Vec<Vec<usize>>)> {
-    let pairs: Vec<(NodeId, NodeId, u64)> = slots.iter().map(|s| (s.src, s.dst, s.words)).collect();
-    let waves = torus_seed::Waves::detect(net, &pairs, latency)?;
-    let paths = slots
+    node_paths: &[Vec<NodeId>],
+) -> Option<Vec<Vec<usize>>> {
+    slots
         .iter()
-        .zip(&waves.paths)
+        .zip(node_paths)
         .map(|(slot, nodes)| {
             let dag = &dags[slot.dag];
             if nodes.len() != dag.layers.len() {
@@ -469,8 +469,7 @@ fn seeded_paths(
                 .all(|(i, es)| es.iter().any(|&(a, b, _)| a == path[i] && b == path[i + 1]))
                 .then_some(path)
         })
-        .collect::<Option<Vec<_>>>()?;
-    Some((waves, paths))
+        .collect()
 }
 
 /// Whether some task writes after it has read: then a write waits for an arrival, and offsets
@@ -647,21 +646,29 @@ pub fn plan_with(
     let mut found: Option<(u64, Found)> = None;
     let mut moves = Vec::new();
     // Whole translations of a 2-D torus: a constructed table, from a little further above the
-    // bound (its search is cheap: one offset per translation) down while one is found, each
-    // checked (and repaired if need be) by the search, before the general search.
-    if let Some(seeded) = seeded_paths(net, &slots, &dags, hw.hop_latency) {
-        let (waves, paths) = seeded;
+    // bound (its search is cheap: one offset and route per translation) down while one is
+    // found, each checked (and repaired if need be) by the search, before the general search.
+    let pairs: Vec<(NodeId, NodeId, u64)> = slots.iter().map(|s| (s.src, s.dst, s.words)).collect();
+    if let Some(waves) = torus_seed::Waves::detect(net, &pairs, hw.hop_latency) {
         let seed_top = bound + bound * params.slack_percent.max(10) / 100;
+        let nodes_budget = params.moves_per_message.saturating_mul(WAVE_NODES_PER_MOVE);
         for period in (bound..=seed_top).rev() {
             if progress.is_cancelled() {
                 return Err(ScheduleError::Interrupted);
             }
-            let Some(offsets) =
-                waves.table(period, hw.ports.max(1), seed, budget.saturating_mul(8))
-            else {
+            let Some((offsets, node_paths)) = waves.table(
+                period,
+                hw.ports.max(1),
+                busiest.max(bound),
+                seed,
+                nodes_budget,
+            ) else {
                 break;
             };
-            let warm = (offsets, paths.clone());
+            let Some(paths) = layer_paths(&slots, &dags, &node_paths) else {
+                break;
+            };
+            let warm = (offsets, paths);
             let (made, t) = search(
                 period,
                 hw.hop_latency,

@@ -6,8 +6,8 @@
 //! this process under TTDL (CPU seconds of the evaluation) and, when `guile` is installed, under
 //! Guile 3 compiled (the same program's own run time, from `get-internal-run-time`).
 //!
-//! `cargo run --release -p ttdl-lang --example bench_lists [SCALE]` (SCALE multiplies every
-//! size; 1 by default). `--emit DIR` writes each program as `NAME.ttdl` and `NAME.scm` instead,
+//! `cargo run --release -p ttdl-lang --example bench_lists [SCALE] [NAME…]` (SCALE multiplies
+//! every size; 1 by default; NAMEs pick programs, all by default). `--emit DIR` writes each program as `NAME.ttdl` and `NAME.scm` instead,
 //! to run through the CLI (`ttdl check --max-steps 10000000000 NAME.ttdl`, `guile NAME.scm`).
 
 use std::time::Instant;
@@ -178,11 +178,15 @@ fn main() {
         }
     }
     let scale: f64 = args.first().and_then(|a| a.parse().ok()).unwrap_or(1.0);
+    let only: Vec<&str> = args.iter().skip(1).map(String::as_str).collect();
     println!(
         "{:<9} {:>10} {:>14} {:>8} {:>10} {:>8}",
         "program", "ttdl s", "steps", "ns/step", "guile s", "ratio"
     );
     for p in programs() {
+        if !only.is_empty() && !only.contains(&p.name) {
+            continue;
+        }
         // A budget far above what any of these needs: the benchmark measures speed, not limits.
         let limits = Limits {
             steps: u64::MAX / 2,

@@ -28,6 +28,7 @@ pub(crate) fn share(v: &Value) -> Value {
         Value::Pair(c) => Value::Pair(c.clone()),
         Value::Bool(b) => Value::Bool(*b),
         Value::Symbol(s) => Value::Symbol(*s),
+        Value::Closure(c) => Value::Closure(c.clone()),
         other => other.clone(),
     }
 }

@@ -319,7 +319,15 @@ impl Machine {
         }
         self.depth += 1;
         let name = c.name();
-        let r = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.run_closure(c, entry, span));
+        // Every few levels, as `eval` does: a recursion through builtins (`map`, `apply`) may
+        // nest calls without nesting `eval`, and is watched here.
+        self.nesting += 1;
+        let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
+            stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.run_closure(c, entry, span))
+        } else {
+            self.run_closure(c, entry, span)
+        };
+        self.nesting -= 1;
         self.depth -= 1;
         r.map_err(|d| self.add_call_site(d, name, span))
     }
@@ -496,8 +504,10 @@ impl Machine {
     /// which the store buffer cannot forward (a stall on every argument bound).
     #[inline(always)]
     fn bind(&mut self, env: &Env, sym: Sym, value: Value) {
-        self.locals.mark(sym);
+        // The value is stored first, while it is still in registers: marked first, it was
+        // spilled around the marking's possible call and reloaded as one piece (a stall).
         env.push(sym, value);
+        self.locals.mark(sym);
     }
 
     #[inline]
@@ -569,7 +579,15 @@ impl Machine {
                             .map(Flow::Value);
                     }
                 }
-                let f = self.eval(func, env)?;
+                let f = match &func.kind {
+                    // A procedure named globally (most calls of a procedure) is read here,
+                    // as `eval` would read it.
+                    NodeKind::Global(sym) => {
+                        self.step(func.span)?;
+                        self.lookup_global(*sym, env, func.span)?
+                    }
+                    _ => self.eval(func, env)?,
+                };
                 if let (Value::Builtin(b), true) = (&f, args.len() <= INLINE_ARGS) {
                     let mut vals: [Value; INLINE_ARGS] = Default::default();
                     for (slot, a) in vals.iter_mut().zip(args) {
@@ -1015,6 +1033,21 @@ mod tests {
         assert_eq!(i.eval_source("t.ttdl", "(k)").unwrap(), "42");
         i.eval_source("t.ttdl", "(define k 0)").unwrap();
         assert_eq!(live(&i), before);
+    }
+
+    /// A recursion through a builtin that nests calls without nesting `eval` (`map` of the
+    /// procedure itself, its arguments plain variables) still watches the stack, as deep as the
+    /// depth budget lets it go.
+    #[test]
+    fn recursion_through_builtins_grows_the_stack() {
+        assert_eq!(
+            run(
+                "(define (nest n acc) (if (= n 0) acc (nest (- n 1) (list acc)))) \
+                 (define (f l) (map f l)) \
+                 (length (f (nest 9000 nil)))"
+            ),
+            "1"
+        );
     }
 
     /// Frames are reused once their call is over, but never one a closure still holds.

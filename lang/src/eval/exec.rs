@@ -428,6 +428,9 @@ impl Machine {
         .with_label(l.span, "defined here")
     }
 
+    /// Out of line: inlined, its locals made the frame of `run_closure`, which every level of a
+    /// recursion carries, twice as large.
+    #[inline(never)]
     fn bind_args(&mut self, c: &Closure, args: Vec<Value>, span: Span) -> R<Env> {
         let l = &c.lambda;
         let n = args.len();
@@ -588,14 +591,6 @@ impl Machine {
                     }
                     _ => self.eval(func, env)?,
                 };
-                if let (Value::Builtin(b), true) = (&f, args.len() <= INLINE_ARGS) {
-                    let mut vals: [Value; INLINE_ARGS] = Default::default();
-                    for (slot, a) in vals.iter_mut().zip(args) {
-                        *slot = self.eval(a, env)?;
-                    }
-                    return builtins::call(self, b, &vals[..args.len()], node.span, arg_spans)
-                        .map(Flow::Value);
-                }
                 // A procedure whose parameters the arguments fit exactly: each argument goes
                 // straight into its frame (a pooled one), so the call allocates nothing. The
                 // arguments are evaluated in the same order, with the same steps.
@@ -610,20 +605,7 @@ impl Machine {
                     }
                     f => f,
                 };
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.eval(a, env)?);
-                }
-                return match f {
-                    Value::Closure(c) if c.kind != ClosureKind::Comm => {
-                        Ok(Flow::Tail(c, vals, node.span))
-                    }
-                    Value::Closure(c) => self.call_comm(c, vals, node.span).map(Flow::Value),
-                    Value::Builtin(b) => {
-                        builtins::call(self, b, &vals, node.span, arg_spans).map(Flow::Value)
-                    }
-                    other => Err(self.not_callable(&other, func.span)),
-                };
+                return self.call_value(f, node, func.span, args, arg_spans, env);
             }
             NodeKind::If { test, then, other } => {
                 return if self.eval(test, env)?.is_true() {
@@ -654,6 +636,41 @@ impl Machine {
             _ => return self.eval_form(node, env),
         };
         Ok(Flow::Value(v))
+    }
+
+    /// The calls other than of a procedure whose parameters its arguments fit: a builtin not
+    /// named globally, optional or rest parameters, a communication pattern. Kept out of
+    /// `eval_flow`, whose stack frame every level of a recursion carries.
+    #[inline(never)]
+    fn call_value(
+        &mut self,
+        f: Value,
+        node: &Node,
+        func_span: Span,
+        args: &[Node],
+        arg_spans: &[Span],
+        env: &Env,
+    ) -> R<Flow> {
+        if let (Value::Builtin(b), true) = (&f, args.len() <= INLINE_ARGS) {
+            let mut vals: [Value; INLINE_ARGS] = Default::default();
+            for (slot, a) in vals.iter_mut().zip(args) {
+                *slot = self.eval(a, env)?;
+            }
+            return builtins::call(self, b, &vals[..args.len()], node.span, arg_spans)
+                .map(Flow::Value);
+        }
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.eval(a, env)?);
+        }
+        match f {
+            Value::Closure(c) if c.kind != ClosureKind::Comm => Ok(Flow::Tail(c, vals, node.span)),
+            Value::Closure(c) => self.call_comm(c, vals, node.span).map(Flow::Value),
+            Value::Builtin(b) => {
+                builtins::call(self, b, &vals, node.span, arg_spans).map(Flow::Value)
+            }
+            other => Err(self.not_callable(&other, func_span)),
+        }
     }
 
     /// The forms other than constants, variables, calls, `if`, `begin` and `set!`: kept out of

@@ -20,6 +20,10 @@ use crate::span::Span;
 const RED_ZONE: usize = 128 * 1024;
 const STACK_SEGMENT: usize = 4 * 1024 * 1024;
 
+/// The stack each top-level form is evaluated on (reserved, not resident): about 2 KB a level
+/// of non-tail calls, so the default depth budget's recursion fits with room to spare.
+pub(crate) const EVAL_STACK: usize = 64 * 1024 * 1024;
+
 /// Nesting levels of `eval` between two looks at the room left on the Rust stack: a few hundred
 /// bytes each, far less than [`RED_ZONE`] together.
 const STACK_CHECK_EVERY: usize = 8;

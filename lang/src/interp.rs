@@ -77,10 +77,7 @@ impl Interpreter {
     /// Evaluates forms already read. The step budget starts afresh for each call.
     pub fn eval_forms(&mut self, forms: &[Sexpr]) -> Result<String, Vec<Diagnostic>> {
         self.machine.reset_steps();
-        let mut last = Value::Nil;
-        for f in forms {
-            last = self.machine.eval_top(f).map_err(|d| vec![d])?;
-        }
+        let last = self.machine.eval_top_all(forms).map_err(|d| vec![d])?;
         Ok(self.machine.show(&last))
     }
 

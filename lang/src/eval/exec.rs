@@ -20,6 +20,10 @@ use crate::span::Span;
 const RED_ZONE: usize = 128 * 1024;
 const STACK_SEGMENT: usize = 4 * 1024 * 1024;
 
+/// The stack each top-level form is evaluated on (reserved, not resident): about 2 KB a level
+/// of non-tail calls, so the default depth budget's recursion fits with room to spare.
+pub(crate) const EVAL_STACK: usize = 64 * 1024 * 1024;
+
 /// Nesting levels of `eval` between two looks at the room left on the Rust stack: a few hundred
 /// bytes each, far less than [`RED_ZONE`] together.
 const STACK_CHECK_EVERY: usize = 8;
@@ -319,7 +323,15 @@ impl Machine {
         }
         self.depth += 1;
         let name = c.name();
-        let r = stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.run_closure(c, entry, span));
+        // Every few levels, as `eval` does: a recursion through builtins (`map`, `apply`) may
+        // nest calls without nesting `eval`, and is watched here.
+        self.nesting += 1;
+        let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
+            stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.run_closure(c, entry, span))
+        } else {
+            self.run_closure(c, entry, span)
+        };
+        self.nesting -= 1;
         self.depth -= 1;
         r.map_err(|d| self.add_call_site(d, name, span))
     }
@@ -420,6 +432,9 @@ impl Machine {
         .with_label(l.span, "defined here")
     }
 
+    /// Out of line: inlined, its locals made the frame of `run_closure`, which every level of a
+    /// recursion carries, twice as large.
+    #[inline(never)]
     fn bind_args(&mut self, c: &Closure, args: Vec<Value>, span: Span) -> R<Env> {
         let l = &c.lambda;
         let n = args.len();
@@ -496,8 +511,10 @@ impl Machine {
     /// which the store buffer cannot forward (a stall on every argument bound).
     #[inline(always)]
     fn bind(&mut self, env: &Env, sym: Sym, value: Value) {
-        self.locals.mark(sym);
+        // The value is stored first, while it is still in registers: marked first, it was
+        // spilled around the marking's possible call and reloaded as one piece (a stall).
         env.push(sym, value);
+        self.locals.mark(sym);
     }
 
     #[inline]
@@ -569,15 +586,15 @@ impl Machine {
                             .map(Flow::Value);
                     }
                 }
-                let f = self.eval(func, env)?;
-                if let (Value::Builtin(b), true) = (&f, args.len() <= INLINE_ARGS) {
-                    let mut vals: [Value; INLINE_ARGS] = Default::default();
-                    for (slot, a) in vals.iter_mut().zip(args) {
-                        *slot = self.eval(a, env)?;
+                let f = match &func.kind {
+                    // A procedure named globally (most calls of a procedure) is read here,
+                    // as `eval` would read it.
+                    NodeKind::Global(sym) => {
+                        self.step(func.span)?;
+                        self.lookup_global(*sym, env, func.span)?
                     }
-                    return builtins::call(self, b, &vals[..args.len()], node.span, arg_spans)
-                        .map(Flow::Value);
-                }
+                    _ => self.eval(func, env)?,
+                };
                 // A procedure whose parameters the arguments fit exactly: each argument goes
                 // straight into its frame (a pooled one), so the call allocates nothing. The
                 // arguments are evaluated in the same order, with the same steps.
@@ -592,20 +609,7 @@ impl Machine {
                     }
                     f => f,
                 };
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.eval(a, env)?);
-                }
-                return match f {
-                    Value::Closure(c) if c.kind != ClosureKind::Comm => {
-                        Ok(Flow::Tail(c, vals, node.span))
-                    }
-                    Value::Closure(c) => self.call_comm(c, vals, node.span).map(Flow::Value),
-                    Value::Builtin(b) => {
-                        builtins::call(self, b, &vals, node.span, arg_spans).map(Flow::Value)
-                    }
-                    other => Err(self.not_callable(&other, func.span)),
-                };
+                return self.call_value(f, node, func.span, args, arg_spans, env);
             }
             NodeKind::If { test, then, other } => {
                 return if self.eval(test, env)?.is_true() {
@@ -636,6 +640,41 @@ impl Machine {
             _ => return self.eval_form(node, env),
         };
         Ok(Flow::Value(v))
+    }
+
+    /// The calls other than of a procedure whose parameters its arguments fit: a builtin not
+    /// named globally, optional or rest parameters, a communication pattern. Kept out of
+    /// `eval_flow`, whose stack frame every level of a recursion carries.
+    #[inline(never)]
+    fn call_value(
+        &mut self,
+        f: Value,
+        node: &Node,
+        func_span: Span,
+        args: &[Node],
+        arg_spans: &[Span],
+        env: &Env,
+    ) -> R<Flow> {
+        if let (Value::Builtin(b), true) = (&f, args.len() <= INLINE_ARGS) {
+            let mut vals: [Value; INLINE_ARGS] = Default::default();
+            for (slot, a) in vals.iter_mut().zip(args) {
+                *slot = self.eval(a, env)?;
+            }
+            return builtins::call(self, b, &vals[..args.len()], node.span, arg_spans)
+                .map(Flow::Value);
+        }
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.eval(a, env)?);
+        }
+        match f {
+            Value::Closure(c) if c.kind != ClosureKind::Comm => Ok(Flow::Tail(c, vals, node.span)),
+            Value::Closure(c) => self.call_comm(c, vals, node.span).map(Flow::Value),
+            Value::Builtin(b) => {
+                builtins::call(self, b, &vals, node.span, arg_spans).map(Flow::Value)
+            }
+            other => Err(self.not_callable(&other, func_span)),
+        }
     }
 
     /// The forms other than constants, variables, calls, `if`, `begin` and `set!`: kept out of
@@ -1019,6 +1058,21 @@ mod tests {
         i.eval_source("t.ttdl", "(define k (make))").unwrap();
         drop(i);
         assert_eq!(LIVE_FRAMES.with(std::cell::Cell::get), before);
+    }
+
+    /// A recursion through a builtin that nests calls without nesting `eval` (`map` of the
+    /// procedure itself, its arguments plain variables) still watches the stack, as deep as the
+    /// depth budget lets it go.
+    #[test]
+    fn recursion_through_builtins_grows_the_stack() {
+        assert_eq!(
+            run(
+                "(define (nest n acc) (if (= n 0) acc (nest (- n 1) (list acc)))) \
+                 (define (f l) (map f l)) \
+                 (length (f (nest 9000 nil)))"
+            ),
+            "1"
+        );
     }
 
     /// Frames are reused once their call is over, but never one a closure still holds.

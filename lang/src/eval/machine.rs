@@ -107,7 +107,7 @@ pub struct Machine {
     pub start: Start,
     /// Current non-tail call depth.
     pub depth: usize,
-    /// Current nesting of `eval` (its stack check runs every few levels).
+    /// Current nesting of `eval` and of procedure calls (the stack check runs every few levels).
     pub nesting: usize,
     /// Tasks in whose context stream forms run: the innermost is last.
     pub ctx: Vec<TaskId>,

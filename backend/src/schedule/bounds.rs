@@ -450,18 +450,28 @@ fn bufferless_clique(
             .iter()
             .map(|&i| (i, depth_on(i, r0).unwrap_or(0) as i128))
             .collect();
-        let inside: BTreeSet<usize> = clique.iter().map(|&(i, _)| i).collect();
-        // Candidates: messages sharing a resource with a member, the largest first.
-        let mut candidates: BTreeSet<(std::cmp::Reverse<u64>, usize)> = BTreeSet::new();
+        // Candidates: messages sharing a resource with a member, the largest first (ties by
+        // index). Each resource's holders are listed once and each message taken once, so
+        // this costs the members' resources plus their holders: linear in the program.
+        let mut taken = vec![false; leads.len()];
+        for &(i, _) in &clique {
+            taken[i] = true;
+        }
+        let mut listed: BTreeSet<Resource> = BTreeSet::new();
+        let mut candidates: Vec<(std::cmp::Reverse<u64>, usize)> = Vec::new();
         for &(i, _) in &clique {
             for &(r, _) in &held[i] {
+                if !listed.insert(r) {
+                    continue;
+                }
                 for &j in &on[&r] {
-                    if !inside.contains(&j) {
-                        candidates.insert((std::cmp::Reverse(size(j)), j));
+                    if !std::mem::replace(&mut taken[j], true) {
+                        candidates.push((std::cmp::Reverse(size(j)), j));
                     }
                 }
             }
         }
+        candidates.sort_unstable();
         for (_, x) in candidates {
             if spent > CLIQUE_BUDGET {
                 break;

@@ -281,8 +281,7 @@ fn loop_programs(
             return Ok(None);
         };
         let problem = schedule::Problem::new(&t, network, placement, &routing, cfg.hardware)?;
-        let sched = schedule::kernel::schedule_from_holds(&problem, s.method, holds)?;
-        Ok(Some(crate::switch::build(&problem, &sched)))
+        Ok(Some(crate::switch::build_from_holds(&problem, &holds)))
     };
     let (Some(a), Some(b), Some(c)) = (
         programs(n1)?,

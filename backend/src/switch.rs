@@ -68,11 +68,17 @@ fn input_of(network: &Network, r: Resource) -> Port {
 
 /// Builds every node's program from a (verified) schedule.
 pub fn build(problem: &Problem, schedule: &Schedule) -> SwitchPrograms {
+    build_from_holds(problem, &schedule.holds)
+}
+
+/// [`build`] from the holds alone: the programs are the holds on their routes, whatever the
+/// schedule's timing (a periodic plan's longer runs, extrapolated from a verified kernel).
+pub fn build_from_holds(problem: &Problem, holds: &[crate::schedule::Hold]) -> SwitchPrograms {
     let network = problem.network;
     // Each node's program sized once (a count first): the programs of a large run hold millions
     // of instructions, which vectors grown by doubling would hold up to twice over.
     let mut count = vec![0usize; network.nodes()];
-    for h in &schedule.holds {
+    for h in holds {
         if let Some(c) = output_of(network, h.resource).and_then(|(node, _)| count.get_mut(node)) {
             *c += 1;
         }
@@ -83,7 +89,7 @@ pub fn build(problem: &Problem, schedule: &Schedule) -> SwitchPrograms {
             instructions: Vec::with_capacity(count[node]),
         })
         .collect();
-    for h in &schedule.holds {
+    for h in holds {
         let Some((node, output)) = output_of(network, h.resource) else {
             continue;
         };

@@ -1,7 +1,8 @@
 //! Periodic plans (SPEC §2, §4 `periodic`): a long uniform program is scheduled on a sample of
 //! its iterations, its repeating kernel found, checked on a longer run and extrapolated.
 
-use super::{resized, PipelineError, Plan, PlanConfig};
+use super::timing::{on_the_wire, placed_timing, timed};
+use super::{resized, PipelineError, Plan, PlanConfig, TimingModel};
 use crate::progress::Progress;
 use crate::schedule::{self, Schedule};
 use crate::sim::models::scheduled::replay::{self};
@@ -136,7 +137,7 @@ pub(super) fn plan_periodic(
         };
         // The check run: three more kernels, verified and replayed.
         let checked = m + 3 * kernel.q;
-        let (ct, clayout, _) = resized(traffic, shape, checked, network, placement, cfg)?;
+        let (ct, clayout) = timed_run(traffic, shape, checked, placement, cfg, false)?;
         let (Some(holds), Some(crouting)) = (
             kernel.extrapolate(&clayout, &layout, &s),
             kernel.routing(&clayout, &layout, &routing),
@@ -185,7 +186,7 @@ pub(super) fn plan_periodic(
             loops,
         };
         let (traffic, routing, schedule) = if whole {
-            let (wt, wlayout, _) = resized(traffic, shape, n, network, placement, cfg)?;
+            let (wt, wlayout) = timed_run(traffic, shape, n, placement, cfg, true)?;
             let (holds, wrouting) = kernel
                 .extrapolate(&wlayout, &layout, &s)
                 .zip(kernel.routing(&wlayout, &layout, &routing))
@@ -225,6 +226,30 @@ pub(super) fn plan_periodic(
     Ok(None)
 }
 
+/// The program of `count` iterations timed on the placement as [`resized`] times it, without
+/// routing it (the run takes the kernel's routes); its own critical path (a second timing, on a
+/// node per task) only when `printed`, for the plan's traffic.
+fn timed_run(
+    traffic: &Traffic,
+    shape: &Shape,
+    count: u64,
+    placement: &Placement,
+    cfg: &PlanConfig,
+    printed: bool,
+) -> Result<(Traffic, Layout), PipelineError> {
+    let (t, layout) = shape.with_count(traffic, count);
+    let mut t = if printed {
+        timed(&t, placement, cfg)?
+    } else {
+        placed_timing(&t, placement, cfg)?
+    };
+    if cfg.timing == TimingModel::Thesis && schedule::program::is_driven(&t) {
+        schedule::program::apply_ideal_timing(&mut t)
+            .map_err(|e| PipelineError::Input(e.to_string()))?;
+    }
+    Ok((t, layout))
+}
+
 /// The switch programs of the whole `n`-iteration program as loops: found between the runs of
 /// `m + 3q` and `m + 4q` iterations, checked against the run of `m + 5q`, then given the whole
 /// program's repetition count.
@@ -246,7 +271,9 @@ fn loop_programs(
         return Ok(None);
     }
     let programs = |count: u64| -> Result<Option<crate::switch::SwitchPrograms>, PipelineError> {
-        let (t, layout, _) = resized(traffic, shape, count, network, placement, cfg)?;
+        // The programs are the holds on their routes: no timing or routing of this run needed.
+        let (t, layout) = shape.with_count(traffic, count);
+        let t = on_the_wire(&t, cfg);
         let (Some(holds), Some(routing)) = (
             kernel.extrapolate(&layout, sample, s),
             kernel.routing(&layout, sample, routing),
@@ -254,8 +281,7 @@ fn loop_programs(
             return Ok(None);
         };
         let problem = schedule::Problem::new(&t, network, placement, &routing, cfg.hardware)?;
-        let sched = schedule::kernel::schedule_from_holds(&problem, s.method, holds)?;
-        Ok(Some(crate::switch::build(&problem, &sched)))
+        Ok(Some(crate::switch::build_from_holds(&problem, &holds)))
     };
     let (Some(a), Some(b), Some(c)) = (
         programs(n1)?,

@@ -158,6 +158,44 @@ pub fn timed(
     placement: &Placement,
     cfg: &PlanConfig,
 ) -> Result<Traffic, PipelineError> {
+    let mut t = placed_timing(traffic, placement, cfg)?;
+    // The critical path printed is the program's (SPEC §2), as `check` times it: set-up cycles,
+    // more ports or tasks sharing a node change the plan's timing, not the program's. Only then
+    // is the program timed again on its own.
+    let shared = {
+        let mut nodes = placement.node_of.clone();
+        nodes.sort_unstable();
+        nodes.windows(2).any(|w| w[0] == w[1])
+    };
+    if program::is_driven(traffic) && (cfg.hardware.setup > 0 || cfg.hardware.ports > 1 || shared) {
+        let mut own = traffic.clone();
+        time_unplaced(&mut own, Some(cfg.timing.name()))?;
+        t.critical_path = own.critical_path;
+    }
+    Ok(t)
+}
+
+/// [`timed`] without the program's own critical path: the wire sizes and the placed timing
+/// (releases and deadlines), for runs whose critical path is not printed (the checks of a
+/// periodic plan).
+pub(super) fn placed_timing(
+    traffic: &Traffic,
+    placement: &Placement,
+    cfg: &PlanConfig,
+) -> Result<Traffic, PipelineError> {
+    let mut t = on_the_wire(traffic, cfg);
+    let setup = cfg.hardware.setup;
+    if cfg.timing == TimingModel::Port && program::is_driven(traffic) {
+        program::apply_port_timing(&mut t, &placement.node_of, cfg.hardware.ports)?;
+    } else if setup > 0 && program::is_driven(traffic) {
+        program::apply_ideal_timing(&mut t).map_err(|e| PipelineError::Input(e.to_string()))?;
+    }
+    Ok(t)
+}
+
+/// The traffic with every message as long as it is on the wire (its set-up cycles added), not
+/// timed: what the switch programs of a schedule's holds need.
+pub(super) fn on_the_wire(traffic: &Traffic, cfg: &PlanConfig) -> Traffic {
     let mut t = traffic.clone();
     let setup = cfg.hardware.setup;
     if setup > 0 {
@@ -167,25 +205,7 @@ pub fn timed(
             }
         }
     }
-    if cfg.timing == TimingModel::Port && program::is_driven(traffic) {
-        program::apply_port_timing(&mut t, &placement.node_of, cfg.hardware.ports)?;
-    } else if setup > 0 && program::is_driven(traffic) {
-        program::apply_ideal_timing(&mut t).map_err(|e| PipelineError::Input(e.to_string()))?;
-    }
-    // The critical path printed is the program's (SPEC §2), as `check` times it: set-up cycles,
-    // more ports or tasks sharing a node change the plan's timing, not the program's. Only then
-    // is the program timed again on its own.
-    let shared = {
-        let mut nodes = placement.node_of.clone();
-        nodes.sort_unstable();
-        nodes.windows(2).any(|w| w[0] == w[1])
-    };
-    if program::is_driven(traffic) && (setup > 0 || cfg.hardware.ports > 1 || shared) {
-        let mut own = traffic.clone();
-        time_unplaced(&mut own, Some(cfg.timing.name()))?;
-        t.critical_path = own.critical_path;
-    }
-    Ok(t)
+    t
 }
 
 /// The thesis's relaxation step for pipelined programs (Minsky §5.2: "a relaxation step which

@@ -450,19 +450,9 @@ fn bufferless_clique(
             .iter()
             .map(|&i| (i, depth_on(i, r0).unwrap_or(0) as i128))
             .collect();
-        let inside: BTreeSet<usize> = clique.iter().map(|&(i, _)| i).collect();
-        // Candidates: messages sharing a resource with a member, the largest first.
-        let mut candidates: BTreeSet<(std::cmp::Reverse<u64>, usize)> = BTreeSet::new();
-        for &(i, _) in &clique {
-            for &(r, _) in &held[i] {
-                for &j in &on[&r] {
-                    if !inside.contains(&j) {
-                        candidates.insert((std::cmp::Reverse(size(j)), j));
-                    }
-                }
-            }
-        }
-        for (_, x) in candidates {
+        let members: Vec<usize> = clique.iter().map(|&(i, _)| i).collect();
+        let candidates = neighbours(&members, &held, &on, size);
+        for x in candidates {
             if spent > CLIQUE_BUDGET {
                 break;
             }
@@ -539,6 +529,40 @@ fn bufferless_clique(
         }
     }
     best
+}
+
+/// The messages outside `members` that share a resource with one of them, the largest first
+/// (ties by index): the candidates a bufferless clique grows by. Each resource's holders are
+/// listed once and each message taken once, so this costs the members' resources plus their
+/// holders — linear in the program — where listing every member's neighbours into a set costs
+/// their product (members × holders per resource), quadratic in the iterations of a periodic
+/// program whose busiest port every iteration uses.
+fn neighbours(
+    members: &[usize],
+    held: &[Vec<(Resource, u64)>],
+    on: &BTreeMap<Resource, Vec<usize>>,
+    size: impl Fn(usize) -> u64,
+) -> Vec<usize> {
+    let mut taken = vec![false; held.len()];
+    for &i in members {
+        taken[i] = true;
+    }
+    let mut listed: BTreeSet<Resource> = BTreeSet::new();
+    let mut candidates: Vec<(std::cmp::Reverse<u64>, usize)> = Vec::new();
+    for &i in members {
+        for &(r, _) in &held[i] {
+            if !listed.insert(r) {
+                continue;
+            }
+            for &j in on.get(&r).map_or(&[][..], Vec::as_slice) {
+                if !std::mem::replace(&mut taken[j], true) {
+                    candidates.push((std::cmp::Reverse(size(j)), j));
+                }
+            }
+        }
+    }
+    candidates.sort_unstable();
+    candidates.into_iter().map(|(_, j)| j).collect()
 }
 
 fn describe(r: Resource) -> String {
@@ -1411,6 +1435,54 @@ mod tests {
         assert_eq!(makespan(&problem).unwrap().value, 20);
         let exact = super::super::exact::schedule(&problem).unwrap();
         assert_eq!(exact.makespan, 20);
+    }
+
+    /// The clique's candidates listed once per resource are those of the direct definition
+    /// (every member's every resource's holders not in the clique, into an ordered set), in the
+    /// same order.
+    #[test]
+    fn clique_neighbours_are_those_of_the_direct_listing() {
+        let mut seed = 12345u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..20 {
+            let msgs = 40 + next(60) as usize;
+            let held: Vec<Vec<(Resource, u64)>> = (0..msgs)
+                .map(|_| {
+                    let mut v: Vec<(Resource, u64)> = (0..1 + next(4))
+                        .map(|d| (Resource::Inject(next(12) as usize), d))
+                        .collect();
+                    v.sort_unstable();
+                    v.dedup_by_key(|x| x.0);
+                    v
+                })
+                .collect();
+            let sizes: Vec<u64> = (0..msgs).map(|_| 1 + next(3)).collect();
+            let mut on: BTreeMap<Resource, Vec<usize>> = BTreeMap::new();
+            for (i, h) in held.iter().enumerate() {
+                for &(r, _) in h {
+                    on.entry(r).or_default().push(i);
+                }
+            }
+            let members: Vec<usize> = (0..msgs).filter(|_| next(5) == 0).collect();
+            let inside: BTreeSet<usize> = members.iter().copied().collect();
+            let mut direct: BTreeSet<(std::cmp::Reverse<u64>, usize)> = BTreeSet::new();
+            for &i in &members {
+                for &(r, _) in &held[i] {
+                    for &j in &on[&r] {
+                        if !inside.contains(&j) {
+                            direct.insert((std::cmp::Reverse(sizes[j]), j));
+                        }
+                    }
+                }
+            }
+            let direct: Vec<usize> = direct.into_iter().map(|(_, j)| j).collect();
+            assert_eq!(neighbours(&members, &held, &on, |j| sizes[j]), direct);
+        }
     }
 
     #[test]

@@ -178,6 +178,22 @@ fn quasiquote() {
     );
     assert_eq!(run("`(1 `(2 ,(3 ,(+ 1 3))))"), "(1 `(2 ,(3 4)))");
     assert_eq!(run("`x"), "x");
+    // Nested templates keep an inner `,@` as data.
+    assert_eq!(run("`(1 `(2 ,@(3 ,(+ 1 3))))"), "(1 `(2 ,@(3 4)))");
+}
+
+/// `,@` with no list around it to splice into is a located error, whatever nests inside it
+/// (found by fuzzing: it used to drop the template's depth below zero).
+#[test]
+fn a_splice_outside_a_list_is_an_error() {
+    for src in ["`,@(list 1 2)", "(define x 1) `,@(a ,x)", "`,@(a ,@(b ,x))"] {
+        let (code, text) = fail(src);
+        assert_eq!(code, "syntax", "{src}: {text}");
+        assert!(text.contains("splices a list"), "{src}: {text}");
+    }
+    // The input the fuzzer found.
+    let (code, _) = fail("(1` ,@(list`@ (,1(A      ) `  u(list x, ,x)) (m 3) 2 3) hittour X6)");
+    assert_eq!(code, "syntax");
 }
 
 #[test]

@@ -815,6 +815,15 @@ impl Compiler<'_> {
         if items.len() == 2 {
             match head {
                 Some("unquote") if depth == 1 => return Ok(Quasi::Unquote(self.expr(&items[1])?)),
+                // Inside a list it is caught below, as one of the list's items.
+                Some("unquote-splicing") if depth == 1 => {
+                    return Err(syntax(
+                        s.span,
+                        "`,@` splices a list into the list around it, but here it has none",
+                        "not inside a list template",
+                    )
+                    .with_help("write it among a list's items, e.g. `(a ,@xs b)`, or use `,` to insert the value itself"));
+                }
                 Some("unquote") | Some("unquote-splicing") => {
                     return self.quasi_wrap(items, depth - 1);
                 }

@@ -162,17 +162,22 @@ const INF: u64 = u64::MAX / 4;
 /// would get in the general search.
 const WAVE_NODES_PER_MOVE: usize = 20_000;
 
+/// The next number of splitmix64 from `state`: a fast, well-mixed stream for the searches'
+/// random choices, reproducible from their seed.
+pub(super) fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// A table found: per slot its offset and its path (layer indices).
 type Found = (Vec<u64>, Vec<Vec<usize>>);
 
 impl Table<'_> {
     fn next_rand(&mut self) -> u64 {
-        // splitmix64
-        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        splitmix64(&mut self.rng)
     }
 
     fn link_res(&self, link: usize) -> usize {

@@ -350,7 +350,7 @@ impl Value {
     /// # Safety
     /// `(tag, word)` came from `into_raw`, and what it owned is handed over (or, for a value
     /// that is never dropped, lent).
-    #[inline]
+    #[inline(always)]
     pub(crate) unsafe fn from_raw(tag: u8, word: Word) -> Value {
         let bits = word.addr() as u64;
         // SAFETY: each pointer was made by the `into_raw` of its own kind, with its provenance.

@@ -143,6 +143,17 @@ impl Env {
         }
     }
 
+    /// `f` of the value in a resolved slot, borrowed where it lies, when the slot holds `sym`
+    /// (as [`Env::get_at`]); `f` must not touch any frame.
+    #[inline(always)]
+    pub fn with_at<T>(&self, slot: Slot, sym: Sym, f: impl FnOnce(&Value) -> T) -> Option<T> {
+        let vars = self.frame_at(slot.depth)?.vars.borrow();
+        match vars.get(slot.index as usize) {
+            Some((s, v)) if *s == sym => Some(f(v)),
+            _ => None,
+        }
+    }
+
     /// Assigns a resolved slot as [`Env::get_at`] reads it; `false` if the slot is not there.
     #[inline]
     pub fn set_at(&self, slot: Slot, sym: Sym, value: &Value) -> bool {

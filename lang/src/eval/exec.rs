@@ -25,8 +25,9 @@ const STACK_SEGMENT: usize = 4 * 1024 * 1024;
 pub(crate) const EVAL_STACK: usize = 64 * 1024 * 1024;
 
 /// Nesting levels of `eval` between two looks at the room left on the Rust stack: a few hundred
-/// bytes each, far less than [`RED_ZONE`] together.
-const STACK_CHECK_EVERY: usize = 8;
+/// bytes each, far less than [`RED_ZONE`] together. Unoptimised, a level's frames take some
+/// 20 KB (every inlined helper keeps its own locals), so a debug build looks at every level.
+const STACK_CHECK_EVERY: usize = if cfg!(debug_assertions) { 1 } else { 8 };
 
 /// Builtin calls with at most this many arguments pass them in a buffer on the Rust stack.
 const INLINE_ARGS: usize = 4;
@@ -50,50 +51,77 @@ fn element(l: &Value, n: usize) -> Option<Value> {
     }
 }
 
+/// A builtin of one argument made in place on its argument, borrowed where it lies (a variable's
+/// slot, a buffer): the list accessors and the predicates. `None` sends the call to the builtin
+/// itself, which gives the same answer or the error it always did.
+#[inline(always)]
+fn fast_one(op: Op, x: &Value) -> Option<Value> {
+    Some(match op {
+        Op::Car => match x {
+            Value::Pair(c) => share(&c.car()),
+            Value::Nil => Value::Nil,
+            _ => return None,
+        },
+        Op::Cdr => match x {
+            Value::Pair(c) => share(&c.cdr()),
+            Value::Nil => Value::Nil,
+            _ => return None,
+        },
+        Op::Cddr => match x {
+            Value::Pair(c) => c.cdr().pair().map_or(Value::Nil, |d| share(&d.cdr())),
+            Value::Nil => Value::Nil,
+            _ => return None,
+        },
+        Op::Cadr => element(x, 1)?,
+        Op::Caddr => element(x, 2)?,
+        Op::Length => match x {
+            Value::Pair(_) | Value::Nil => Value::Int(i64::try_from(x.list_len()?).ok()?),
+            _ => return None,
+        },
+        Op::NullP => Value::Bool(matches!(x, Value::Nil)),
+        Op::PairP => Value::Bool(matches!(x, Value::Pair(_))),
+        Op::Not => Value::Bool(!x.is_true()),
+        _ => return None,
+    })
+}
+
+/// A builtin of two integers made in place; `None` where the builtin itself must answer (another
+/// builtin, or an overflow: the checked operations fail exactly where the builtin's do).
+#[inline(always)]
+fn fast_ints(op: Op, x: i64, y: i64) -> Option<Value> {
+    Some(match op {
+        Op::Add => Value::Int(x.checked_add(y)?),
+        Op::Sub => Value::Int(x.checked_sub(y)?),
+        Op::Mul => Value::Int(x.checked_mul(y)?),
+        Op::Modulo => {
+            // As `numeric::modulo`: the sign of the divisor.
+            let r = x.checked_rem(y)?;
+            Value::Int(if r != 0 && (r < 0) != (y < 0) {
+                r + y
+            } else {
+                r
+            })
+        }
+        Op::NumEq => Value::Bool(x == y),
+        Op::Lt => Value::Bool(x < y),
+        Op::Gt => Value::Bool(x > y),
+        Op::Le => Value::Bool(x <= y),
+        Op::Ge => Value::Bool(x >= y),
+        _ => return None,
+    })
+}
+
 /// The builtins made in place on their common arguments: consing moves the evaluated values into
 /// the cells (no count taken and given back), integer arithmetic and comparison, the list
 /// accessors and the predicates skip the table call. `None` sends the call to the builtin
 /// itself, which gives the same answer or the error it always did (each case below answers only
-/// where the builtin answers the same, and the checked operations fail exactly where the
-/// builtin's do).
+/// where the builtin answers the same).
 #[inline(always)]
 fn fast_builtin(op: Op, vals: &mut [Value]) -> Option<Value> {
     use std::mem::take;
     Some(match (op, vals) {
-        (Op::Car, [x]) => {
-            let v = match x {
-                Value::Pair(c) => share(&c.car()),
-                Value::Nil => Value::Nil,
-                _ => return None,
-            };
-            release(x);
-            v
-        }
-        (Op::Cdr, [x]) => {
-            let v = match x {
-                Value::Pair(c) => share(&c.cdr()),
-                Value::Nil => Value::Nil,
-                _ => return None,
-            };
-            release(x);
-            v
-        }
-        (Op::Cddr, [x]) => {
-            let v = match x {
-                Value::Pair(c) => c.cdr().pair().map_or(Value::Nil, |d| share(&d.cdr())),
-                Value::Nil => Value::Nil,
-                _ => return None,
-            };
-            release(x);
-            v
-        }
-        (Op::Cadr, [x]) => {
-            let v = element(x, 1)?;
-            release(x);
-            v
-        }
-        (Op::Caddr, [x]) => {
-            let v = element(x, 2)?;
+        (_, [x]) => {
+            let v = fast_one(op, x)?;
             release(x);
             v
         }
@@ -107,54 +135,18 @@ fn fast_builtin(op: Op, vals: &mut [Value]) -> Option<Value> {
             release(l);
             v
         }
-        (Op::Length, [l @ (Value::Pair(_) | Value::Nil)]) => {
-            let n = l.list_len()?;
-            release(l);
-            Value::Int(i64::try_from(n).ok()?)
-        }
-        (Op::NullP, [x]) => {
-            let v = matches!(x, Value::Nil);
-            release(x);
-            Value::Bool(v)
-        }
-        (Op::PairP, [x]) => {
-            let v = matches!(x, Value::Pair(_));
-            release(x);
-            Value::Bool(v)
-        }
-        (Op::Not, [x]) => {
-            let v = !x.is_true();
-            release(x);
-            Value::Bool(v)
-        }
         (Op::EqP, [a, b]) => {
             let v = a.is_eq(b);
             release(a);
             release(b);
             Value::Bool(v)
         }
-        (Op::Gt, [Value::Int(x), Value::Int(y)]) => Value::Bool(x > y),
-        (Op::Le, [Value::Int(x), Value::Int(y)]) => Value::Bool(x <= y),
-        (Op::Ge, [Value::Int(x), Value::Int(y)]) => Value::Bool(x >= y),
         (Op::Cons, [car, cdr]) => Value::cons(take(car), take(cdr)),
         (Op::List, vals) => vals
             .iter_mut()
             .rev()
             .fold(Value::Nil, |acc, v| Value::cons(take(v), acc)),
-        (Op::Add, [Value::Int(x), Value::Int(y)]) => Value::Int(x.checked_add(*y)?),
-        (Op::Sub, [Value::Int(x), Value::Int(y)]) => Value::Int(x.checked_sub(*y)?),
-        (Op::Mul, [Value::Int(x), Value::Int(y)]) => Value::Int(x.checked_mul(*y)?),
-        (Op::Modulo, [Value::Int(x), Value::Int(y)]) => {
-            // As `numeric::modulo`: the sign of the divisor.
-            let r = x.checked_rem(*y)?;
-            Value::Int(if r != 0 && (r < 0) != (*y < 0) {
-                r + *y
-            } else {
-                r
-            })
-        }
-        (Op::NumEq, [Value::Int(x), Value::Int(y)]) => Value::Bool(x == y),
-        (Op::Lt, [Value::Int(x), Value::Int(y)]) => Value::Bool(x < y),
+        (_, [Value::Int(x), Value::Int(y)]) => fast_ints(op, *x, *y)?,
         _ => return None,
     })
 }
@@ -251,6 +243,13 @@ impl Machine {
     ) -> R<Value> {
         match args {
             [a] => {
+                // A variable's value is read where it lies: no count taken and given back.
+                if let NodeKind::Local(sym, slot) = &a.kind {
+                    if let Some(v) = env.with_at(*slot, *sym, |x| fast_one(b.op, x)).flatten() {
+                        self.step(a.span)?;
+                        return Ok(v);
+                    }
+                }
                 let mut vals = [self.operand(a, env)?];
                 if let Some(v) = fast_builtin(b.op, &mut vals) {
                     std::mem::forget(vals);
@@ -260,6 +259,13 @@ impl Machine {
             }
             [a, c] => {
                 let x = self.operand(a, env)?;
+                // An integer and an integer variable or constant: no value is built for either.
+                if let Value::Int(i) = x {
+                    if let Some(v) = self.leaf_int(c, env).and_then(|j| fast_ints(b.op, i, j)) {
+                        self.step(c.span)?;
+                        return Ok(v);
+                    }
+                }
                 let mut vals = [x, self.operand(c, env)?];
                 if let Some(v) = fast_builtin(b.op, &mut vals) {
                     std::mem::forget(vals);
@@ -312,6 +318,22 @@ impl Machine {
                 Ok(share(v))
             }
             _ => self.eval(a, env),
+        }
+    }
+
+    /// The integer a variable or a constant argument holds, read where it lies (its step still to
+    /// be taken); `None` for anything else.
+    #[inline(always)]
+    fn leaf_int(&self, a: &Node, env: &Env) -> Option<i64> {
+        match &a.kind {
+            NodeKind::Local(sym, slot) => env
+                .with_at(*slot, *sym, |v| match v {
+                    Value::Int(i) => Some(*i),
+                    _ => None,
+                })
+                .flatten(),
+            NodeKind::Const(Value::Int(i)) => Some(*i),
+            _ => None,
         }
     }
 

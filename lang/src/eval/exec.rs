@@ -232,7 +232,7 @@ impl Machine {
 
     /// Calls a builtin with at most [`INLINE_ARGS`] arguments, evaluated into a buffer on the
     /// Rust stack, so the call allocates nothing.
-    #[inline]
+    #[inline(never)]
     fn call_builtin_inline(
         &mut self,
         b: &'static builtins::BuiltinDef,
@@ -316,6 +316,31 @@ impl Machine {
             NodeKind::Const(v) => {
                 self.step(a.span)?;
                 Ok(share(v))
+            }
+            // A builtin call nested in a builtin call (`(cadr (car l))`) or a procedure's argument
+            // (`(loop (- n 1))`) is made here: one function's frame instead of three.
+            NodeKind::Call {
+                func,
+                args,
+                arg_spans,
+            } => {
+                if let (NodeKind::Global(sym), true) = (&func.kind, args.len() <= INLINE_ARGS) {
+                    if let Some(&Value::Builtin(b)) = self.globals.get(*sym) {
+                        self.step(a.span)?;
+                        self.step(func.span)?;
+                        self.nesting += 1;
+                        let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
+                            stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+                                self.call_builtin_inline(b, args, arg_spans, a.span, env)
+                            })
+                        } else {
+                            self.call_builtin_inline(b, args, arg_spans, a.span, env)
+                        };
+                        self.nesting -= 1;
+                        return r;
+                    }
+                }
+                self.eval(a, env)
             }
             _ => self.eval(a, env),
         }

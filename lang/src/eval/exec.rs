@@ -346,6 +346,48 @@ impl Machine {
         }
     }
 
+    /// Whether a test (of `if`, `cond`, `while`) holds. A predicate of a variable (`(null? l)`,
+    /// `(pair? t)`) or a comparison of integer variables and constants (`(= n 0)`) is answered
+    /// where the values lie, with no value made for the answer; the same steps are taken, in the
+    /// same order, as evaluating the test.
+    #[inline(always)]
+    fn test(&mut self, t: &Node, env: &Env) -> R<bool> {
+        if let NodeKind::Call { func, args, .. } = &t.kind {
+            if let NodeKind::Global(sym) = &func.kind {
+                if let Some(&Value::Builtin(b)) = self.globals.get(*sym) {
+                    match args.as_slice() {
+                        [a] => {
+                            if let NodeKind::Local(s, slot) = &a.kind {
+                                let v = env
+                                    .with_at(*slot, *s, |x| fast_one(b.op, x).map(|v| v.is_true()));
+                                if let Some(Some(hit)) = v {
+                                    self.step(t.span)?;
+                                    self.step(func.span)?;
+                                    self.step(a.span)?;
+                                    return Ok(hit);
+                                }
+                            }
+                        }
+                        [a, c] => {
+                            let v = self.leaf_int(a, env).and_then(|i| {
+                                self.leaf_int(c, env).and_then(|j| fast_ints(b.op, i, j))
+                            });
+                            if let Some(v) = v {
+                                self.step(t.span)?;
+                                self.step(func.span)?;
+                                self.step(a.span)?;
+                                self.step(c.span)?;
+                                return Ok(v.is_true());
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Ok(self.operand(t, env)?.is_true())
+    }
+
     /// The integer a variable or a constant argument holds, read where it lies (its step still to
     /// be taken); `None` for anything else.
     #[inline(always)]
@@ -699,7 +741,7 @@ impl Machine {
                 return self.call_value(f, node, func.span, args, arg_spans, env);
             }
             NodeKind::If { test, then, other } => {
-                return if self.eval(test, env)?.is_true() {
+                return if self.test(test, env)? {
                     self.eval_flow(then, env)
                 } else {
                     match other {
@@ -797,6 +839,13 @@ impl Machine {
                 for c in clauses {
                     let hit = match &c.test {
                         None => Value::Bool(true),
+                        // A clause with a body needs only whether its test holds.
+                        Some(t) if !c.body.is_empty() => {
+                            if self.test(t, env)? {
+                                return self.eval_seq_flow(&c.body, env);
+                            }
+                            continue;
+                        }
                         Some(t) => self.eval(t, env)?,
                     };
                     if hit.is_true() {
@@ -825,7 +874,7 @@ impl Machine {
                 }
             }
             NodeKind::While { test, body } => {
-                while self.eval(test, env)?.is_true() {
+                while self.test(test, env)? {
                     self.eval_seq(body, env)?;
                 }
                 Value::Nil

@@ -1155,6 +1155,53 @@ mod tests {
         assert_eq!(run("(let ((l '(1 2))) (eq? l l))"), "#t");
     }
 
+    /// The builtins made in place take the steps the general call takes: the same programs with
+    /// the builtins reached through local names (called through the table) count the same steps
+    /// and answer the same.
+    #[test]
+    fn builtins_made_in_place_take_the_steps_of_the_table() {
+        let steps = |src: &str| {
+            let mut i = Interpreter::new(Limits::default());
+            let out = i
+                .eval_source("t.ttdl", src)
+                .unwrap_or_else(|d| d[0].message.clone());
+            (out, i.machine().steps)
+        };
+        let body = concat!(
+            "(define (walk l n acc)",
+            "  (cond ((null? l) (+ acc n))",
+            "        ((< (car l) n) (walk (cdr l) (- n 1) (+ (car (cons (car l) acc)) acc)))",
+            "        (else (walk (cdr l) (+ n 1) (+ (cadr (cons 1 l)) acc)))))",
+            "(define (tree t) (if (pair? t) (+ (tree (car t)) (tree (cdr t))) t))",
+            "(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))",
+            "(list (walk '(5 1 7 3 9) 4 0) (tree (cons (cons 1 2) (cons 3 4))) (count 10)",
+            "      (let ((i 0)) (while (< i 5) (set! i (+ i 1))) i))"
+        );
+        let names = [
+            "null?", "<", "car", "cdr", "-", "cons", "+", "cadr", "pair?", "=",
+        ];
+        let locals: String = names
+            .iter()
+            .enumerate()
+            .map(|(k, n)| format!("(l{k} {n})"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut through_table = body.to_string();
+        for (k, n) in names.iter().enumerate() {
+            through_table = through_table.replace(&format!("({n} "), &format!("(l{k} "));
+        }
+        let direct = steps(body);
+        let table = steps(&format!("(let ({locals}) {through_table})"));
+        assert_eq!(direct.0, "(30 10 10 5)");
+        assert_eq!(direct.0, table.0);
+        // The `let` binding the names costs one step per name and one for the `let`.
+        assert_eq!(
+            direct.1 + names.len() as u64 + 1,
+            table.1,
+            "{through_table}"
+        );
+    }
+
     /// A named `let` or an internal `define` binds a closure in the frame it captures: the
     /// cycle is freed once nothing else holds the frame, on every way out of the call (an error
     /// included), and a frame a kept closure still holds lives on until that closure goes.

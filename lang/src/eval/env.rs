@@ -101,10 +101,20 @@ impl Env {
 
     /// Adds a binding to the innermost frame (which must exist: made by `extend`). Always
     /// inlined, as [`Env::get_at`], so the value is not passed through memory.
+    ///
+    /// The slot is pushed empty and the value written into it: pushed as a pair, the value was
+    /// spilled and copied into the pair, and the pair copied into the frame, each copy a 16-byte
+    /// load of narrower stores that the store buffer cannot forward (two stalls of some ten
+    /// cycles on every argument bound, 14 % of a list program's time).
     #[inline(always)]
     pub fn push(&self, sym: Sym, value: Value) {
         if let Some(f) = &self.0 {
-            f.vars.borrow_mut().push((sym, value));
+            let mut vars = f.vars.borrow_mut();
+            vars.push((sym, Value::Nil));
+            if let Some((_, slot)) = vars.last_mut() {
+                // The empty slot owns nothing: nothing to drop.
+                std::mem::forget(std::mem::replace(slot, value));
+            }
         }
     }
 

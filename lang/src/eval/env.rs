@@ -102,19 +102,13 @@ impl Env {
     /// Adds a binding to the innermost frame (which must exist: made by `extend`). Always
     /// inlined, as [`Env::get_at`], so the value is not passed through memory.
     ///
-    /// The slot is pushed empty and the value written into it: pushed as a pair, the value was
-    /// spilled and copied into the pair, and the pair copied into the frame, each copy a 16-byte
-    /// load of narrower stores that the store buffer cannot forward (two stalls of some ten
-    /// cycles on every argument bound, 14 % of a list program's time).
+    /// The binding's fields are written in place ([`super::cons::push_binding`]): pushed as a
+    /// pair, the value was copied into the pair and the pair into the frame, each copy a stall
+    /// (14 % of a list program's time).
     #[inline(always)]
     pub fn push(&self, sym: Sym, value: Value) {
         if let Some(f) = &self.0 {
-            let mut vars = f.vars.borrow_mut();
-            vars.push((sym, Value::Nil));
-            if let Some((_, slot)) = vars.last_mut() {
-                // The empty slot owns nothing: nothing to drop.
-                std::mem::forget(std::mem::replace(slot, value));
-            }
+            super::cons::push_binding(&mut f.vars.borrow_mut(), sym, value);
         }
     }
 
@@ -148,7 +142,7 @@ impl Env {
     pub fn get_at(&self, slot: Slot, sym: Sym) -> Option<Value> {
         let vars = self.frame_at(slot.depth)?.vars.borrow();
         match vars.get(slot.index as usize) {
-            Some((s, v)) if *s == sym => Some(share(v)),
+            Some((s, v)) if *s == sym => Some(super::cons::share_stored(v)),
             _ => None,
         }
     }

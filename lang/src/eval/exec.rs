@@ -350,7 +350,7 @@ impl Machine {
     /// `(pair? t)`) or a comparison of integer variables and constants (`(= n 0)`) is answered
     /// where the values lie, with no value made for the answer; the same steps are taken, in the
     /// same order, as evaluating the test.
-    #[inline(always)]
+    #[inline(never)]
     fn test(&mut self, t: &Node, env: &Env) -> R<bool> {
         if let NodeKind::Call { func, args, .. } = &t.kind {
             if let NodeKind::Global(sym) = &func.kind {

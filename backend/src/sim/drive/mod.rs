@@ -2,5 +2,6 @@
 //! offered load, or Ding's command files.
 
 pub mod command_file;
+pub mod poisson;
 pub mod program;
 pub mod synthetic;

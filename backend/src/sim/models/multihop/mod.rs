@@ -16,9 +16,7 @@
 use crate::sim::optical::OpticalError;
 use ttdl_ir::limits::Limits;
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-
+use crate::sim::drive::poisson::PoissonArrivals;
 use crate::sim::event::EventQueue;
 use crate::sim::optical::aapc::Phase;
 use crate::sim::optical::rca::{realize, Logical};
@@ -420,11 +418,8 @@ pub fn poisson_run(
     seed: u64,
 ) -> Result<MultiHopResult, OpticalError> {
     let nodes = net.cfg.torus.nodes();
-    if nodes < 2 || lambda <= 0.0 || !lambda.is_finite() {
-        return Err(OpticalError::Parameter(
-            "Poisson traffic needs at least two nodes and a positive rate".into(),
-        ));
-    }
+    let mut arrivals =
+        PoissonArrivals::new(nodes, lambda, seed).map_err(|e| OpticalError::Parameter(e.0))?;
     // The run visits every node every slot and injects about λ·nodes packets a slot: refuse
     // runs that cannot finish rather than loop for days.
     let end = warmup
@@ -447,41 +442,16 @@ pub fn poisson_run(
         )));
     }
     net.stats.measure_from = warmup;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let exp = |rng: &mut ChaCha8Rng| -> f64 {
-        let u: f64 = rng.random();
-        -(1.0 - u).ln() / lambda
-    };
-    let mut clock: Vec<f64> = (0..nodes).map(|_| exp(&mut rng)).collect();
-    let mut id = 0u64;
     let mut delivered = Vec::new();
     let mut got = 0u64;
     let hops_before = net.stats.hops;
     for now in 0..end {
-        for (n, c) in clock.iter_mut().enumerate() {
-            while (*c as u64) <= now {
-                let mut dst = rng.random_range(0..nodes - 1);
-                if dst >= n {
-                    dst += 1;
-                }
-                net.inject(
-                    now,
-                    Packet {
-                        id,
-                        src: n,
-                        dst,
-                        size: 1,
-                        created: now,
-                    },
-                );
-                id += 1;
-                *c += exp(&mut rng);
-            }
-        }
+        arrivals.due(now, 1, |p| net.inject(now, p));
         net.step(now, &mut delivered);
         got += delivered.iter().filter(|d| d.at >= warmup).count() as u64;
         delivered.clear();
     }
+    let id = arrivals.count();
     Ok(MultiHopResult {
         lambda,
         throughput: got as f64 / (measure.max(1) * nodes as u64) as f64,

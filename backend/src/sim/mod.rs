@@ -18,6 +18,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod aapc;
 pub mod drive;
 pub mod energy;
 pub mod event;

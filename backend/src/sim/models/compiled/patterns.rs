@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 
 use rand::Rng;
 
-use crate::sim::models::compiled::aapc::ring_positive;
+use crate::sim::aapc::product::ring_positive;
 use crate::sim::models::compiled::sched::Connection;
 use crate::topology::{Kind, LinkId, Network, NodeId, Port};
 

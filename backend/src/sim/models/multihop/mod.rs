@@ -16,9 +16,9 @@
 use crate::sim::optical::OpticalError;
 use ttdl_ir::limits::Limits;
 
+use crate::sim::aapc::{link_head, Phase};
 use crate::sim::drive::poisson::PoissonArrivals;
 use crate::sim::event::EventQueue;
-use crate::sim::optical::aapc::Phase;
 use crate::sim::optical::rca::{realize, Logical};
 use crate::sim::optical::torus::Torus;
 use crate::sim::options::{choice, int, real, ModelError, ModelOptions, OptionSpec};
@@ -188,7 +188,7 @@ impl MultiHop {
     pub fn count_links(&mut self, network: &crate::topology::Network) {
         let t = self.cfg.torus;
         self.link_ids = (0..t.link_slots())
-            .map(|l| network.link_between(l / 4, crate::sim::optical::aapc::link_head(&t, l)))
+            .map(|l| network.link_between(l / 4, link_head(&t, l)))
             .collect();
         self.link_busy = vec![0; network.links.len()];
     }

@@ -36,9 +36,9 @@ use ttdl_ir::limits::Limits;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::sim::aapc::link_head;
 use crate::sim::drive::poisson::PoissonArrivals;
 use crate::sim::event::EventQueue;
-use crate::sim::optical::aapc::link_head;
 use crate::sim::optical::torus::Torus;
 use crate::sim::options::{choice, int, int_depends, ModelError, ModelOptions, OptionSpec};
 use crate::sim::registry::ModelContext;

@@ -10,6 +10,8 @@
 //! On an 8×8 torus this gives 8·8 = 64 phases, Yuan's N³/8 and the link-load lower bound; on larger
 //! tori the product has (N²/8)² phases, more than Hinrichs' N³/8.
 
+use crate::topology::grid;
+
 /// The phases of AAPC on one ring: `phase_of[src][dst]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RingAapc {
@@ -18,27 +20,21 @@ pub struct RingAapc {
     pub phase_of: Vec<Vec<usize>>,
 }
 
-/// Whether the shortest route from `s` to `d` on a ring of `n` goes in the positive direction:
-/// the shorter way, and for the half-way pair clockwise from an even `s` (Yuan Ch.6 routing).
-pub fn ring_positive(n: usize, s: usize, d: usize) -> bool {
-    let delta = (d + n - s % n) % n;
-    2 * delta < n || (2 * delta == n && s & 1 == 0)
+/// The signed hops from `s` to `d` on a ring of `n` as the scheduler routes
+/// ([`grid::offset`]: the shorter way, the half-way pair clockwise from an even `s`, Yuan Ch.6).
+fn ring_offset(n: usize, s: usize, d: usize) -> i64 {
+    grid::offset(s as i64, d as i64, n, true)
 }
 
-/// Hops from `s` to `d` on a ring of `n` along [`ring_positive`].
-pub fn ring_distance(n: usize, s: usize, d: usize) -> usize {
-    let delta = (d + n - s % n) % n;
-    if ring_positive(n, s, d) {
-        delta
-    } else {
-        n - delta
-    }
+/// Hops from `s` to `d` on a ring of `n`.
+fn ring_distance(n: usize, s: usize, d: usize) -> usize {
+    ring_offset(n, s, d).unsigned_abs() as usize
 }
 
 /// Directed ring links a pair uses: `i` is `i → i+1`, `n + i` is `i → i−1`.
 fn ring_links(n: usize, s: usize, d: usize) -> Vec<usize> {
-    let hops = ring_distance(n, s, d);
-    let pos = ring_positive(n, s, d);
+    let off = ring_offset(n, s, d);
+    let (hops, pos) = (off.unsigned_abs() as usize, off >= 0);
     (0..hops)
         .map(|h| {
             if pos {

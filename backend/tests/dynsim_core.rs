@@ -234,10 +234,7 @@ fn bad_models_and_options_are_errors() {
         err("scheduled"),
     ]);
     let torus = Network::build(&"torus:4x4".parse().unwrap()).unwrap();
-    let ctx = ModelContext {
-        network: &torus,
-        ..ctx
-    };
+    let ctx = ModelContext::new(&torus);
     assert!(registry::build("wormhole vc=1", &ctx).is_err());
     assert!(registry::build("wormhole routing=odd-even", &ctx).is_err());
 }

@@ -285,10 +285,7 @@ fn options_and_names() {
         assert!(registry::build(bad, &ctx).is_err(), "{bad}");
     }
     let xbar = net("crossbar:4");
-    let ctx = ModelContext {
-        network: &xbar,
-        ..ctx
-    };
+    let ctx = ModelContext::new(&xbar);
     // A network without dimension order is routed by up*/down* tables.
     assert!(registry::build("router", &ctx).is_ok());
 }

@@ -103,6 +103,12 @@ impl Proof {
     }
 }
 
+/// A linear expression: `Σ coefficient · column`.
+type Terms = Vec<(usize, f64)>;
+
+/// Per (switch input, cycle): the words waiting there, as terms plus a constant.
+type Waiting = BTreeMap<(Resource, u64), (Terms, f64)>;
+
 /// A column of the program: cost, bounds, integrality.
 struct Col {
     cost: f64,
@@ -115,7 +121,7 @@ struct Col {
 #[derive(Default)]
 struct Model {
     cols: Vec<Col>,
-    rows: Vec<(Vec<(usize, f64)>, f64, f64)>,
+    rows: Vec<(Terms, f64, f64)>,
     /// The given schedule's value of each column (the warm start).
     start: Vec<f64>,
 }
@@ -511,7 +517,7 @@ impl<'p, 'a> Builder<'p, 'a> {
         let traffic = self.problem.traffic;
         let (lat, horizon) = (self.lat, self.horizon);
         let mut columns = 0usize;
-        for m in 0..traffic.messages.len() {
+        for (m, &release) in release_lo.iter().enumerate() {
             let size = traffic.messages[m].size;
             let steps = &self.problem.steps[m];
             if size == 0 {
@@ -532,7 +538,7 @@ impl<'p, 'a> Builder<'p, 'a> {
             }
             let mut sv = Vec::with_capacity(steps.len());
             for j in 0..steps.len() {
-                let lo = release_lo[m] + self.depth[m][j] * lat;
+                let lo = release + self.depth[m][j] * lat;
                 if hi[j] < (lo + size - 1) as i64 {
                     // Even alone the message cannot get through within the horizon.
                     return Err(Built::Infeasible);
@@ -638,7 +644,7 @@ impl<'p, 'a> Builder<'p, 'a> {
         }
         // (input, cycle) → (terms, constant); per message and input, a waiting column when it
         // has several children (the most waiting over them), else the difference itself.
-        let mut waiting: BTreeMap<(Resource, u64), (Vec<(usize, f64)>, f64)> = BTreeMap::new();
+        let mut waiting: Waiting = BTreeMap::new();
         let mut words_through: BTreeMap<Resource, u64> = BTreeMap::new();
         for (m, msg) in self.problem.traffic.messages.iter().enumerate() {
             let size = msg.size;
@@ -670,13 +676,7 @@ impl<'p, 'a> Builder<'p, 'a> {
 
     /// Adds to `waiting` the words of message `m` waiting at the input of step `p`'s
     /// `children` in each cycle: `C[p][t − latency] − C[c][t]`, the most over the children.
-    fn waiting_at(
-        &mut self,
-        m: usize,
-        p: usize,
-        children: &[usize],
-        waiting: &mut BTreeMap<(Resource, u64), (Vec<(usize, f64)>, f64)>,
-    ) {
+    fn waiting_at(&mut self, m: usize, p: usize, children: &[usize], waiting: &mut Waiting) {
         let lat = self.lat;
         let size = self.problem.traffic.messages[m].size;
         let resource = self.problem.steps[m][p].resource;
@@ -1048,12 +1048,12 @@ fn rebuild(
     let traffic = problem.traffic;
     let n = traffic.messages.len();
     let mut holds: Vec<Hold> = Vec::new();
-    for m in 0..n {
-        if vars[m].is_empty() {
+    for (m, vs) in vars.iter().enumerate().take(n) {
+        if vs.is_empty() {
             continue;
         }
         let size = traffic.messages[m].size as usize;
-        let words: Vec<Vec<u64>> = vars[m]
+        let words: Vec<Vec<u64>> = vs
             .iter()
             .map(|v| {
                 v.z.iter()

@@ -11,9 +11,9 @@ use ttdl_backend::array::hybrid::{combining, hybrid_choice, TABLE_COLUMNS};
 use ttdl_backend::array::shift::Shift;
 use ttdl_backend::array::transpose::Transpose;
 use ttdl_backend::array::warp;
-use ttdl_backend::sim::models::compiled::aapc::AapcPhases;
+use ttdl_backend::sim::aapc::{self, AapcPhases};
 use ttdl_backend::sim::models::compiled::{patterns, sched, Algorithm};
-use ttdl_backend::sim::optical::{aapc, analytic, torus::Torus};
+use ttdl_backend::sim::optical::{analytic, torus::Torus};
 use ttdl_backend::{Network, NetworkSpec};
 
 /// One row: seed, result, the document's figure, ours, verdict, how to see it.

@@ -359,13 +359,10 @@ fn completions(c: &Case) -> (String, u64, u64, Dynamic) {
         .unwrap();
     let cfg = pipeline::resolve(&traffic, &o).unwrap();
     let (network, placement) = pipeline::place(&traffic, &cfg).unwrap();
-    let ctx = ModelContext {
-        network: &network,
-        traffic: Some(&traffic),
-        placement: Some(&placement),
-        seed: 3,
-        planner: Some(&ttdl_backend::pipeline::Pipeline),
-    };
+    let ctx = ModelContext::new(&network)
+        .with_program(&traffic, &placement)
+        .with_seed(3)
+        .with_planner(&ttdl_backend::pipeline::Pipeline);
     let opts = SimOptions::for_program(&traffic, &network, &placement);
     let run = |spec: &str| {
         let mut model = registry::build(spec, &ctx).unwrap();

@@ -189,13 +189,9 @@ fn backend_stages(traffic: &Traffic, spec: &NetworkSpec, c: Choices) {
     if !c.models {
         return;
     }
-    let ctx = ModelContext {
-        network: &network,
-        traffic: Some(traffic),
-        placement: Some(&placement),
-        seed: c.seed,
-        planner: None,
-    };
+    let ctx = ModelContext::new(&network)
+        .with_program(traffic, &placement)
+        .with_seed(c.seed);
     let opts = SimOptions {
         max_cycles: 200_000,
         ..SimOptions::for_program(traffic, &network, &placement)

@@ -2,8 +2,8 @@
 //! `cargo run --release -p ttdl-backend --example bench_optical`.
 
 use std::time::Instant;
+use ttdl_backend::sim::aapc::{aapc_phases, check_phases, ring_groups};
 use ttdl_backend::sim::models::path_reservation::{poisson_run, Direction, ReservationConfig};
-use ttdl_backend::sim::optical::aapc::{aapc_phases, check_phases, ring_groups};
 use ttdl_backend::sim::optical::torus::Torus;
 
 fn main() {

@@ -33,13 +33,7 @@ fn main() {
         Ok(n) => n,
         Err(e) => return eprintln!("{e}"),
     };
-    let ctx = ModelContext {
-        network: &net,
-        traffic: None,
-        placement: None,
-        seed: 1,
-        planner: None,
-    };
+    let ctx = ModelContext::new(&net);
     let cfg = SyntheticConfig {
         pattern: Pattern::Uniform,
         rate: 0.02,
@@ -97,13 +91,7 @@ fn transpose(k: usize, arb: &str, injection: Injection) {
         Ok(n) => n,
         Err(e) => return eprintln!("{e}"),
     };
-    let ctx = ModelContext {
-        network: &net,
-        traffic: None,
-        placement: None,
-        seed: 1,
-        planner: None,
-    };
+    let ctx = ModelContext::new(&net);
     let nu_max = k as f64 - 2.0;
     let nu_avg = 2.0 * (k as f64 - 2.0) / 3.0;
     println!(

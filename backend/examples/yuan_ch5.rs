@@ -26,7 +26,7 @@
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use ttdl_backend::sim::models::compiled::aapc::{AapcPhases, RingAapc};
+use ttdl_backend::sim::aapc::{AapcPhases, RingAapc};
 use ttdl_backend::sim::models::compiled::patterns;
 use ttdl_backend::sim::models::compiled::sched::{self, Algorithm, Connection};
 use ttdl_backend::topology::{Network, NetworkSpec};

@@ -42,13 +42,7 @@ fn run_on(network: &str, spec: &str, traffic: &Traffic) -> (String, u64, Vec<u64
     let placement = Placement {
         node_of: vec![0, 1, 2],
     };
-    let ctx = ModelContext {
-        network: &net,
-        traffic: Some(traffic),
-        placement: Some(&placement),
-        seed: 1,
-        planner: None,
-    };
+    let ctx = ModelContext::new(&net).with_program(traffic, &placement);
     let mut model = registry::build(spec, &ctx).unwrap();
     let report = simulate(
         traffic,
@@ -101,13 +95,7 @@ fn bad_options_are_errors() {
     let placement = Placement {
         node_of: vec![0, 1, 2],
     };
-    let ctx = ModelContext {
-        network: &net,
-        traffic: Some(&t),
-        placement: Some(&placement),
-        seed: 1,
-        planner: None,
-    };
+    let ctx = ModelContext::new(&net).with_program(&t, &placement);
     for spec in [
         "compiled capacity=0",
         "compiled algorithm=optimal",

@@ -1,7 +1,7 @@
 //! Compiled communication connection scheduling against Yuan ch.5 (Fig 5.12, Table 5.6).
 
 use expect_test::expect;
-use ttdl_backend::sim::models::compiled::aapc::{AapcPhases, RingAapc, TorusAapc};
+use ttdl_backend::sim::aapc::{AapcPhases, RingAapc, TorusAapc};
 use ttdl_backend::sim::models::compiled::patterns;
 use ttdl_backend::sim::models::compiled::sched::{self, Algorithm, Connection};
 use ttdl_backend::topology::{Network, NetworkSpec};

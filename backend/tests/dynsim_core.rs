@@ -65,13 +65,10 @@ fn program() -> Traffic {
 fn run(spec: &str, net: &str, traffic: &Traffic, placement: Option<Placement>) -> SimReport {
     let net = Network::build(&net.parse().unwrap()).unwrap();
     let placement = placement.unwrap_or_else(|| default_placement(traffic, &net));
-    let ctx = ModelContext {
-        network: &net,
-        traffic: Some(traffic),
-        placement: Some(&placement),
-        seed: 3,
-        planner: Some(&ttdl_backend::pipeline::Pipeline),
-    };
+    let ctx = ModelContext::new(&net)
+        .with_program(traffic, &placement)
+        .with_seed(3)
+        .with_planner(&ttdl_backend::pipeline::Pipeline);
     let mut model = registry::build(spec, &ctx).unwrap();
     simulate(
         traffic,
@@ -173,13 +170,7 @@ fn waiting_forever_is_an_error_naming_the_tasks() {
     };
     let net = Network::build(&"mesh:2x2".parse().unwrap()).unwrap();
     let placement = default_placement(&traffic, &net);
-    let ctx = ModelContext {
-        network: &net,
-        traffic: Some(&traffic),
-        placement: Some(&placement),
-        seed: 1,
-        planner: None,
-    };
+    let ctx = ModelContext::new(&net).with_program(&traffic, &placement);
     let mut model = registry::build("wormhole", &ctx).unwrap();
     let err = simulate(
         &traffic,
@@ -213,13 +204,7 @@ fn scheduled_plan_runs_the_program() {
 #[test]
 fn bad_models_and_options_are_errors() {
     let net = Network::build(&"mesh:4x4".parse().unwrap()).unwrap();
-    let ctx = ModelContext {
-        network: &net,
-        traffic: None,
-        placement: None,
-        seed: 1,
-        planner: None,
-    };
+    let ctx = ModelContext::new(&net);
     let err = |spec: &str| registry::build(spec, &ctx).err().map(|e| e.to_string());
     assert!(err("warp-drive")
         .is_some_and(|e| e.starts_with("unknown model `warp-drive`; known models: ")));
@@ -249,10 +234,7 @@ fn bad_models_and_options_are_errors() {
         err("scheduled"),
     ]);
     let torus = Network::build(&"torus:4x4".parse().unwrap()).unwrap();
-    let ctx = ModelContext {
-        network: &torus,
-        ..ctx
-    };
+    let ctx = ModelContext::new(&torus);
     assert!(registry::build("wormhole vc=1", &ctx).is_err());
     assert!(registry::build("wormhole routing=odd-even", &ctx).is_err());
 }

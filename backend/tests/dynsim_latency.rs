@@ -23,13 +23,7 @@ fn latency(spec: &str, net: &Network, src: usize, dst: usize, size: u64) -> u64 
     let placement = Placement {
         node_of: vec![src, dst],
     };
-    let ctx = ModelContext {
-        network: net,
-        traffic: Some(&traffic),
-        placement: Some(&placement),
-        seed: 1,
-        planner: None,
-    };
+    let ctx = ModelContext::new(net).with_program(&traffic, &placement);
     let mut model = registry::build(spec, &ctx).unwrap();
     let r = simulate(
         &traffic,

@@ -9,13 +9,7 @@ use ttdl_backend::Network;
 
 fn sweep_point(net: &str, spec: &str, cfg: &SyntheticConfig) -> SyntheticResult {
     let net = Network::build(&net.parse().unwrap()).unwrap();
-    let ctx = ModelContext {
-        network: &net,
-        traffic: None,
-        placement: None,
-        seed: cfg.seed,
-        planner: None,
-    };
+    let ctx = ModelContext::new(&net).with_seed(cfg.seed);
     let mut model = registry::build(spec, &ctx).unwrap();
     synthetic::run(&net, model.as_mut(), cfg).unwrap()
 }

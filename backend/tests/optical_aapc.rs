@@ -2,7 +2,7 @@
 //! optimum).
 
 use expect_test::expect;
-use ttdl_backend::sim::optical::aapc::{aapc_phases, check_phases};
+use ttdl_backend::sim::aapc::{aapc_phases, check_phases};
 use ttdl_backend::sim::optical::torus::Torus;
 
 fn summary(t: &Torus) -> String {

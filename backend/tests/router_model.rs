@@ -190,13 +190,7 @@ fn credits_and_flits_are_conserved() {
 
 fn run(spec: &str, network: &str, cfg: &SyntheticConfig) -> SyntheticResult {
     let n = net(network);
-    let ctx = ModelContext {
-        network: &n,
-        traffic: None,
-        placement: None,
-        seed: cfg.seed,
-        planner: None,
-    };
+    let ctx = ModelContext::new(&n).with_seed(cfg.seed);
     let mut m = registry::build(spec, &ctx).unwrap();
     synthetic::run(&n, m.as_mut(), cfg).unwrap()
 }
@@ -272,13 +266,7 @@ fn booksim_latency_at_two_percent_load() {
 #[test]
 fn options_and_names() {
     let n = net("torus:4x4");
-    let ctx = ModelContext {
-        network: &n,
-        traffic: None,
-        placement: None,
-        seed: 1,
-        planner: None,
-    };
+    let ctx = ModelContext::new(&n);
     let name = |s: &str| registry::build(s, &ctx).unwrap().name();
     assert_eq!(name("router"), "router");
     assert_eq!(name("router preset=min"), "router preset=min");
@@ -297,10 +285,7 @@ fn options_and_names() {
         assert!(registry::build(bad, &ctx).is_err(), "{bad}");
     }
     let xbar = net("crossbar:4");
-    let ctx = ModelContext {
-        network: &xbar,
-        ..ctx
-    };
+    let ctx = ModelContext::new(&xbar);
     // A network without dimension order is routed by up*/down* tables.
     assert!(registry::build("router", &ctx).is_ok());
 }

@@ -89,13 +89,7 @@ fn wormhole_and_router_drain_an_overloaded_anynet() {
             seed: 5,
             ..SyntheticConfig::default()
         };
-        let ctx = ModelContext {
-            network: &net,
-            traffic: None,
-            placement: None,
-            seed: cfg.seed,
-            planner: None,
-        };
+        let ctx = ModelContext::new(&net).with_seed(cfg.seed);
         let mut m = registry::build(spec, &ctx).unwrap();
         let r = synthetic::run(&net, m.as_mut(), &cfg).unwrap();
         assert_eq!(r.unfinished, 0, "{spec}");

@@ -48,13 +48,9 @@ pub(super) fn follow_runs(
     if current.makespan <= schedule::lower_bound(&problem).0 {
         return Ok(None);
     }
-    let ctx = ModelContext {
-        network,
-        traffic: Some(written),
-        placement: Some(placement),
-        seed: cfg.seed,
-        planner: None,
-    };
+    let ctx = ModelContext::new(network)
+        .with_program(written, placement)
+        .with_seed(cfg.seed);
     let mut runs: Vec<(String, u64, &str)> = Vec::new();
     let mut sends: Vec<Vec<u64>> = Vec::new();
     for spec in registry::compare_specs() {

@@ -58,13 +58,10 @@ impl Placed {
     ) -> Result<crate::sim::drive::program::SimReport, crate::sim::drive::program::SimError> {
         use crate::sim::drive::program::{simulate_with_progress, SimOptions};
         use crate::sim::registry::{self, ModelContext};
-        let ctx = ModelContext {
-            network: &self.network,
-            traffic: Some(&self.traffic),
-            placement: Some(&self.placement),
-            seed: self.config.seed,
-            planner: Some(&Pipeline),
-        };
+        let ctx = ModelContext::new(&self.network)
+            .with_program(&self.traffic, &self.placement)
+            .with_seed(self.config.seed)
+            .with_planner(&Pipeline);
         let mut model = registry::build(&self.with_plan_settings(spec), &ctx)?;
         let mut opts = SimOptions::for_program(&self.traffic, &self.network, &self.placement);
         if let Some(m) = max_cycles {
@@ -83,13 +80,10 @@ impl Placed {
     /// Builds the model `spec` names without running it: a bad name or option, or a model that
     /// cannot run on this network, is found before any work.
     pub fn check_model(&self, spec: &str) -> Result<(), crate::sim::ModelError> {
-        let ctx = crate::sim::registry::ModelContext {
-            network: &self.network,
-            traffic: Some(&self.traffic),
-            placement: Some(&self.placement),
-            seed: self.config.seed,
-            planner: Some(&Pipeline),
-        };
+        let ctx = crate::sim::registry::ModelContext::new(&self.network)
+            .with_program(&self.traffic, &self.placement)
+            .with_seed(self.config.seed)
+            .with_planner(&Pipeline);
         crate::sim::registry::build(&self.with_plan_settings(spec), &ctx).map(|_| ())
     }
 

@@ -103,6 +103,12 @@ impl Proof {
     }
 }
 
+/// A linear expression: `Σ coefficient · column`.
+type Terms = Vec<(usize, f64)>;
+
+/// Per (switch input, cycle): the words waiting there, as terms plus a constant.
+type Waiting = BTreeMap<(Resource, u64), (Terms, f64)>;
+
 /// A column of the program: cost, bounds, integrality.
 struct Col {
     cost: f64,
@@ -115,7 +121,7 @@ struct Col {
 #[derive(Default)]
 struct Model {
     cols: Vec<Col>,
-    rows: Vec<(Vec<(usize, f64)>, f64, f64)>,
+    rows: Vec<(Terms, f64, f64)>,
     /// The given schedule's value of each column (the warm start).
     start: Vec<f64>,
 }
@@ -294,21 +300,36 @@ fn build(
     horizon: u64,
     options: &Options,
 ) -> Result<Built, ScheduleError> {
-    let traffic = problem.traffic;
-    let hw = problem.hardware;
-    let n = traffic.messages.len();
-    let lat = hw.hop_latency;
-    let node_of = &problem.placement.node_of;
+    let Some(depth) = step_depths(problem) else {
+        return Ok(Built::Unknown);
+    };
+    let release_lo = earliest_releases(problem, &depth)?;
+    let tail = read_tails(problem);
+    let incumbent = Incumbent::of(problem, given);
+    let mut b = Builder::new(problem, horizon, depth, incumbent, &release_lo);
+    let columns = match b.word_columns(&release_lo, &tail, options) {
+        Ok(columns) => columns,
+        Err(stop) => return Ok(stop),
+    };
+    b.causality_rows();
+    b.capacity_rows();
+    b.buffer_rows();
+    b.release_rows();
+    let arrival = b.arrival_rows()?;
+    b.program_rows(&arrival)?;
+    Ok(Built::Model(b.model, b.vars, columns))
+}
 
-    // Steps: depth from the injection, and (for the windows) the deepest ejection below.
-    let mut depth: Vec<Vec<u64>> = Vec::with_capacity(n);
-    for m in 0..n {
-        let steps = &problem.steps[m];
+/// Per message, the depth of each step below the injection; `None` when a route uses a
+/// resource twice (not expressed by the formulation).
+fn step_depths(problem: &Problem) -> Option<Vec<Vec<u64>>> {
+    let mut depth: Vec<Vec<u64>> = Vec::with_capacity(problem.steps.len());
+    for steps in &problem.steps {
         let mut d = vec![0u64; steps.len()];
         let mut seen = std::collections::BTreeSet::new();
         for (j, s) in steps.iter().enumerate() {
             if !seen.insert(s.resource) {
-                return Ok(Built::Unknown);
+                return None;
             }
             if let Some(p) = s.parent() {
                 d[j] = d[p] + 1;
@@ -316,8 +337,14 @@ fn build(
         }
         depth.push(d);
     }
+    Some(depth)
+}
 
-    // Earliest releases: the programs run with every message as fast as its route allows.
+/// Earliest releases: the programs run with every message as fast as its route allows.
+fn earliest_releases(problem: &Problem, depth: &[Vec<u64>]) -> Result<Vec<u64>, ScheduleError> {
+    let traffic = problem.traffic;
+    let lat = problem.hardware.hop_latency;
+    let node_of = &problem.placement.node_of;
     let fastest = |m: MsgId, node: usize| -> u64 {
         let msg = &traffic.messages[m];
         if msg.size == 0 {
@@ -332,13 +359,17 @@ fn build(
         let r = at.max(traffic.messages[m].release);
         r + fastest(m, node_of[d])
     })?;
-    let release_lo: Vec<u64> = (0..n)
+    Ok((0..traffic.messages.len())
         .map(|m| early.release[m].max(traffic.messages[m].release))
-        .collect();
+        .collect())
+}
 
-    // Tails: the compute a reader does after a read, which the horizon must leave room for.
+/// Tails: per (message, reader node), the compute a reader does after the read, which the
+/// horizon must leave room for.
+fn read_tails(problem: &Problem) -> BTreeMap<(MsgId, usize), u64> {
+    let node_of = &problem.placement.node_of;
     let mut tail: BTreeMap<(MsgId, usize), u64> = BTreeMap::new();
-    for task in &traffic.tasks {
+    for task in &problem.traffic.tasks {
         for (k, op) in task.ops.iter().enumerate() {
             if let Op::Recv(m) = *op {
                 let after: u64 = task.ops[k + 1..]
@@ -354,179 +385,273 @@ fn build(
             }
         }
     }
+    tail
+}
 
-    // The given schedule as the first incumbent: its words per step, its arrivals, the op times
-    // its programs reach.
-    let given_words: Vec<Vec<Vec<u64>>> = (0..n)
-        .map(|m| {
-            problem.steps[m]
-                .iter()
-                .map(|st| {
-                    let mut w: Vec<u64> = given
-                        .holds_of(m)
-                        .filter(|hd| hd.resource == st.resource)
-                        .flat_map(|hd| hd.start..hd.end)
-                        .collect();
-                    w.sort_unstable();
-                    w
-                })
-                .collect()
-        })
-        .collect();
-    let given_count = |m: usize, j: usize, t: i64| -> f64 {
+/// The given schedule as the first incumbent: its words per step, its arrivals, the op times
+/// its programs reach.
+struct Incumbent {
+    released: Vec<u64>,
+    /// `words[m][j]`: the cycles of message `m`'s words on step `j`, sorted.
+    words: Vec<Vec<Vec<u64>>>,
+    arrival: BTreeMap<(MsgId, usize), u64>,
+    ops: Vec<Vec<u64>>,
+    barrier: BTreeMap<(usize, usize), u64>,
+}
+
+impl Incumbent {
+    fn of(problem: &Problem, given: &Schedule) -> Incumbent {
+        let traffic = problem.traffic;
+        let node_of = &problem.placement.node_of;
+        let n = traffic.messages.len();
+        let words: Vec<Vec<Vec<u64>>> = (0..n)
+            .map(|m| {
+                problem.steps[m]
+                    .iter()
+                    .map(|st| {
+                        let mut w: Vec<u64> = given
+                            .holds_of(m)
+                            .filter(|hd| hd.resource == st.resource)
+                            .flat_map(|hd| hd.start..hd.end)
+                            .collect();
+                        w.sort_unstable();
+                        w
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut arrival: BTreeMap<(MsgId, usize), u64> = BTreeMap::new();
+        for m in 0..n {
+            for &d in &traffic.messages[m].dst {
+                let node = node_of[d];
+                let a = given
+                    .holds_of(m)
+                    .filter(|hd| hd.resource == Resource::Eject(node))
+                    .map(|hd| hd.end)
+                    .max()
+                    .unwrap_or(given.released[m]);
+                arrival.insert((m, node), a);
+            }
+        }
+        let (ops, barrier) = op_times(traffic, node_of, &arrival);
+        Incumbent {
+            released: given.released.clone(),
+            words,
+            arrival,
+            ops,
+            barrier,
+        }
+    }
+
+    /// Words of message `m` across step `j` by the end of cycle `t`.
+    fn count(&self, m: usize, j: usize, t: i64) -> f64 {
         if t < 0 {
             return 0.0;
         }
-        given_words[m][j].partition_point(|&x| x <= t as u64) as f64
-    };
-    let mut given_arrival: BTreeMap<(MsgId, usize), u64> = BTreeMap::new();
-    for m in 0..n {
-        for &d in &traffic.messages[m].dst {
-            let node = node_of[d];
-            let a = given
-                .holds_of(m)
-                .filter(|hd| hd.resource == Resource::Eject(node))
-                .map(|hd| hd.end)
-                .max()
-                .unwrap_or(given.released[m]);
-            given_arrival.insert((m, node), a);
+        self.words[m][j].partition_point(|&x| x <= t as u64) as f64
+    }
+}
+
+/// The program of one horizon as it is built: its columns so far and the rows that tie them.
+struct Builder<'p, 'a> {
+    problem: &'p Problem<'a>,
+    lat: u64,
+    horizon: u64,
+    /// The horizon as a bound.
+    h: f64,
+    depth: Vec<Vec<u64>>,
+    given: Incumbent,
+    model: Model,
+    makespan: usize,
+    /// Per message: its release column.
+    release: Vec<usize>,
+    /// Per message and step: its word columns.
+    vars: Vec<Vec<StepVars>>,
+}
+
+impl<'p, 'a> Builder<'p, 'a> {
+    /// The makespan and release columns.
+    fn new(
+        problem: &'p Problem<'a>,
+        horizon: u64,
+        depth: Vec<Vec<u64>>,
+        given: Incumbent,
+        release_lo: &[u64],
+    ) -> Self {
+        let mut model = Model::default();
+        let h = horizon as f64;
+        let makespan = model.col(1.0, 0.0, h, false, h);
+        let release: Vec<usize> = (0..problem.traffic.messages.len())
+            .map(|m| {
+                model.col(
+                    0.0,
+                    release_lo[m] as f64,
+                    h,
+                    false,
+                    given.released[m] as f64,
+                )
+            })
+            .collect();
+        Builder {
+            problem,
+            lat: problem.hardware.hop_latency,
+            horizon,
+            h,
+            depth,
+            given,
+            model,
+            makespan,
+            release,
+            vars: Vec::new(),
         }
     }
-    let (given_ops, given_barrier) = op_times(traffic, node_of, &given_arrival);
 
-    let mut model = Model::default();
-    let h = horizon as f64;
-    let makespan = model.col(1.0, 0.0, h, false, h);
-    let release: Vec<usize> = (0..n)
-        .map(|m| {
-            model.col(
-                0.0,
-                release_lo[m] as f64,
-                h,
-                false,
-                given.released[m] as f64,
-            )
-        })
-        .collect();
-
-    // Word columns, step by step, in windows the horizon allows.
-    let mut vars: Vec<Vec<StepVars>> = Vec::with_capacity(n);
-    let mut columns = 0usize;
-    for m in 0..n {
-        let size = traffic.messages[m].size;
-        let steps = &problem.steps[m];
-        if size == 0 {
-            vars.push(Vec::new());
-            continue;
-        }
-        // Latest cycle per step: an ejection leaves room for the reader's tail; a step before
-        // it for the hops after it.
-        let mut hi = vec![i64::MAX; steps.len()];
-        for j in (0..steps.len()).rev() {
-            if let Resource::Eject(node) = steps[j].resource {
-                let t = tail.get(&(m, node)).copied().unwrap_or(0);
-                hi[j] = horizon as i64 - 1 - t as i64;
-            }
-            if let Some(p) = steps[j].parent() {
-                hi[p] = hi[p].min(hi[j] - lat as i64);
-            }
-        }
-        let mut sv = Vec::with_capacity(steps.len());
-        for j in 0..steps.len() {
-            let lo = release_lo[m] + depth[m][j] * lat;
-            if hi[j] < (lo + size - 1) as i64 {
-                // Even alone the message cannot get through within the horizon.
-                return Ok(Built::Infeasible);
-            }
-            let hi = hi[j] as u64;
-            let width = (hi - lo + 1) as usize;
-            columns += width;
-            if columns > options.max_columns {
-                return Ok(Built::Unknown);
-            }
-            let z: Vec<usize> = (0..width)
-                .map(|k| {
-                    let t = (lo + k as u64) as i64;
-                    let x = given_count(m, j, t) - given_count(m, j, t - 1);
-                    model.col(0.0, 0.0, 1.0, true, x)
-                })
-                .collect();
-            let c: Vec<usize> = (0..width)
-                .map(|k| {
-                    let x = given_count(m, j, (lo + k as u64) as i64);
-                    model.col(0.0, 0.0, size as f64, false, x)
-                })
-                .collect();
-            for k in 0..width {
-                // C[t] = C[t−1] + z[t].
-                let mut terms = vec![(c[k], 1.0), (z[k], -1.0)];
-                if k > 0 {
-                    terms.push((c[k - 1], -1.0));
-                }
-                model.row(terms, 0.0, 0.0);
-            }
-            model.row(vec![(c[width - 1], 1.0)], size as f64, size as f64);
-            sv.push(StepVars { lo, hi, z, c });
-        }
-        vars.push(sv);
-    }
-
-    // Causality: the k-th word crosses a step `latency` cycles or more after the step before.
-    for m in 0..n {
-        let size = traffic.messages[m].size;
-        for (j, s) in problem.steps[m].iter().enumerate() {
-            let (Some(p), Some(v)) = (s.parent(), vars[m].get(j)) else {
+    /// Word columns, step by step, in the windows the horizon allows, with their cumulative
+    /// counts; the number of word columns, or why the program stops here.
+    fn word_columns(
+        &mut self,
+        release_lo: &[u64],
+        tail: &BTreeMap<(MsgId, usize), u64>,
+        options: &Options,
+    ) -> Result<usize, Built> {
+        let traffic = self.problem.traffic;
+        let (lat, horizon) = (self.lat, self.horizon);
+        let mut columns = 0usize;
+        for (m, &release) in release_lo.iter().enumerate() {
+            let size = traffic.messages[m].size;
+            let steps = &self.problem.steps[m];
+            if size == 0 {
+                self.vars.push(Vec::new());
                 continue;
-            };
-            for t in v.lo..=v.hi {
-                let mut terms = vec![(v.c[(t - v.lo) as usize], 1.0)];
-                let rhs = match vars[m][p].count(t as i64 - lat as i64, size) {
-                    Count::Const(k) => k,
-                    Count::Var(c) => {
-                        terms.push((c, -1.0));
-                        0.0
-                    }
+            }
+            // Latest cycle per step: an ejection leaves room for the reader's tail; a step
+            // before it for the hops after it.
+            let mut hi = vec![i64::MAX; steps.len()];
+            for j in (0..steps.len()).rev() {
+                if let Resource::Eject(node) = steps[j].resource {
+                    let t = tail.get(&(m, node)).copied().unwrap_or(0);
+                    hi[j] = horizon as i64 - 1 - t as i64;
+                }
+                if let Some(p) = steps[j].parent() {
+                    hi[p] = hi[p].min(hi[j] - lat as i64);
+                }
+            }
+            let mut sv = Vec::with_capacity(steps.len());
+            for j in 0..steps.len() {
+                let lo = release + self.depth[m][j] * lat;
+                if hi[j] < (lo + size - 1) as i64 {
+                    // Even alone the message cannot get through within the horizon.
+                    return Err(Built::Infeasible);
+                }
+                let hi = hi[j] as u64;
+                let width = (hi - lo + 1) as usize;
+                columns += width;
+                if columns > options.max_columns {
+                    return Err(Built::Unknown);
+                }
+                sv.push(self.step_columns(m, j, lo, hi, size));
+            }
+            self.vars.push(sv);
+        }
+        Ok(columns)
+    }
+
+    /// The columns of message `m`'s step `j` over cycles `lo..=hi`: `z` per cycle, then `C`
+    /// per cycle, with `C[t] = C[t−1] + z[t]` and all `size` words across by `hi`.
+    fn step_columns(&mut self, m: usize, j: usize, lo: u64, hi: u64, size: u64) -> StepVars {
+        let width = (hi - lo + 1) as usize;
+        let given = &self.given;
+        let model = &mut self.model;
+        let z: Vec<usize> = (0..width)
+            .map(|k| {
+                let t = (lo + k as u64) as i64;
+                let x = given.count(m, j, t) - given.count(m, j, t - 1);
+                model.col(0.0, 0.0, 1.0, true, x)
+            })
+            .collect();
+        let c: Vec<usize> = (0..width)
+            .map(|k| {
+                let x = given.count(m, j, (lo + k as u64) as i64);
+                model.col(0.0, 0.0, size as f64, false, x)
+            })
+            .collect();
+        for k in 0..width {
+            // C[t] = C[t−1] + z[t].
+            let mut terms = vec![(c[k], 1.0), (z[k], -1.0)];
+            if k > 0 {
+                terms.push((c[k - 1], -1.0));
+            }
+            model.row(terms, 0.0, 0.0);
+        }
+        model.row(vec![(c[width - 1], 1.0)], size as f64, size as f64);
+        StepVars { lo, hi, z, c }
+    }
+
+    /// Causality: the k-th word crosses a step `latency` cycles or more after the step before.
+    fn causality_rows(&mut self) {
+        let lat = self.lat;
+        for (m, msg) in self.problem.traffic.messages.iter().enumerate() {
+            let size = msg.size;
+            for (j, s) in self.problem.steps[m].iter().enumerate() {
+                let (Some(p), Some(v)) = (s.parent(), self.vars[m].get(j)) else {
+                    continue;
                 };
-                if rhs < size as f64 {
-                    model.row(terms, f64::NEG_INFINITY, rhs);
+                for t in v.lo..=v.hi {
+                    let mut terms = vec![(v.c[(t - v.lo) as usize], 1.0)];
+                    let rhs = match self.vars[m][p].count(t as i64 - lat as i64, size) {
+                        Count::Const(k) => k,
+                        Count::Var(c) => {
+                            terms.push((c, -1.0));
+                            0.0
+                        }
+                    };
+                    if rhs < size as f64 {
+                        self.model.row(terms, f64::NEG_INFINITY, rhs);
+                    }
                 }
             }
         }
     }
 
-    // Capacity per resource per cycle.
-    let mut users: BTreeMap<(Resource, u64), Vec<usize>> = BTreeMap::new();
-    for m in 0..n {
-        for (j, v) in vars[m].iter().enumerate() {
-            let r = problem.steps[m][j].resource;
-            for (k, &z) in v.z.iter().enumerate() {
-                users.entry((r, v.lo + k as u64)).or_default().push(z);
+    /// Capacity per resource per cycle.
+    fn capacity_rows(&mut self) {
+        let mut users: BTreeMap<(Resource, u64), Vec<usize>> = BTreeMap::new();
+        for (m, vs) in self.vars.iter().enumerate() {
+            for (j, v) in vs.iter().enumerate() {
+                let r = self.problem.steps[m][j].resource;
+                for (k, &z) in v.z.iter().enumerate() {
+                    users.entry((r, v.lo + k as u64)).or_default().push(z);
+                }
+            }
+        }
+        for ((r, _), zs) in &users {
+            let cap = self.problem.hardware.capacity(*r) as usize;
+            if zs.len() > cap {
+                self.model.row(
+                    zs.iter().map(|&z| (z, 1.0)).collect(),
+                    f64::NEG_INFINITY,
+                    cap as f64,
+                );
             }
         }
     }
-    for ((r, _), zs) in &users {
-        let cap = hw.capacity(*r) as usize;
-        if zs.len() > cap {
-            model.row(
-                zs.iter().map(|&z| (z, 1.0)).collect(),
-                f64::NEG_INFINITY,
-                cap as f64,
-            );
-        }
-    }
 
-    // Buffers: words waiting at each switch input in each cycle.
-    if hw.buffer.is_some() {
+    /// Buffers: the words waiting at each switch input in each cycle within its budget.
+    fn buffer_rows(&mut self) {
+        let hw = &self.problem.hardware;
+        if hw.buffer.is_none() {
+            return;
+        }
         // (input, cycle) → (terms, constant); per message and input, a waiting column when it
         // has several children (the most waiting over them), else the difference itself.
-        let mut waiting: BTreeMap<(Resource, u64), (Vec<(usize, f64)>, f64)> = BTreeMap::new();
+        let mut waiting: Waiting = BTreeMap::new();
         let mut words_through: BTreeMap<Resource, u64> = BTreeMap::new();
-        for m in 0..n {
-            let size = traffic.messages[m].size;
+        for (m, msg) in self.problem.traffic.messages.iter().enumerate() {
+            let size = msg.size;
             if size == 0 {
                 continue;
             }
-            let steps = &problem.steps[m];
+            let steps = &self.problem.steps[m];
             for (p, sp) in steps.iter().enumerate() {
                 let children: Vec<usize> = (0..steps.len())
                     .filter(|&j| steps[j].parent() == Some(p))
@@ -535,174 +660,209 @@ fn build(
                     continue;
                 }
                 *words_through.entry(sp.resource).or_default() += size;
-                let from = vars[m][p].lo + lat;
-                let to = children
-                    .iter()
-                    .map(|&c| vars[m][c].hi)
-                    .max()
-                    .unwrap_or(from);
-                for t in from..to {
-                    // diff_c = C[p][t − latency] − C[c][t].
-                    let diff = |c: usize| -> (Vec<(usize, f64)>, f64) {
-                        let mut terms = Vec::new();
-                        let mut k = 0.0;
-                        match vars[m][p].count(t as i64 - lat as i64, size) {
-                            Count::Const(v) => k += v,
-                            Count::Var(col) => terms.push((col, 1.0)),
-                        }
-                        match vars[m][c].count(t as i64, size) {
-                            Count::Const(v) => k -= v,
-                            Count::Var(col) => terms.push((col, -1.0)),
-                        }
-                        (terms, k)
-                    };
-                    let entry = waiting.entry((sp.resource, t)).or_default();
-                    if children.len() == 1 {
-                        let (terms, k) = diff(children[0]);
-                        entry.0.extend(terms);
-                        entry.1 += k;
-                    } else {
-                        let start = children
-                            .iter()
-                            .map(|&c| {
-                                given_count(m, p, t as i64 - lat as i64)
-                                    - given_count(m, c, t as i64)
-                            })
-                            .fold(0.0, f64::max);
-                        let w = model.col(0.0, 0.0, size as f64, false, start);
-                        for &c in &children {
-                            let (terms, k) = diff(c);
-                            // w ≥ diff_c.
-                            let mut row: Vec<(usize, f64)> =
-                                terms.into_iter().map(|(col, v)| (col, -v)).collect();
-                            row.push((w, 1.0));
-                            model.row(row, k, f64::INFINITY);
-                        }
-                        entry.0.push((w, 1.0));
-                    }
-                }
+                self.waiting_at(m, p, &children, &mut waiting);
             }
         }
         for ((r, _), (terms, k)) in waiting {
-            let Some(budget) = super::buffers::budget(&hw, r) else {
+            let Some(budget) = super::buffers::budget(hw, r) else {
                 continue;
             };
             if words_through.get(&r).copied().unwrap_or(0) <= budget {
                 continue;
             }
-            model.row(terms, f64::NEG_INFINITY, budget as f64 - k);
+            self.model.row(terms, f64::NEG_INFINITY, budget as f64 - k);
         }
     }
 
-    // Releases: no word leaves before its sender reaches the write.
-    for m in 0..n {
-        if let Some(inject) = vars[m].first() {
+    /// Adds to `waiting` the words of message `m` waiting at the input of step `p`'s
+    /// `children` in each cycle: `C[p][t − latency] − C[c][t]`, the most over the children.
+    fn waiting_at(&mut self, m: usize, p: usize, children: &[usize], waiting: &mut Waiting) {
+        let lat = self.lat;
+        let size = self.problem.traffic.messages[m].size;
+        let resource = self.problem.steps[m][p].resource;
+        let vars = &self.vars;
+        let from = vars[m][p].lo + lat;
+        let to = children
+            .iter()
+            .map(|&c| vars[m][c].hi)
+            .max()
+            .unwrap_or(from);
+        for t in from..to {
+            // diff_c = C[p][t − latency] − C[c][t].
+            let diff = |c: usize| -> (Vec<(usize, f64)>, f64) {
+                let mut terms = Vec::new();
+                let mut k = 0.0;
+                match vars[m][p].count(t as i64 - lat as i64, size) {
+                    Count::Const(v) => k += v,
+                    Count::Var(col) => terms.push((col, 1.0)),
+                }
+                match vars[m][c].count(t as i64, size) {
+                    Count::Const(v) => k -= v,
+                    Count::Var(col) => terms.push((col, -1.0)),
+                }
+                (terms, k)
+            };
+            let entry = waiting.entry((resource, t)).or_default();
+            if children.len() == 1 {
+                let (terms, k) = diff(children[0]);
+                entry.0.extend(terms);
+                entry.1 += k;
+            } else {
+                let start = children
+                    .iter()
+                    .map(|&c| {
+                        self.given.count(m, p, t as i64 - lat as i64)
+                            - self.given.count(m, c, t as i64)
+                    })
+                    .fold(0.0, f64::max);
+                let w = self.model.col(0.0, 0.0, size as f64, false, start);
+                for &c in children {
+                    let (terms, k) = diff(c);
+                    // w ≥ diff_c.
+                    let mut row: Vec<(usize, f64)> =
+                        terms.into_iter().map(|(col, v)| (col, -v)).collect();
+                    row.push((w, 1.0));
+                    self.model.row(row, k, f64::INFINITY);
+                }
+                entry.0.push((w, 1.0));
+            }
+        }
+    }
+
+    /// Releases: no word leaves before its sender reaches the write.
+    fn release_rows(&mut self) {
+        let h = self.h;
+        for (m, msg) in self.problem.traffic.messages.iter().enumerate() {
+            let Some(inject) = self.vars[m].first() else {
+                continue;
+            };
             for (k, &z) in inject.z.iter().enumerate() {
                 let t = (inject.lo + k as u64) as f64;
                 // R ≤ t when z: R + (H − t)·z ≤ H.
-                model.row(vec![(release[m], 1.0), (z, h - t)], f64::NEG_INFINITY, h);
+                self.model.row(
+                    vec![(self.release[m], 1.0), (z, h - t)],
+                    f64::NEG_INFINITY,
+                    h,
+                );
             }
             // The first word is at least (size − 1)/2 before the words' mean cycle.
-            let size = traffic.messages[m].size;
+            let size = msg.size;
             let (terms, k) = mean_cycle(inject, size);
             let mut row: Vec<(usize, f64)> = terms.into_iter().map(|(c, x)| (c, -x)).collect();
-            row.push((release[m], 1.0));
-            model.row(row, f64::NEG_INFINITY, k - (size as f64 - 1.0) / 2.0);
+            row.push((self.release[m], 1.0));
+            self.model
+                .row(row, f64::NEG_INFINITY, k - (size as f64 - 1.0) / 2.0);
         }
     }
 
-    // Arrivals per (message, reader node).
-    let mut arrival: BTreeMap<(MsgId, usize), usize> = BTreeMap::new();
-    for m in 0..n {
-        let size = traffic.messages[m].size;
-        let mut nodes: Vec<usize> = traffic.messages[m]
-            .dst
-            .iter()
-            .map(|&d| node_of[d])
-            .collect();
-        nodes.sort_unstable();
-        nodes.dedup();
-        for node in nodes {
-            let start = given_arrival.get(&(m, node)).copied().unwrap_or(0) as f64;
-            let a = model.col(0.0, 0.0, h, false, start);
-            arrival.insert((m, node), a);
-            model.row(vec![(a, 1.0), (makespan, -1.0)], f64::NEG_INFINITY, 0.0);
-            if size == 0 {
-                model.row(vec![(a, 1.0), (release[m], -1.0)], 0.0, f64::INFINITY);
-                continue;
+    /// Arrivals per (message, reader node): a column each, after the last word's ejection and
+    /// before the makespan.
+    fn arrival_rows(&mut self) -> Result<BTreeMap<(MsgId, usize), usize>, ScheduleError> {
+        let (lat, h) = (self.lat, self.h);
+        let node_of = &self.problem.placement.node_of;
+        let mut arrival: BTreeMap<(MsgId, usize), usize> = BTreeMap::new();
+        for (m, msg) in self.problem.traffic.messages.iter().enumerate() {
+            let size = msg.size;
+            let mut nodes: Vec<usize> = msg.dst.iter().map(|&d| node_of[d]).collect();
+            nodes.sort_unstable();
+            nodes.dedup();
+            for node in nodes {
+                let start = self.given.arrival.get(&(m, node)).copied().unwrap_or(0) as f64;
+                let a = self.model.col(0.0, 0.0, h, false, start);
+                arrival.insert((m, node), a);
+                self.model.row(
+                    vec![(a, 1.0), (self.makespan, -1.0)],
+                    f64::NEG_INFINITY,
+                    0.0,
+                );
+                if size == 0 {
+                    self.model
+                        .row(vec![(a, 1.0), (self.release[m], -1.0)], 0.0, f64::INFINITY);
+                    continue;
+                }
+                let e = self.problem.steps[m]
+                    .iter()
+                    .position(|s| s.resource == Resource::Eject(node))
+                    .ok_or_else(|| {
+                        ScheduleError::Input(format!("message {m} is not ejected at node {node}"))
+                    })?;
+                let v = &self.vars[m][e];
+                for (k, &z) in v.z.iter().enumerate() {
+                    let t = (v.lo + k as u64 + 1) as f64;
+                    self.model.row(vec![(a, 1.0), (z, -t)], 0.0, f64::INFINITY);
+                }
+                // The words' mean cycle: Σ_t (size − C[t]) over the window, plus the cycles
+                // before it, is Σ over words of their cycles; the last of `size` distinct cycles
+                // is at least (size − 1)/2 past their mean. Much tighter than the rows above
+                // while the words are still fractional.
+                let (terms, k) = mean_cycle(v, size);
+                let mut row: Vec<(usize, f64)> = terms.into_iter().map(|(c, x)| (c, -x)).collect();
+                row.push((a, 1.0));
+                self.model
+                    .row(row, k + (size as f64 - 1.0) / 2.0 + 1.0, f64::INFINITY);
+                // The last word no sooner than the route and the size allow after the release.
+                self.model.row(
+                    vec![(a, 1.0), (self.release[m], -1.0)],
+                    (self.depth[m][e] * lat + size) as f64,
+                    f64::INFINITY,
+                );
             }
-            let e = problem.steps[m]
-                .iter()
-                .position(|s| s.resource == Resource::Eject(node))
-                .ok_or_else(|| {
-                    ScheduleError::Input(format!("message {m} is not ejected at node {node}"))
-                })?;
-            let v = &vars[m][e];
-            for (k, &z) in v.z.iter().enumerate() {
-                let t = (v.lo + k as u64 + 1) as f64;
-                model.row(vec![(a, 1.0), (z, -t)], 0.0, f64::INFINITY);
-            }
-            // The words' mean cycle: Σ_t (size − C[t]) over the window, plus the cycles before
-            // it, is Σ over words of their cycles; the last of `size` distinct cycles is at
-            // least (size − 1)/2 past their mean. Much tighter than the rows above while the
-            // words are still fractional.
-            let (terms, k) = mean_cycle(v, size);
-            let mut row: Vec<(usize, f64)> = terms.into_iter().map(|(c, x)| (c, -x)).collect();
-            row.push((a, 1.0));
-            model.row(row, k + (size as f64 - 1.0) / 2.0 + 1.0, f64::INFINITY);
-            // The last word no sooner than the route and the size allow after the release.
-            model.row(
-                vec![(a, 1.0), (release[m], -1.0)],
-                (depth[m][e] * lat + size) as f64,
-                f64::INFINITY,
-            );
         }
+        Ok(arrival)
     }
 
-    // The programs: op start times, one column per op boundary.
-    let mut barrier: BTreeMap<(usize, usize), usize> = BTreeMap::new();
-    for task in &traffic.tasks {
-        let mut syncs: BTreeMap<usize, usize> = BTreeMap::new();
-        let times = &given_ops[task.id];
-        let mut at = model.col(0.0, 0.0, h, false, times[0] as f64);
-        for (i, op) in task.ops.iter().enumerate() {
-            let next = model.col(0.0, 0.0, h, false, times[i + 1] as f64);
-            let mut gap = 0.0;
-            match *op {
-                Op::Compute(c) => gap = c as f64,
-                Op::Send(m) => {
-                    model.row(vec![(release[m], 1.0), (at, -1.0)], 0.0, f64::INFINITY);
+    /// The programs: op start times, one column per op boundary, as difference constraints
+    /// (compute, writes releasing their messages, reads after arrivals, phase barriers).
+    fn program_rows(
+        &mut self,
+        arrival: &BTreeMap<(MsgId, usize), usize>,
+    ) -> Result<(), ScheduleError> {
+        let h = self.h;
+        let node_of = &self.problem.placement.node_of;
+        let model = &mut self.model;
+        let mut barrier: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+        for task in &self.problem.traffic.tasks {
+            let mut syncs: BTreeMap<usize, usize> = BTreeMap::new();
+            let times = &self.given.ops[task.id];
+            let mut at = model.col(0.0, 0.0, h, false, times[0] as f64);
+            for (i, op) in task.ops.iter().enumerate() {
+                let next = model.col(0.0, 0.0, h, false, times[i + 1] as f64);
+                let mut gap = 0.0;
+                match *op {
+                    Op::Compute(c) => gap = c as f64,
+                    Op::Send(m) => {
+                        model.row(vec![(self.release[m], 1.0), (at, -1.0)], 0.0, f64::INFINITY);
+                    }
+                    Op::Recv(m) => {
+                        let a = arrival
+                            .get(&(m, node_of[task.id]))
+                            .copied()
+                            .ok_or_else(|| {
+                                ScheduleError::Input(format!(
+                                    "task {} reads message {m}, which is not sent to it",
+                                    task.id
+                                ))
+                            })?;
+                        model.row(vec![(next, 1.0), (a, -1.0)], 0.0, f64::INFINITY);
+                    }
+                    Op::Sync(p) => {
+                        let k = syncs.entry(p).or_default();
+                        let start = self.given.barrier.get(&(p, *k)).copied().unwrap_or(0) as f64;
+                        let b = *barrier
+                            .entry((p, *k))
+                            .or_insert_with(|| model.col(0.0, 0.0, h, false, start));
+                        *k += 1;
+                        model.row(vec![(b, 1.0), (at, -1.0)], 0.0, f64::INFINITY);
+                        model.row(vec![(next, 1.0), (b, -1.0)], 0.0, f64::INFINITY);
+                    }
                 }
-                Op::Recv(m) => {
-                    let a = arrival
-                        .get(&(m, node_of[task.id]))
-                        .copied()
-                        .ok_or_else(|| {
-                            ScheduleError::Input(format!(
-                                "task {} reads message {m}, which is not sent to it",
-                                task.id
-                            ))
-                        })?;
-                    model.row(vec![(next, 1.0), (a, -1.0)], 0.0, f64::INFINITY);
-                }
-                Op::Sync(p) => {
-                    let k = syncs.entry(p).or_default();
-                    let start = given_barrier.get(&(p, *k)).copied().unwrap_or(0) as f64;
-                    let b = *barrier
-                        .entry((p, *k))
-                        .or_insert_with(|| model.col(0.0, 0.0, h, false, start));
-                    *k += 1;
-                    model.row(vec![(b, 1.0), (at, -1.0)], 0.0, f64::INFINITY);
-                    model.row(vec![(next, 1.0), (b, -1.0)], 0.0, f64::INFINITY);
-                }
+                model.row(vec![(next, 1.0), (at, -1.0)], gap, f64::INFINITY);
+                at = next;
             }
-            model.row(vec![(next, 1.0), (at, -1.0)], gap, f64::INFINITY);
-            at = next;
+            model.row(vec![(self.makespan, 1.0), (at, -1.0)], 0.0, f64::INFINITY);
         }
-        model.row(vec![(makespan, 1.0), (at, -1.0)], 0.0, f64::INFINITY);
+        Ok(())
     }
-
-    Ok(Built::Model(model, vars, columns))
 }
 
 /// The given schedule as a point of the program, for HiGHS to start from; `None` when it
@@ -888,12 +1048,12 @@ fn rebuild(
     let traffic = problem.traffic;
     let n = traffic.messages.len();
     let mut holds: Vec<Hold> = Vec::new();
-    for m in 0..n {
-        if vars[m].is_empty() {
+    for (m, vs) in vars.iter().enumerate().take(n) {
+        if vs.is_empty() {
             continue;
         }
         let size = traffic.messages[m].size as usize;
-        let words: Vec<Vec<u64>> = vars[m]
+        let words: Vec<Vec<u64>> = vs
             .iter()
             .map(|v| {
                 v.z.iter()

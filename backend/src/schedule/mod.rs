@@ -902,13 +902,8 @@ mod tests {
             matches!(&e, ScheduleError::Input(m) if m.contains("words")),
             "{e}"
         );
-        let ctx = crate::sim::registry::ModelContext {
-            network: &network,
-            traffic: Some(&traffic),
-            placement: Some(&placement),
-            seed: 1,
-            planner: None,
-        };
+        let ctx =
+            crate::sim::registry::ModelContext::new(&network).with_program(&traffic, &placement);
         let mut model = crate::sim::registry::build("wormhole", &ctx).unwrap();
         let opts = crate::sim::drive::program::SimOptions::default();
         assert!(crate::sim::drive::program::simulate(

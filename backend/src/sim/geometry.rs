@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use crate::topology::grid;
 use crate::topology::updown::UpDown;
 use crate::topology::{Kind, LinkId, Network, NodeId};
 
@@ -165,28 +166,17 @@ impl Geometry {
         self.coord[node * self.dims.len() + dim]
     }
 
-    /// The port to take from `cur` along `dim` to reduce the offset to `dst` (shortest way round
-    /// on a torus, ties going `+` from even coordinates and `−` from odd ones), or `None` when
-    /// already aligned in that dimension.
+    /// The port to take from `cur` along `dim` to reduce the offset to `dst`, or `None` when
+    /// already aligned in that dimension: the leg of the planner's dimension-order route
+    /// ([`grid::offset`]: the shorter way round a torus, ties going `+` from even coordinates and
+    /// `−` from odd ones; on a hypercube, whose coordinates are 0 and 1, the flip of the bit).
     #[inline]
     pub fn port_in_dim(&self, cur: usize, dst: usize, dim: usize) -> Option<usize> {
         let (a, b) = (self.coord(cur, dim), self.coord(dst, dim));
-        if a == b {
-            return None;
+        match grid::offset(a, b, self.dims[dim], self.wrap[dim]) {
+            0 => None,
+            off => Some(2 * dim + usize::from(off < 0)),
         }
-        if self.hypercube {
-            return Some(2 * dim + usize::from(a == 1));
-        }
-        let positive = if self.wrap[dim] {
-            // As the planner routes (`topology::grid::offset`): the shorter way round; half way
-            // round goes `+` from an even coordinate and `−` from an odd one.
-            let k = self.dims[dim] as i64;
-            let fwd = (b - a).rem_euclid(k);
-            fwd < k - fwd || (fwd == k - fwd && a.rem_euclid(2) == 0)
-        } else {
-            b > a
-        };
-        Some(2 * dim + usize::from(!positive))
     }
 
     /// Dimension-order routing (or the up*/down* table): the next port, or `None` at the
@@ -241,12 +231,7 @@ impl Geometry {
         (0..self.dims.len())
             .map(|d| {
                 let (a, b) = (self.coord(src, d), self.coord(dst, d));
-                let diff = (b - a).unsigned_abs() as usize;
-                if self.wrap[d] {
-                    diff.min(self.dims[d] - diff)
-                } else {
-                    diff
-                }
+                grid::offset(a, b, self.dims[d], self.wrap[d]).unsigned_abs() as usize
             })
             .sum()
     }
@@ -287,6 +272,50 @@ mod tests {
             .collect();
         assert_eq!(nodes, vec![1, 3, 7]);
         assert_eq!(g.path(6, 1).unwrap().len(), 3);
+    }
+
+    /// One dimension-order router: the simulators' per-hop ports, the compiled model's link
+    /// routes and the optical torus's XY routes visit the nodes of the planner's route
+    /// (`Network::dor_path`, odd–even ties on tori) for every pair.
+    #[test]
+    fn every_dimension_order_route_is_the_planners() {
+        use crate::sim::aapc::link_head;
+        use crate::sim::models::compiled::patterns;
+        use crate::sim::optical::torus::Torus;
+        for spec in [
+            "torus:4x4",
+            "torus:6x3",
+            "torus:2x4",
+            "torus:4x2x3",
+            "mesh:3x4",
+            "ring:6",
+            "ring:2",
+            "line:5",
+            "hypercube:3",
+        ] {
+            let (net, g) = geo(spec);
+            let optical = Torus::from_spec(&net.spec).ok();
+            let to = |links: &[usize]| -> Vec<usize> {
+                links.iter().map(|&l| net.links[l].to).collect()
+            };
+            for a in 0..net.nodes() {
+                for b in 0..net.nodes() {
+                    let want: Vec<usize> = net.dor_path(a, b).into_iter().skip(1).collect();
+                    assert_eq!(to(&g.path(a, b).unwrap()), want, "{spec} {a}->{b}");
+                    assert_eq!(g.distance(a, b), want.len(), "{spec} {a}->{b}");
+                    if spec != "hypercube:3" {
+                        let links = patterns::route(&net, a, b).expect(spec);
+                        assert_eq!(to(&links), want, "{spec} {a}->{b}");
+                    }
+                    if let Some(t) = optical {
+                        let xy: Vec<usize> =
+                            t.xy_route(a, b).iter().map(|&l| link_head(&t, l)).collect();
+                        assert_eq!(xy, want, "{spec} {a}->{b}");
+                        assert_eq!(t.distance(a, b), want.len(), "{spec} {a}->{b}");
+                    }
+                }
+            }
+        }
     }
 
     /// Off the grids, ports are numbered so that no node receives two links on one port, and

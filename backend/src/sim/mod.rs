@@ -4,12 +4,16 @@
 //! - `models/<model>/`: one folder per hardware model (wormhole, circuit, store_forward,
 //!   path_reservation, multihop, compiled, pms, scheduled), each registered by one line in
 //!   [`registry`] with its options declared there;
-//! - `optical/`: Yuan's optical TDM torus, its AAPC phases, routing and channel assignment, and
-//!   the analytic multi-hop model;
+//! - `optical/`: Yuan's optical TDM torus, routing and channel assignment, and the analytic
+//!   multi-hop model;
+//! - `aapc/`: the all-to-all personalized communication phases, built once for the optical
+//!   models and the compiled model's ordered-AAPC scheduler;
 //! - `drive/`: what drives a model — a program's tasks ([`drive::program`], the
-//!   execution-driven core), synthetic traffic at an offered load, Ding's command files;
-//! - here: the model trait, the routing geometry and paths the models share, options, latency
-//!   statistics, sweeps and their plots.
+//!   execution-driven core), synthetic traffic at an offered load, the Poisson arrivals of the
+//!   optical models ([`drive::poisson`]), Ding's command files;
+//! - here: the model trait, the routing geometry and paths the models share (dimension order as
+//!   the planner routes, [`crate::topology::grid::dor_legs`]), options, latency statistics,
+//!   sweeps and their plots.
 //!
 //! The contract between the execution-driven core and a model: the core injects a packet when a
 //! task sends (multicasts are split into unicasts for dynamic models), then calls [`NetworkModel::step`]
@@ -18,6 +22,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod aapc;
 pub mod drive;
 pub mod energy;
 pub mod event;

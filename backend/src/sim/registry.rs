@@ -21,6 +21,41 @@ pub struct ModelContext<'a> {
     pub planner: Option<&'a dyn super::models::scheduled::Planner>,
 }
 
+impl<'a> ModelContext<'a> {
+    /// The context of synthetic traffic on `network`: no program, no planner, seed 1.
+    pub fn new(network: &'a Network) -> ModelContext<'a> {
+        ModelContext {
+            network,
+            traffic: None,
+            placement: None,
+            seed: 1,
+            planner: None,
+        }
+    }
+
+    /// The program being run and where its tasks are placed.
+    pub fn with_program(self, traffic: &'a Traffic, placement: &'a Placement) -> Self {
+        ModelContext {
+            traffic: Some(traffic),
+            placement: Some(placement),
+            ..self
+        }
+    }
+
+    /// The seed of the model's random choices.
+    pub fn with_seed(self, seed: u64) -> Self {
+        ModelContext { seed, ..self }
+    }
+
+    /// What plans the program for the models that replay a plan.
+    pub fn with_planner(self, planner: &'a dyn super::models::scheduled::Planner) -> Self {
+        ModelContext {
+            planner: Some(planner),
+            ..self
+        }
+    }
+}
+
 /// Builds a model from its options (read them with [`ModelOptions`], then call `finish`).
 pub type BuildFn =
     fn(&ModelContext<'_>, &mut ModelOptions) -> Result<Box<dyn NetworkModel>, ModelError>;

@@ -184,13 +184,7 @@ impl SweepSpec {
             p.parse::<Pattern>()?;
         }
         self.injection.parse::<Injection>()?;
-        let ctx = ModelContext {
-            network: &net,
-            traffic: None,
-            placement: None,
-            seed: 1,
-            planner: None,
-        };
+        let ctx = ModelContext::new(&net);
         for m in &self.models {
             registry::build(m, &ctx)?;
         }
@@ -200,13 +194,7 @@ impl SweepSpec {
     /// Runs one point.
     pub fn run_point(&self, p: &Point) -> Result<PointResult, ModelError> {
         let net = self.network()?;
-        let ctx = ModelContext {
-            network: &net,
-            traffic: None,
-            placement: None,
-            seed: p.seed,
-            planner: None,
-        };
+        let ctx = ModelContext::new(&net).with_seed(p.seed);
         let mut model = registry::build(&p.model, &ctx)?;
         let cfg = SyntheticConfig {
             pattern: p.pattern.parse()?,

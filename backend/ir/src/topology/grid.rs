@@ -167,6 +167,23 @@ pub fn distance(dims: &[usize], wrap: bool, a: &[i64], b: &[i64]) -> usize {
         .sum()
 }
 
+/// The legs of the dimension-order route from `a` to `b`: each dimension in order (x first, then
+/// y, then z…) with its signed [`offset`], dimensions already aligned left out. The one
+/// dimension-order router: node paths here, and the simulators' link paths and next ports, all
+/// follow these legs.
+pub fn dor_legs<'a>(
+    dims: &'a [usize],
+    wrap: bool,
+    a: &'a [i64],
+    b: &'a [i64],
+) -> impl Iterator<Item = (usize, i64)> + 'a {
+    dims.iter()
+        .zip(a.iter().zip(b))
+        .enumerate()
+        .map(move |(dim, (&d, (&x, &y)))| (dim, offset(x, y, d, wrap)))
+        .filter(|&(_, off)| off != 0)
+}
+
 /// Dimension-order route: correct x fully, then y, then z… (Chittor's "rows first"; the fixed
 /// oblivious routing both seeds compare against).
 pub fn dor_path(dims: &[usize], wrap: bool, a: &[i64], b: &[i64]) -> Vec<usize> {
@@ -175,8 +192,8 @@ pub fn dor_path(dims: &[usize], wrap: bool, a: &[i64], b: &[i64]) -> Vec<usize> 
     if let Some(n) = index(dims, &cur) {
         path.push(n);
     }
-    for (dim, &d) in dims.iter().enumerate() {
-        let off = offset(cur[dim], b[dim], d, wrap);
+    for (dim, off) in dor_legs(dims, wrap, a, b) {
+        let d = dims[dim];
         let step = off.signum();
         for _ in 0..off.unsigned_abs() {
             cur[dim] += step;

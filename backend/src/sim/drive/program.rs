@@ -268,237 +268,17 @@ pub fn simulate_with_progress(
 ) -> Result<SimReport, SimError> {
     let copies: usize = traffic.messages.iter().map(|m| m.dst.len()).sum();
     progress.stage("simulate", copies as u64);
-    let ntasks = traffic.tasks.len();
-    let node_of = |t: TaskId| -> Result<NodeId, ModelError> {
-        placement
-            .node_of
-            .get(t)
-            .copied()
-            .filter(|&n| n < network.nodes())
-            .ok_or_else(|| ModelError(format!("task {t} has no node in the placement")))
-    };
-    for (i, m) in traffic.messages.iter().enumerate() {
-        if m.id != i || m.src >= ntasks || m.dst.iter().any(|&d| d >= ntasks) || m.dst.is_empty() {
-            return Err(ModelError(format!(
-                "message {i} is malformed (bad id, source or destination)"
-            ))
-            .into());
-        }
-    }
-    traffic
-        .check_limits()
-        .map_err(|e| ModelError(e.to_string()))?;
-    // Barrier sizes: how many tasks reach their k-th Sync(p).
-    let mut barrier_size: BTreeMap<(usize, usize), usize> = BTreeMap::new();
-    for t in &traffic.tasks {
-        let mut seen: BTreeMap<usize, usize> = BTreeMap::new();
-        for op in &t.ops {
-            if let Op::Sync(p) = *op {
-                let k = seen.entry(p).or_insert(0);
-                *barrier_size.entry((p, *k)).or_insert(0) += 1;
-                *k += 1;
-            }
-        }
-    }
-    let mut barrier_waiting: BTreeMap<(usize, usize), Vec<TaskId>> = BTreeMap::new();
-    let mut sync_count: Vec<BTreeMap<usize, usize>> = vec![BTreeMap::new(); ntasks];
-
-    let nmsg = traffic.messages.len();
-    let mut arrival: Vec<Vec<Option<u64>>> = traffic
-        .messages
-        .iter()
-        .map(|m| vec![None; m.dst.len()])
-        .collect();
-    let mut waiting: Vec<Vec<Option<TaskId>>> =
-        arrival.iter().map(|v| vec![None; v.len()]).collect();
-    let mut sent: Vec<Option<u64>> = vec![None; nmsg];
-    let mut packets: Vec<(MsgId, usize)> = Vec::new();
-    // Words handed to the model (each over an injection and an ejection channel).
-    let mut net_words: u64 = 0;
-    let mut net_packets: u64 = 0;
-    // Their words × hops over shortest paths, for a model that does not count its links.
-    let mut min_word_hops: u64 = 0;
-
-    let mut pc = vec![0usize; ntasks];
-    let mut state = vec![State::Ready; ntasks];
-    let mut wake: EventQueue<TaskId> = (0..ntasks).map(|t| (0, t)).collect();
-    let mut delivered: Vec<Delivery> = Vec::new();
+    check_traffic(traffic)?;
+    let mut core = Core::new(traffic, placement, network, model, opts, progress);
     let mut t: u64 = 0;
-    let mut steps: u64 = 0;
-    // The watchdog: since when the model has held packets without delivering one, and how much
-    // it had done (its progress counter) halfway through that stretch.
-    let mut quiet_since: u64 = 0;
-    let mut halfway: Option<u64> = None;
-    let watchdog = opts.watchdog;
-
     loop {
         // 1. Run every task due now, to a fixpoint (a barrier may release others at `t`).
-        while let Some((_, task)) = wake.pop_due(t) {
-            if state[task] != State::Ready {
-                continue;
-            }
-            let ops = &traffic.tasks[task].ops;
-            loop {
-                let Some(op) = ops.get(pc[task]).copied() else {
-                    state[task] = State::Done(t);
-                    break;
-                };
-                match op {
-                    Op::Compute(c) => {
-                        pc[task] += 1;
-                        if c > 0 {
-                            wake.push(t.saturating_add(c), task);
-                            break;
-                        }
-                    }
-                    Op::Send(m) => {
-                        let msg = traffic.messages.get(m).ok_or_else(|| {
-                            ModelError(format!("task {task} sends unknown message {m}"))
-                        })?;
-                        if msg.src != task {
-                            return Err(ModelError(format!(
-                                "task {task} sends message {m}, whose sender is task {}",
-                                msg.src
-                            ))
-                            .into());
-                        }
-                        sent[m] = Some(t);
-                        let src = node_of(task)?;
-                        for (k, &d) in msg.dst.iter().enumerate() {
-                            let dst = node_of(d)?;
-                            if dst == src && !model.carries_local() {
-                                arrival[m][k] = Some(t.saturating_add(msg.size));
-                                if let Some(w) = waiting[m][k].take() {
-                                    state[w] = State::Ready;
-                                    wake.push(t.saturating_add(msg.size), w);
-                                }
-                            } else {
-                                let id = packets.len() as u64;
-                                packets.push((m, k));
-                                let p = Packet {
-                                    id,
-                                    src,
-                                    dst,
-                                    size: msg.size,
-                                    created: t,
-                                };
-                                net_words += msg.size;
-                                net_packets += 1;
-                                min_word_hops += msg.size * network.distance(src, dst) as u64;
-                                model.inject_for(t, p, m, d);
-                            }
-                        }
-                        pc[task] += 1;
-                    }
-                    Op::Recv(m) => {
-                        let k = traffic
-                            .messages
-                            .get(m)
-                            .and_then(|msg| msg.dst.iter().position(|&d| d == task))
-                            .ok_or_else(|| {
-                                ModelError(format!(
-                                    "task {task} receives message {m}, which is not addressed to it"
-                                ))
-                            })?;
-                        match arrival[m][k] {
-                            Some(a) if a <= t => pc[task] += 1,
-                            Some(a) => {
-                                wake.push(a, task);
-                                break;
-                            }
-                            None => {
-                                waiting[m][k] = Some(task);
-                                state[task] = State::Busy;
-                                break;
-                            }
-                        }
-                    }
-                    Op::Sync(p) => {
-                        let k = sync_count[task].entry(p).or_insert(0);
-                        let key = (p, *k);
-                        *k += 1;
-                        pc[task] += 1;
-                        let w = barrier_waiting.entry(key).or_default();
-                        w.push(task);
-                        if w.len() < barrier_size.get(&key).copied().unwrap_or(1) {
-                            state[task] = State::Busy;
-                            break;
-                        }
-                        let mut all = barrier_waiting.remove(&key).unwrap_or_default();
-                        all.sort_unstable();
-                        for other in all {
-                            if other != task {
-                                state[other] = State::Ready;
-                                wake.push(t, other);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-
+        core.run_tasks(t)?;
         // 2. Step the network through cycle `t` if it has work now.
-        if model.next_event(t).is_some_and(|e| e <= t) {
-            delivered.clear();
-            model.step(t, &mut delivered);
-            if !delivered.is_empty() {
-                quiet_since = t;
-                halfway = None;
-            }
-            for d in &delivered {
-                let Some(&(m, k)) = packets.get(d.packet as usize) else {
-                    return Err(ModelError(format!(
-                        "model `{}` delivered unknown packet {}",
-                        model.name(),
-                        d.packet
-                    ))
-                    .into());
-                };
-                let at = d.at.max(t + 1);
-                arrival[m][k] = Some(at);
-                progress.advance(1);
-                if let Some(w) = waiting[m][k].take() {
-                    state[w] = State::Ready;
-                    wake.push(at, w);
-                }
-            }
-            steps += 1;
-            if steps.is_multiple_of(4096) {
-                if let Some(why) = model.stalled(t) {
-                    return Err(SimError::Unfinished {
-                        cycles: t,
-                        stall: Stall::Deadlock,
-                        detail: why,
-                    });
-                }
-            }
-            if let Some(w) = watchdog {
-                let quiet = t - quiet_since;
-                if quiet > w / 2 && halfway.is_none() {
-                    halfway = Some(model.progress());
-                }
-                if quiet > w {
-                    let moved = halfway.is_some_and(|h| model.progress() > h);
-                    return Err(SimError::Unfinished {
-                        cycles: t,
-                        stall: if moved {
-                            Stall::Livelock
-                        } else {
-                            Stall::Deadlock
-                        },
-                        detail: format!("no message delivered for {quiet} cycles"),
-                    });
-                }
-            }
-        } else {
-            // An idle model is not stuck: the watchdog counts from its next packet.
-            quiet_since = t;
-            halfway = None;
-        }
-
+        core.step_network(t)?;
         // 3. Jump to the next thing that happens.
-        let next_task = wake.next_time().map(|a| a.max(t + 1));
-        let Some(next) = next_cycle(next_task, model.next_event(t + 1)) else {
+        let next_task = core.wake.next_time().map(|a| a.max(t + 1));
+        let Some(next) = next_cycle(next_task, core.model.next_event(t + 1)) else {
             break;
         };
         if next > opts.max_cycles {
@@ -510,100 +290,492 @@ pub fn simulate_with_progress(
         }
         t = next.max(t + 1);
     }
+    core.check_finished(t)?;
+    core.report()
+}
 
-    // Every task must have finished; otherwise some wait forever.
-    let mut stuck = Vec::new();
-    for (task, s) in state.iter().enumerate() {
-        if !matches!(s, State::Done(_)) {
-            let what = match traffic.tasks[task].ops.get(pc[task].saturating_sub(1)) {
-                Some(Op::Sync(p)) => format!("at barrier of phase {p}"),
-                _ => match traffic.tasks[task].ops.get(pc[task]) {
-                    Some(Op::Recv(m)) => format!("waiting for message {m}"),
-                    _ => "blocked".to_string(),
-                },
-            };
-            stuck.push(format!("{} ({what})", traffic.tasks[task].name));
+/// Refuses a program whose messages are malformed or which is beyond the limits of a run.
+fn check_traffic(traffic: &Traffic) -> Result<(), SimError> {
+    let ntasks = traffic.tasks.len();
+    for (i, m) in traffic.messages.iter().enumerate() {
+        if m.id != i || m.src >= ntasks || m.dst.iter().any(|&d| d >= ntasks) || m.dst.is_empty() {
+            return Err(ModelError(format!(
+                "message {i} is malformed (bad id, source or destination)"
+            ))
+            .into());
         }
     }
-    if !stuck.is_empty() {
-        return Err(SimError::Unfinished {
+    traffic
+        .check_limits()
+        .map_err(|e| ModelError(e.to_string()))?;
+    Ok(())
+}
+
+/// The barriers of `Sync(p)`: the k-th `Sync(p)` of every task that has one joins barrier
+/// `(p, k)`.
+struct Barriers {
+    /// How many tasks reach each barrier.
+    size: BTreeMap<(usize, usize), usize>,
+    /// The tasks already at each barrier.
+    waiting: BTreeMap<(usize, usize), Vec<TaskId>>,
+    /// Per task: how many `Sync(p)` it has passed, per phase `p`.
+    passed: Vec<BTreeMap<usize, usize>>,
+}
+
+impl Barriers {
+    fn new(traffic: &Traffic) -> Barriers {
+        let mut size: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+        for t in &traffic.tasks {
+            let mut seen: BTreeMap<usize, usize> = BTreeMap::new();
+            for op in &t.ops {
+                if let Op::Sync(p) = *op {
+                    let k = seen.entry(p).or_insert(0);
+                    *size.entry((p, *k)).or_insert(0) += 1;
+                    *k += 1;
+                }
+            }
+        }
+        Barriers {
+            size,
+            waiting: BTreeMap::new(),
+            passed: vec![BTreeMap::new(); traffic.tasks.len()],
+        }
+    }
+
+    /// `task` reaches its next `Sync(p)`: `None` while others are still to come, else the
+    /// tasks it releases, in id order (itself included).
+    fn arrive(&mut self, task: TaskId, p: usize) -> Option<Vec<TaskId>> {
+        let k = self.passed[task].entry(p).or_insert(0);
+        let key = (p, *k);
+        *k += 1;
+        let w = self.waiting.entry(key).or_default();
+        w.push(task);
+        if w.len() < self.size.get(&key).copied().unwrap_or(1) {
+            return None;
+        }
+        let mut all = self.waiting.remove(&key).unwrap_or_default();
+        all.sort_unstable();
+        Some(all)
+    }
+}
+
+/// The deadlock and livelock watchdog: since when the model has held packets without
+/// delivering one, and how much it had done (its progress counter) halfway through that stretch.
+struct Watchdog {
+    limit: Option<u64>,
+    quiet_since: u64,
+    halfway: Option<u64>,
+    /// Model steps so far (its own stall check runs every 4096).
+    steps: u64,
+}
+
+impl Watchdog {
+    /// The model delivered something, or is idle (an idle model is not stuck: the watchdog
+    /// counts from its next packet).
+    fn reset(&mut self, t: u64) {
+        self.quiet_since = t;
+        self.halfway = None;
+    }
+
+    /// After a step at `t` that delivered nothing new: an error once the model has been quiet
+    /// for longer than the limit (livelock if it moved meanwhile, deadlock if not), or when the
+    /// model itself finds it is stalled.
+    fn check(&mut self, t: u64, model: &dyn NetworkModel) -> Result<(), SimError> {
+        self.steps += 1;
+        if self.steps.is_multiple_of(4096) {
+            if let Some(why) = model.stalled(t) {
+                return Err(SimError::Unfinished {
+                    cycles: t,
+                    stall: Stall::Deadlock,
+                    detail: why,
+                });
+            }
+        }
+        let Some(w) = self.limit else {
+            return Ok(());
+        };
+        let quiet = t - self.quiet_since;
+        if quiet > w / 2 && self.halfway.is_none() {
+            self.halfway = Some(model.progress());
+        }
+        if quiet > w {
+            let moved = self.halfway.is_some_and(|h| model.progress() > h);
+            return Err(SimError::Unfinished {
+                cycles: t,
+                stall: if moved {
+                    Stall::Livelock
+                } else {
+                    Stall::Deadlock
+                },
+                detail: format!("no message delivered for {quiet} cycles"),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The state of a run: the tasks' program counters and wake-ups, the messages' sends and
+/// arrivals, and the packets handed to the model.
+struct Core<'a> {
+    traffic: &'a Traffic,
+    placement: &'a Placement,
+    network: &'a Network,
+    model: &'a mut dyn NetworkModel,
+    progress: &'a crate::progress::Progress,
+    pc: Vec<usize>,
+    state: Vec<State>,
+    wake: EventQueue<TaskId>,
+    barriers: Barriers,
+    /// Per message and destination: when it has fully arrived.
+    arrival: Vec<Vec<Option<u64>>>,
+    /// Per message and destination: the task blocked receiving it.
+    waiting: Vec<Vec<Option<TaskId>>>,
+    sent: Vec<Option<u64>>,
+    /// Per packet id: its message and destination index.
+    packets: Vec<(MsgId, usize)>,
+    /// Words handed to the model (each over an injection and an ejection channel).
+    net_words: u64,
+    net_packets: u64,
+    /// Their words × hops over shortest paths, for a model that does not count its links.
+    min_word_hops: u64,
+    delivered: Vec<Delivery>,
+    watchdog: Watchdog,
+}
+
+impl<'a> Core<'a> {
+    fn new(
+        traffic: &'a Traffic,
+        placement: &'a Placement,
+        network: &'a Network,
+        model: &'a mut dyn NetworkModel,
+        opts: &SimOptions,
+        progress: &'a crate::progress::Progress,
+    ) -> Core<'a> {
+        let ntasks = traffic.tasks.len();
+        let arrival: Vec<Vec<Option<u64>>> = traffic
+            .messages
+            .iter()
+            .map(|m| vec![None; m.dst.len()])
+            .collect();
+        let waiting = arrival.iter().map(|v| vec![None; v.len()]).collect();
+        Core {
+            traffic,
+            placement,
+            network,
+            model,
+            progress,
+            pc: vec![0; ntasks],
+            state: vec![State::Ready; ntasks],
+            wake: (0..ntasks).map(|t| (0, t)).collect(),
+            barriers: Barriers::new(traffic),
+            arrival,
+            waiting,
+            sent: vec![None; traffic.messages.len()],
+            packets: Vec::new(),
+            net_words: 0,
+            net_packets: 0,
+            min_word_hops: 0,
+            delivered: Vec::new(),
+            watchdog: Watchdog {
+                limit: opts.watchdog,
+                quiet_since: 0,
+                halfway: None,
+                steps: 0,
+            },
+        }
+    }
+
+    fn node_of(&self, t: TaskId) -> Result<NodeId, ModelError> {
+        self.placement
+            .node_of
+            .get(t)
+            .copied()
+            .filter(|&n| n < self.network.nodes())
+            .ok_or_else(|| ModelError(format!("task {t} has no node in the placement")))
+    }
+
+    /// Message `m`'s copy `k` has fully arrived at `at`: wake its receiver if it waits.
+    fn arrived(&mut self, m: MsgId, k: usize, at: u64) {
+        self.arrival[m][k] = Some(at);
+        if let Some(w) = self.waiting[m][k].take() {
+            self.state[w] = State::Ready;
+            self.wake.push(at, w);
+        }
+    }
+
+    /// Runs every task due at `t` until it blocks, waits or ends.
+    fn run_tasks(&mut self, t: u64) -> Result<(), SimError> {
+        while let Some((_, task)) = self.wake.pop_due(t) {
+            if self.state[task] != State::Ready {
+                continue;
+            }
+            while self.run_op(task, t)? {}
+        }
+        Ok(())
+    }
+
+    /// Runs `task`'s next op at `t`; whether it goes on to the one after at once.
+    fn run_op(&mut self, task: TaskId, t: u64) -> Result<bool, SimError> {
+        let Some(op) = self.traffic.tasks[task].ops.get(self.pc[task]).copied() else {
+            self.state[task] = State::Done(t);
+            return Ok(false);
+        };
+        match op {
+            Op::Compute(c) => {
+                self.pc[task] += 1;
+                if c > 0 {
+                    self.wake.push(t.saturating_add(c), task);
+                    return Ok(false);
+                }
+                Ok(true)
+            }
+            Op::Send(m) => {
+                self.send(task, m, t)?;
+                self.pc[task] += 1;
+                Ok(true)
+            }
+            Op::Recv(m) => self.recv(task, m, t),
+            Op::Sync(p) => {
+                self.pc[task] += 1;
+                let Some(all) = self.barriers.arrive(task, p) else {
+                    self.state[task] = State::Busy;
+                    return Ok(false);
+                };
+                for other in all {
+                    if other != task {
+                        self.state[other] = State::Ready;
+                        self.wake.push(t, other);
+                    }
+                }
+                Ok(true)
+            }
+        }
+    }
+
+    /// `task` sends message `m` at `t`: one packet per destination task on another node (or
+    /// on its own, for a model that carries local messages); a local copy arrives `size`
+    /// cycles later through memory.
+    fn send(&mut self, task: TaskId, m: MsgId, t: u64) -> Result<(), SimError> {
+        let traffic = self.traffic;
+        let msg = traffic
+            .messages
+            .get(m)
+            .ok_or_else(|| ModelError(format!("task {task} sends unknown message {m}")))?;
+        if msg.src != task {
+            return Err(ModelError(format!(
+                "task {task} sends message {m}, whose sender is task {}",
+                msg.src
+            ))
+            .into());
+        }
+        self.sent[m] = Some(t);
+        let src = self.node_of(task)?;
+        for (k, &d) in msg.dst.iter().enumerate() {
+            let dst = self.node_of(d)?;
+            if dst == src && !self.model.carries_local() {
+                self.arrived(m, k, t.saturating_add(msg.size));
+            } else {
+                let id = self.packets.len() as u64;
+                self.packets.push((m, k));
+                let p = Packet {
+                    id,
+                    src,
+                    dst,
+                    size: msg.size,
+                    created: t,
+                };
+                self.net_words += msg.size;
+                self.net_packets += 1;
+                self.min_word_hops += msg.size * self.network.distance(src, dst) as u64;
+                self.model.inject_for(t, p, m, d);
+            }
+        }
+        Ok(())
+    }
+
+    /// `task` receives message `m` at `t`: on if it has arrived, else it sleeps until it does.
+    fn recv(&mut self, task: TaskId, m: MsgId, t: u64) -> Result<bool, SimError> {
+        let k = self
+            .traffic
+            .messages
+            .get(m)
+            .and_then(|msg| msg.dst.iter().position(|&d| d == task))
+            .ok_or_else(|| {
+                ModelError(format!(
+                    "task {task} receives message {m}, which is not addressed to it"
+                ))
+            })?;
+        match self.arrival[m][k] {
+            Some(a) if a <= t => {
+                self.pc[task] += 1;
+                Ok(true)
+            }
+            Some(a) => {
+                self.wake.push(a, task);
+                Ok(false)
+            }
+            None => {
+                self.waiting[m][k] = Some(task);
+                self.state[task] = State::Busy;
+                Ok(false)
+            }
+        }
+    }
+
+    /// Steps the model through cycle `t` if it has work then, and takes its deliveries.
+    fn step_network(&mut self, t: u64) -> Result<(), SimError> {
+        let has_work = self.model.next_event(t).is_some_and(|e| e <= t);
+        if !has_work {
+            self.watchdog.reset(t);
+            return Ok(());
+        }
+        let mut delivered = std::mem::take(&mut self.delivered);
+        delivered.clear();
+        self.model.step(t, &mut delivered);
+        if !delivered.is_empty() {
+            self.watchdog.reset(t);
+        }
+        for d in &delivered {
+            let Some(&(m, k)) = self.packets.get(d.packet as usize) else {
+                return Err(ModelError(format!(
+                    "model `{}` delivered unknown packet {}",
+                    self.model.name(),
+                    d.packet
+                ))
+                .into());
+            };
+            self.arrived(m, k, d.at.max(t + 1));
+            self.progress.advance(1);
+        }
+        self.delivered = delivered;
+        self.watchdog.check(t, &*self.model)
+    }
+
+    /// Every task must have finished by `t`; otherwise some wait forever.
+    fn check_finished(&self, t: u64) -> Result<(), SimError> {
+        let tasks = &self.traffic.tasks;
+        let mut stuck = Vec::new();
+        for (task, s) in self.state.iter().enumerate() {
+            if !matches!(s, State::Done(_)) {
+                let pc = self.pc[task];
+                let what = match tasks[task].ops.get(pc.saturating_sub(1)) {
+                    Some(Op::Sync(p)) => format!("at barrier of phase {p}"),
+                    _ => match tasks[task].ops.get(pc) {
+                        Some(Op::Recv(m)) => format!("waiting for message {m}"),
+                        _ => "blocked".to_string(),
+                    },
+                };
+                stuck.push(format!("{} ({what})", tasks[task].name));
+            }
+        }
+        if stuck.is_empty() {
+            return Ok(());
+        }
+        Err(SimError::Unfinished {
             cycles: t,
             stall: Stall::Deadlock,
             detail: format!("{} never complete", stuck.join(", ")),
-        });
+        })
     }
 
-    let mut tasks = Vec::with_capacity(ntasks);
-    for (i, task) in traffic.tasks.iter().enumerate() {
-        let finish = match state[i] {
-            State::Done(f) => f,
-            _ => 0,
-        };
-        tasks.push(TaskResult {
-            task: i,
-            name: task.name.clone(),
-            node: node_of(i)?,
-            finish,
-        });
-    }
-    let completion = tasks.iter().map(|t| t.finish).max().unwrap_or(0);
-    let mut messages = Vec::with_capacity(nmsg);
-    let mut words = 0u64;
-    for (i, m) in traffic.messages.iter().enumerate() {
-        let s = sent[i].unwrap_or(0);
-        let d = arrival[i].iter().map(|a| a.unwrap_or(s)).max().unwrap_or(s);
-        words += m.size * m.dst.len() as u64;
-        let src = node_of(m.src)?;
-        let local = m.dst.iter().all(|&d| node_of(d).ok() == Some(src));
-        messages.push(MessageResult {
-            msg: i,
-            src: m.src,
-            dst: m.dst.to_vec(),
-            size: m.size,
-            sent: s,
-            delivered: d,
-            latency: d.saturating_sub(s),
-            local,
-        });
-    }
-    let latency = LatencySummary::of(&messages.iter().map(|m| m.latency).collect::<Vec<_>>());
-    let busy = model.link_busy();
-    let links: Vec<LinkUse> = busy
-        .iter()
-        .zip(&network.links)
-        .map(|(&b, l)| LinkUse {
-            from: l.from,
-            to: l.to,
-            busy: b,
-            utilization: if completion > 0 {
-                b as f64 / completion as f64
+    /// The report of a finished run.
+    fn report(self) -> Result<SimReport, SimError> {
+        let tasks = self.task_results()?;
+        let completion = tasks.iter().map(|t| t.finish).max().unwrap_or(0);
+        let messages = self.message_results()?;
+        let words = self
+            .traffic
+            .messages
+            .iter()
+            .map(|m| m.size * m.dst.len() as u64)
+            .sum::<u64>();
+        let latency = LatencySummary::of(&messages.iter().map(|m| m.latency).collect::<Vec<_>>());
+        let links = self.link_uses(completion);
+        let peak_utilization = links.iter().map(|l| l.utilization).fold(0.0, f64::max);
+        let model = &*self.model;
+        Ok(SimReport {
+            model: model.name(),
+            completion,
+            tasks,
+            messages,
+            latency,
+            words,
+            throughput: if completion > 0 {
+                words as f64 / completion as f64
             } else {
                 0.0
             },
+            links,
+            peak_utilization,
+            packets: model.packets().unwrap_or(self.net_packets),
+            energy: crate::sim::energy::of_run(
+                model,
+                self.network,
+                (self.net_words, self.min_word_hops),
+                completion,
+            ),
+            buffered_max: model.buffered_max(),
         })
-        .collect();
-    let peak_utilization = links.iter().map(|l| l.utilization).fold(0.0, f64::max);
-    Ok(SimReport {
-        model: model.name(),
-        completion,
-        tasks,
-        messages,
-        latency,
-        words,
-        throughput: if completion > 0 {
-            words as f64 / completion as f64
-        } else {
-            0.0
-        },
-        links,
-        peak_utilization,
-        packets: model.packets().unwrap_or(net_packets),
-        energy: crate::sim::energy::of_run(
-            &*model,
-            network,
-            (net_words, min_word_hops),
-            completion,
-        ),
-        buffered_max: model.buffered_max(),
-    })
+    }
+
+    fn task_results(&self) -> Result<Vec<TaskResult>, SimError> {
+        let mut tasks = Vec::with_capacity(self.traffic.tasks.len());
+        for (i, task) in self.traffic.tasks.iter().enumerate() {
+            let finish = match self.state[i] {
+                State::Done(f) => f,
+                _ => 0,
+            };
+            tasks.push(TaskResult {
+                task: i,
+                name: task.name.clone(),
+                node: self.node_of(i)?,
+                finish,
+            });
+        }
+        Ok(tasks)
+    }
+
+    fn message_results(&self) -> Result<Vec<MessageResult>, SimError> {
+        let mut messages = Vec::with_capacity(self.traffic.messages.len());
+        for (i, m) in self.traffic.messages.iter().enumerate() {
+            let s = self.sent[i].unwrap_or(0);
+            let d = self.arrival[i]
+                .iter()
+                .map(|a| a.unwrap_or(s))
+                .max()
+                .unwrap_or(s);
+            let src = self.node_of(m.src)?;
+            let local = m.dst.iter().all(|&d| self.node_of(d).ok() == Some(src));
+            messages.push(MessageResult {
+                msg: i,
+                src: m.src,
+                dst: m.dst.to_vec(),
+                size: m.size,
+                sent: s,
+                delivered: d,
+                latency: d.saturating_sub(s),
+                local,
+            });
+        }
+        Ok(messages)
+    }
+
+    /// Each link's busy cycles and utilization over `completion` cycles.
+    fn link_uses(&self, completion: u64) -> Vec<LinkUse> {
+        self.model
+            .link_busy()
+            .iter()
+            .zip(&self.network.links)
+            .map(|(&b, l)| LinkUse {
+                from: l.from,
+                to: l.to,
+                busy: b,
+                utilization: if completion > 0 {
+                    b as f64 / completion as f64
+                } else {
+                    0.0
+                },
+            })
+            .collect()
+    }
 }

@@ -572,13 +572,7 @@ mod tests {
     #[test]
     fn impossible_runs_are_refused() {
         let net = Network::build(&"mesh:2x2".parse().unwrap()).unwrap();
-        let ctx = crate::sim::registry::ModelContext {
-            network: &net,
-            traffic: None,
-            placement: None,
-            seed: 1,
-            planner: None,
-        };
+        let ctx = crate::sim::registry::ModelContext::new(&net);
         let mut model = crate::sim::registry::build("wormhole", &ctx).unwrap();
         let base = SyntheticConfig::default();
         let bad = [

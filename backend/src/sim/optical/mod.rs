@@ -1,7 +1,6 @@
-//! The optical TDM network of Yuan's models: the torus and its links, the AAPC phases, routing
-//! and channel assignment, and the analytic model of multi-hop networks.
+//! The optical TDM network of Yuan's models: the torus and its links, routing and channel
+//! assignment (from the AAPC phases of [`crate::sim::aapc`]), and the analytic model of multi-hop networks.
 
-pub mod aapc;
 pub mod analytic;
 pub mod rca;
 pub mod torus;

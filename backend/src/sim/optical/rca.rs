@@ -15,12 +15,15 @@
 //!   then Culberson's iterated greedy; rows and columns never share a link under XY routing, only
 //!   nodes). This packing is ours; it meets Yuan's allXY count on 8×8 (14).
 //! - Logical torus: 4 channels, one per direction (Yuan Fig 4.11).
-//! - All-to-all: the N³/8 AAPC phases of [`crate::sim::optical::aapc`].
+//! - All-to-all: the AAPC phases of [`crate::sim::aapc`] (N³/8 on 8×8 and 16×16).
 
 // `is_multiple_of` is newer than the workspace's minimum Rust version (1.85).
 #![allow(clippy::manual_is_multiple_of)]
 
-use crate::sim::optical::aapc::{aapc_phases, ring_groups, Connection, Phase, RingPair};
+use crate::sim::aapc::{
+    aapc_phases, check_phases, greedy_pairs, grouped_phases, ring_channels, ring_groups,
+    Connection, Phase, RingPair,
+};
 use crate::sim::optical::torus::{Torus, Way};
 use crate::sim::optical::OpticalError;
 use crate::topology::NodeId;
@@ -244,21 +247,24 @@ pub fn realize(t: &Torus, logical: Logical) -> Result<Vec<Phase>, OpticalError> 
                 t.nodes() * (t.nodes() - 1)
             )));
         }
-        let phases = crate::sim::optical::aapc::greedy_pairs(t, &logical_pairs(t, logical));
-        crate::sim::optical::aapc::check_phases(t, &phases)?;
+        let phases = greedy_pairs(t, &logical_pairs(t, logical));
+        check_phases(t, &phases)?;
         return Ok(phases);
     }
     let phases = match logical {
-        Logical::AllToAll if t.nodes() > 256 && !(t.nx == t.ny && t.nx % 8 == 0 && t.nx <= 16) => {
-            return Err(OpticalError::Network(format!(
-                "a logical all-to-all on {}x{} is not built: its AAPC phases exist for 8x8 and 16x16, and \
-                 packing {} connections greedily would take too long",
-                t.nx,
-                t.ny,
-                t.nodes() * (t.nodes() - 1)
-            )));
-        }
-        Logical::AllToAll => aapc_phases(t),
+        Logical::AllToAll => match grouped_phases(t) {
+            Some(p) => p,
+            None if t.nodes() > 256 => {
+                return Err(OpticalError::Network(format!(
+                    "a logical all-to-all on {}x{} is not built: its AAPC phases exist for 8x8 and 16x16, and \
+                     packing {} connections greedily would take too long",
+                    t.nx,
+                    t.ny,
+                    t.nodes() * (t.nodes() - 1)
+                )));
+            }
+            None => aapc_phases(t),
+        },
         Logical::Torus => torus_channels(t),
         Logical::Hypercube => {
             let (Some(rows), Some(cols)) = (line_hypercube(t.nx), line_hypercube(t.ny)) else {
@@ -274,10 +280,10 @@ pub fn realize(t: &Torus, logical: Logical) -> Result<Vec<Phase>, OpticalError> 
         }
         Logical::AllXY => match allxy_from_groups(t) {
             Some(p) => p,
-            None => pack_lines(t, &ring_aapc(t.nx), &ring_aapc(t.ny)),
+            None => pack_lines(t, &ring_channels(t.nx), &ring_channels(t.ny)),
         },
     };
-    crate::sim::optical::aapc::check_phases(t, &phases)?;
+    check_phases(t, &phases)?;
     Ok(phases)
 }
 
@@ -329,38 +335,6 @@ fn line_hypercube(n: usize) -> Option<Vec<Vec<LinePair>>> {
         ]]),
         _ => assign_ring(n),
     }
-}
-
-/// All-to-all on a ring: the AAPC ring phases where they exist, otherwise a first-fit packing.
-pub fn ring_aapc(n: usize) -> Vec<Vec<LinePair>> {
-    if let Some(groups) = ring_groups(n) {
-        return groups
-            .into_iter()
-            .flatten()
-            .map(|p| p.into_iter().filter(|q| q.len > 0).collect())
-            .collect();
-    }
-    let ring = Torus::new(n, 1);
-    let mut pairs: Vec<(usize, usize, usize)> = (0..n)
-        .flat_map(|s| (0..n).filter(move |&d| d != s).map(move |d| (s, d)))
-        .map(|(s, d)| (ring.distance(s, d), s, d))
-        .collect();
-    pairs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-    let mut chans: Vec<Vec<LinePair>> = Vec::new();
-    for (_, s, d) in pairs {
-        let (way, len) = Torus::shortest_way(n, s, d, Torus::odd_even(s));
-        let p = RingPair { src: s, way, len };
-        let fits = |c: &Vec<LinePair>| {
-            let mut trial = c.clone();
-            trial.push(p);
-            check_line_channels(n, true, &[trial]).is_ok()
-        };
-        match chans.iter().position(fits) {
-            Some(i) => chans[i].push(p),
-            None => chans.push(vec![p]),
-        }
-    }
-    chans
 }
 
 /// Yuan's channel assignment of the hypercube on an N×N torus, N = 2^k ≥ 8 (§4.1.1.5, Thm 6):

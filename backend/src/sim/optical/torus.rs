@@ -6,13 +6,13 @@
 //! a per-link, per-slot occupancy table is a flat vector. Routing is XY (x first, Yuan §3.3), within a
 //! dimension either the shorter way round or, for the two equally short ways of an antipodal pair,
 //! the odd–even rule of Yuan §4.1.1.3 (clockwise from an even position, counter-clockwise from an odd
-//! one).
+//! one): the planner's dimension-order route ([`grid::dor_legs`]), walked on these links.
 
 // `is_multiple_of` is newer than the workspace's minimum Rust version (1.85).
 #![allow(clippy::manual_is_multiple_of)]
 
 use crate::sim::optical::OpticalError;
-use crate::topology::{Kind, NetworkSpec, NodeId};
+use crate::topology::{grid, Kind, NetworkSpec, NodeId};
 
 /// Direction of travel inside one ring of the torus.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -83,18 +83,6 @@ impl Torus {
         self.nodes() * (per_dim(self.nx) + per_dim(self.ny))
     }
 
-    /// The way and hops from `a` to `b` along a dimension of `k` nodes: the shorter way round a
-    /// torus (antipodal pairs take `tie`), the only way along a mesh.
-    pub fn way(&self, k: usize, a: usize, b: usize, tie: Way) -> (Way, usize) {
-        if self.wrap {
-            Self::shortest_way(k, a, b, tie)
-        } else if b >= a {
-            (Way::Plus, b - a)
-        } else {
-            (Way::Minus, a - b)
-        }
-    }
-
     pub fn node(&self, x: usize, y: usize) -> NodeId {
         y * self.nx + x
     }
@@ -108,7 +96,9 @@ impl Torus {
         4 * n + 2 * dim + usize::from(way == Way::Minus)
     }
 
-    /// Shortest way from `a` to `b` on a ring of `k` nodes; antipodal pairs take `tie`.
+    /// Shortest way from `a` to `b` on a ring of `k` nodes; antipodal pairs take `tie` (the
+    /// multi-hop model's logical torus, whose ties all go [`Way::Plus`]; physical routes follow
+    /// [`Torus::xy_route`]).
     pub fn shortest_way(k: usize, a: usize, b: usize, tie: Way) -> (Way, usize) {
         let plus = (b + k - a) % k;
         let minus = (a + k - b) % k;
@@ -150,25 +140,35 @@ impl Torus {
         self.node(x, y)
     }
 
+    /// Coordinates `[x, y]` as the dimension-order router takes them.
+    fn grid(&self, n: NodeId) -> [i64; 2] {
+        let (x, y) = self.xy(n);
+        [x as i64, y as i64]
+    }
+
     /// XY route (x first, then y), shortest in each dimension, antipodal ties by the odd–even rule
-    /// of the source's position in that dimension (Yuan §4.1.1.3, used in Ch.4–6).
+    /// of the source's position in that dimension (Yuan §4.1.1.3, used in Ch.4–6): the legs of
+    /// [`grid::dor_legs`] as links.
     pub fn xy_route(&self, src: NodeId, dst: NodeId) -> Vec<usize> {
-        let (sx, sy) = self.xy(src);
-        let (dx, dy) = self.xy(dst);
+        let dims = [self.nx, self.ny];
+        let (a, b) = (self.grid(src), self.grid(dst));
         let mut links = Vec::new();
-        let (wx, hx) = self.way(self.nx, sx, dx, Self::odd_even(sx));
-        let mid = self.walk(src, 0, wx, hx, &mut links);
-        let (wy, hy) = self.way(self.ny, sy, dy, Self::odd_even(sy));
-        self.walk(mid, 1, wy, hy, &mut links);
+        let mut at = src;
+        for (dim, off) in grid::dor_legs(&dims, self.wrap, &a, &b) {
+            let way = if off > 0 { Way::Plus } else { Way::Minus };
+            at = self.walk(at, dim, way, off.unsigned_abs() as usize, &mut links);
+        }
         links
     }
 
     /// Number of hops of the XY route.
     pub fn distance(&self, src: NodeId, dst: NodeId) -> usize {
-        let (sx, sy) = self.xy(src);
-        let (dx, dy) = self.xy(dst);
-        let ring = |k: usize, a: usize, b: usize| self.way(k, a, b, Way::Plus).1;
-        ring(self.nx, sx, dx) + ring(self.ny, sy, dy)
+        grid::distance(
+            &[self.nx, self.ny],
+            self.wrap,
+            &self.grid(src),
+            &self.grid(dst),
+        )
     }
 }
 

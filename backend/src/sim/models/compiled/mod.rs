@@ -15,18 +15,17 @@
 //! a connection at run time in an extra phase, first fit into its configurations in arrival
 //! order: Yuan's greedy, which he notes is what a dynamic scheduler must do (§5.4).
 
-pub mod aapc;
 pub mod patterns;
 pub mod sched;
 
 use std::collections::{BTreeMap, VecDeque};
 
+use crate::sim::aapc::AapcPhases;
 use crate::sim::options::{choice, int, text, ModelError, ModelOptions, OptionSpec};
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 use crate::topology::{LinkId, Network, NodeId};
 use crate::traffic::{MsgId, Placement, Route, Routing, TaskId, Traffic};
-pub use aapc::{AapcPhases, TorusAapc};
 pub use sched::{Algorithm, Configurations, Connection};
 
 /// An invalid parameter or an input the model cannot plan for, with a message for the user.
@@ -213,11 +212,6 @@ pub struct CompiledPlan {
     pub covers: Vec<Vec<usize>>,
 }
 
-/// The AAPC phases for a ring or torus, `None` for networks where they are not defined.
-pub fn aapc_for(net: &Network) -> Option<AapcPhases> {
-    AapcPhases::for_network(net)
-}
-
 impl CompiledPlan {
     /// Plans a program: every message becomes a connection (one per destination of a multicast)
     /// along its route, grouped by the message's phase. Messages between tasks on one node need
@@ -277,7 +271,7 @@ impl CompiledPlan {
             }
         }
         let aapc = needs_aapc(params.algorithm)
-            .then(|| aapc_for(net))
+            .then(|| AapcPhases::for_network(net))
             .flatten();
         let run = |conns: &[Connection]| sched::schedule(conns, params.algorithm, aapc.as_ref());
         let program: Vec<(String, Vec<Connection>)> =

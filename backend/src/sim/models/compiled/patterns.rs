@@ -2,16 +2,15 @@
 //!
 //! Routing is the one Yuan's schedulers assume (Ch.6): dimension order (x, then y, …), the shorter
 //! way round each ring, and for the half-way pair of an even ring clockwise (positive) from an even
-//! coordinate and counter-clockwise from an odd one. Networks that are not grids get a
-//! breadth-first shortest path, lowest link id first.
+//! coordinate and counter-clockwise from an odd one: the planner's route. Networks that are not
+//! grids get a breadth-first shortest path, lowest link id first.
 
 use std::collections::VecDeque;
 
 use rand::Rng;
 
-use crate::sim::models::compiled::aapc::ring_positive;
 use crate::sim::models::compiled::sched::Connection;
-use crate::topology::{Kind, LinkId, Network, NodeId, Port};
+use crate::topology::{Kind, LinkId, Network, NodeId};
 
 /// The directed links of the route from `src` to `dst`.
 pub fn route(net: &Network, src: NodeId, dst: NodeId) -> Result<Vec<LinkId>, String> {
@@ -29,49 +28,20 @@ pub fn route(net: &Network, src: NodeId, dst: NodeId) -> Result<Vec<LinkId>, Str
     }
 }
 
+/// The links of the planner's dimension-order route ([`Network::dor_path`], which follows
+/// [`crate::topology::grid::dor_legs`]).
 fn grid_route(net: &Network, src: NodeId, dst: NodeId) -> Result<Vec<LinkId>, String> {
-    let wrap = matches!(net.spec.kind, Kind::Torus | Kind::Ring);
-    let dims = &net.spec.dims;
-    let target = net
-        .coords
-        .get(dst)
-        .ok_or_else(|| format!("node {dst} does not exist"))?
-        .clone();
-    let mut at = src;
-    let mut links = Vec::new();
-    for (dim, &size) in dims.iter().enumerate() {
-        let here = net.coords[at][dim];
-        let goal = target[dim];
-        if here == goal {
-            continue;
-        }
-        let (positive, hops) = if wrap {
-            let (h, g) = (here as usize, goal as usize);
-            let pos = ring_positive(size, h, g);
-            let delta = (g + size - h) % size;
-            (pos, if pos { delta } else { size - delta })
-        } else {
-            (goal > here, (goal - here).unsigned_abs() as usize)
-        };
-        let port = Port::Dir {
-            dim: dim as u8,
-            positive,
-        };
-        for _ in 0..hops {
-            let next = net
-                .neighbor(at, port)
-                .ok_or_else(|| format!("no link leaves node {at} by {}", port.name()))?;
-            let link = net
-                .link_between(at, next)
-                .ok_or_else(|| format!("no link from node {at} to node {next}"))?;
-            links.push(link);
-            at = next;
-        }
+    let nodes = net.dor_path(src, dst);
+    if nodes.first() != Some(&src) || nodes.last() != Some(&dst) {
+        return Err(format!("no dimension-order route from {src} to {dst}"));
     }
-    if at != dst {
-        return Err(format!("routing from {src} ended at {at}, not at {dst}"));
-    }
-    Ok(links)
+    nodes
+        .windows(2)
+        .map(|w| {
+            net.link_between(w[0], w[1])
+                .ok_or_else(|| format!("no link from node {} to node {}", w[0], w[1]))
+        })
+        .collect()
 }
 
 fn bfs_route(net: &Network, src: NodeId, dst: NodeId) -> Result<Vec<LinkId>, String> {

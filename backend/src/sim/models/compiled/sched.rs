@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::sim::models::compiled::aapc::AapcPhases;
+use crate::sim::aapc::AapcPhases;
 use crate::sim::models::compiled::CompiledError;
 use crate::topology::{LinkId, NodeId};
 

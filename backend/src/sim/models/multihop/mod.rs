@@ -16,11 +16,9 @@
 use crate::sim::optical::OpticalError;
 use ttdl_ir::limits::Limits;
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-
+use crate::sim::aapc::{link_head, Phase};
+use crate::sim::drive::poisson::PoissonArrivals;
 use crate::sim::event::EventQueue;
-use crate::sim::optical::aapc::Phase;
 use crate::sim::optical::rca::{realize, Logical};
 use crate::sim::optical::torus::Torus;
 use crate::sim::options::{choice, int, real, ModelError, ModelOptions, OptionSpec};
@@ -190,7 +188,7 @@ impl MultiHop {
     pub fn count_links(&mut self, network: &crate::topology::Network) {
         let t = self.cfg.torus;
         self.link_ids = (0..t.link_slots())
-            .map(|l| network.link_between(l / 4, crate::sim::optical::aapc::link_head(&t, l)))
+            .map(|l| network.link_between(l / 4, link_head(&t, l)))
             .collect();
         self.link_busy = vec![0; network.links.len()];
     }
@@ -420,11 +418,8 @@ pub fn poisson_run(
     seed: u64,
 ) -> Result<MultiHopResult, OpticalError> {
     let nodes = net.cfg.torus.nodes();
-    if nodes < 2 || lambda <= 0.0 || !lambda.is_finite() {
-        return Err(OpticalError::Parameter(
-            "Poisson traffic needs at least two nodes and a positive rate".into(),
-        ));
-    }
+    let mut arrivals =
+        PoissonArrivals::new(nodes, lambda, seed).map_err(|e| OpticalError::Parameter(e.0))?;
     // The run visits every node every slot and injects about λ·nodes packets a slot: refuse
     // runs that cannot finish rather than loop for days.
     let end = warmup
@@ -447,41 +442,16 @@ pub fn poisson_run(
         )));
     }
     net.stats.measure_from = warmup;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let exp = |rng: &mut ChaCha8Rng| -> f64 {
-        let u: f64 = rng.random();
-        -(1.0 - u).ln() / lambda
-    };
-    let mut clock: Vec<f64> = (0..nodes).map(|_| exp(&mut rng)).collect();
-    let mut id = 0u64;
     let mut delivered = Vec::new();
     let mut got = 0u64;
     let hops_before = net.stats.hops;
     for now in 0..end {
-        for (n, c) in clock.iter_mut().enumerate() {
-            while (*c as u64) <= now {
-                let mut dst = rng.random_range(0..nodes - 1);
-                if dst >= n {
-                    dst += 1;
-                }
-                net.inject(
-                    now,
-                    Packet {
-                        id,
-                        src: n,
-                        dst,
-                        size: 1,
-                        created: now,
-                    },
-                );
-                id += 1;
-                *c += exp(&mut rng);
-            }
-        }
+        arrivals.due(now, 1, |p| net.inject(now, p));
         net.step(now, &mut delivered);
         got += delivered.iter().filter(|d| d.at >= warmup).count() as u64;
         delivered.clear();
     }
+    let id = arrivals.count();
     Ok(MultiHopResult {
         lambda,
         throughput: got as f64 / (measure.max(1) * nodes as u64) as f64,

@@ -36,8 +36,9 @@ use ttdl_ir::limits::Limits;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::sim::aapc::link_head;
+use crate::sim::drive::poisson::PoissonArrivals;
 use crate::sim::event::EventQueue;
-use crate::sim::optical::aapc::link_head;
 use crate::sim::optical::torus::Torus;
 use crate::sim::options::{choice, int, int_depends, ModelError, ModelOptions, OptionSpec};
 use crate::sim::registry::ModelContext;
@@ -817,11 +818,8 @@ pub fn poisson_run(
 ) -> Result<LoadResult, OpticalError> {
     let mut net = PathReservation::new(cfg.clone())?;
     let nodes = cfg.torus.nodes();
-    if nodes < 2 || rate <= 0.0 || !rate.is_finite() {
-        return Err(OpticalError::Parameter(
-            "Poisson traffic needs at least two nodes and a positive rate".into(),
-        ));
-    }
+    let mut arrivals = PoissonArrivals::new(nodes, rate, cfg.seed ^ 0x9e37_79b9_7f4a_7c15)
+        .map_err(|e| OpticalError::Parameter(e.0))?;
     let end = warmup.checked_add(measure).ok_or_else(|| {
         OpticalError::Parameter(format!(
             "warm-up {warmup} plus measurement {measure} slots is too long"
@@ -836,43 +834,13 @@ pub fn poisson_run(
         )));
     }
     net.measure_from = warmup;
-    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x9e37_79b9_7f4a_7c15);
-    let mut next: EventQueue<usize> = EventQueue::new();
-    let exp = |rng: &mut ChaCha8Rng| -> f64 {
-        let u: f64 = rng.random();
-        -(1.0 - u).ln() / rate
-    };
-    let mut clock = vec![0.0f64; nodes];
-    for (n, c) in clock.iter_mut().enumerate() {
-        *c = exp(&mut rng);
-        next.push(*c as u64, n);
-    }
-    let mut id = 0u64;
     let mut delivered = Vec::new();
     let mut counted = 0u64;
     let mut started_before = 0u64;
     let mut latency_before = 0u64;
     let mut now = 0u64;
     while now < end {
-        while let Some((_, n)) = next.pop_due(now) {
-            let mut dst = rng.random_range(0..nodes - 1);
-            if dst >= n {
-                dst += 1;
-            }
-            net.inject(
-                now,
-                Packet {
-                    id,
-                    src: n,
-                    dst,
-                    size: msg_size,
-                    created: now,
-                },
-            );
-            id += 1;
-            clock[n] += exp(&mut rng);
-            next.push(clock[n] as u64, n);
-        }
+        arrivals.due(now, msg_size, |p| net.inject(now, p));
         net.step(now, &mut delivered);
         counted += delivered
             .iter()
@@ -883,7 +851,7 @@ pub fn poisson_run(
             started_before = net.stats.started;
             latency_before = net.stats.latency_sum;
         }
-        let arrival = next.next_time().unwrap_or(end);
+        let arrival = arrivals.next_time().unwrap_or(end);
         now = net
             .next_event(now + 1)
             .unwrap_or(end)

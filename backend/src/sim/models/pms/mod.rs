@@ -1241,13 +1241,7 @@ mod tests {
     #[test]
     fn predictor_settings_are_options_whatever_the_predictor() {
         let net = Network::build(&"crossbar:4".parse().unwrap()).unwrap();
-        let ctx = ModelContext {
-            network: &net,
-            traffic: None,
-            placement: None,
-            seed: 1,
-            planner: None,
-        };
+        let ctx = ModelContext::new(&net);
         assert!(build("pms threshold=4", &ctx).is_ok());
         assert!(build("pms predictor=counter timeout=10", &ctx).is_ok());
         let e = build("pms threshold=0", &ctx)

@@ -1,11 +1,5 @@
-//! All-to-all personalized communication (AAPC) phases on rings and tori, for the ordered-AAPC
-//! connection scheduler (Yuan §5.4, Fig 5.14).
-//!
-//! Yuan takes the AAPC phases from Hinrichs et al. (SPAA'94), which the thesis does not reproduce.
-//! This is a minimal construction with the same properties: every phase is a set of connections
-//! that share no directed link, no source and no destination, routed the way the scheduler routes
-//! (shortest path, the half-way tie broken clockwise from even and counter-clockwise from odd
-//! coordinates, Yuan §4.1.1 / Ch.6), and the phases together hold every ordered pair once.
+//! AAPC phases of any ring or torus as products of ring phases, for the ordered-AAPC scheduler
+//! (Yuan §5.4) where the grouped N³/8 phases do not exist.
 //!
 //! A ring of `n` nodes is decomposed by a bounded depth-first search into
 //! `max(n, ⌈n·Σdist / 2n⌉)` phases (the node bound and the link-load bound; 8 phases for n = 8),
@@ -16,9 +10,7 @@
 //! On an 8×8 torus this gives 8·8 = 64 phases, Yuan's N³/8 and the link-load lower bound; on larger
 //! tori the product has (N²/8)² phases, more than Hinrichs' N³/8.
 
-use crate::sim::optical::aapc as torus_aapc;
-use crate::sim::optical::torus::Torus;
-use crate::topology::{Kind, Network, NodeId};
+use crate::topology::grid;
 
 /// The phases of AAPC on one ring: `phase_of[src][dst]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,27 +20,21 @@ pub struct RingAapc {
     pub phase_of: Vec<Vec<usize>>,
 }
 
-/// Whether the shortest route from `s` to `d` on a ring of `n` goes in the positive direction:
-/// the shorter way, and for the half-way pair clockwise from an even `s` (Yuan Ch.6 routing).
-pub fn ring_positive(n: usize, s: usize, d: usize) -> bool {
-    let delta = (d + n - s % n) % n;
-    2 * delta < n || (2 * delta == n && s & 1 == 0)
+/// The signed hops from `s` to `d` on a ring of `n` as the scheduler routes
+/// ([`grid::offset`]: the shorter way, the half-way pair clockwise from an even `s`, Yuan Ch.6).
+fn ring_offset(n: usize, s: usize, d: usize) -> i64 {
+    grid::offset(s as i64, d as i64, n, true)
 }
 
-/// Hops from `s` to `d` on a ring of `n` along [`ring_positive`].
-pub fn ring_distance(n: usize, s: usize, d: usize) -> usize {
-    let delta = (d + n - s % n) % n;
-    if ring_positive(n, s, d) {
-        delta
-    } else {
-        n - delta
-    }
+/// Hops from `s` to `d` on a ring of `n`.
+fn ring_distance(n: usize, s: usize, d: usize) -> usize {
+    ring_offset(n, s, d).unsigned_abs() as usize
 }
 
 /// Directed ring links a pair uses: `i` is `i → i+1`, `n + i` is `i → i−1`.
 fn ring_links(n: usize, s: usize, d: usize) -> Vec<usize> {
-    let hops = ring_distance(n, s, d);
-    let pos = ring_positive(n, s, d);
+    let off = ring_offset(n, s, d);
+    let (hops, pos) = (off.unsigned_abs() as usize, off >= 0);
     (0..hops)
         .map(|h| {
             if pos {
@@ -174,7 +160,6 @@ fn dfs(items: &[Item], k: usize, st: &mut State) -> bool {
     }
     false
 }
-
 /// AAPC phases of a torus (or ring) with the given extents, as products of ring phases.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TorusAapc {
@@ -218,86 +203,5 @@ impl TorusAapc {
             phase = phase * ring.phases + ring.phase_of[cs][cd];
         }
         phase
-    }
-}
-
-/// The AAPC phase of every ordered pair, as the ordered-AAPC scheduler looks it up.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AapcPhases {
-    nodes: usize,
-    /// `phase[src * nodes + dst]`.
-    phase: Vec<usize>,
-    phases: usize,
-}
-
-impl AapcPhases {
-    /// The phases for a ring or torus network, `None` for other kinds. Square 2-D tori with a
-    /// side of 8 or 16 use the N³/8 decomposition of [`crate::sim::optical::aapc`] (64 and 512 phases,
-    /// Yuan's bound); every other ring or torus uses the product of ring phases above.
-    pub fn for_network(net: &Network) -> Option<AapcPhases> {
-        let dims = &net.spec.dims;
-        match net.spec.kind {
-            Kind::Torus | Kind::Ring => {}
-            _ => return None,
-        }
-        if let [x, y] = dims.as_slice() {
-            if x == y && (*x == 8 || *x == 16) {
-                let phases = torus_aapc::aapc_phases(&Torus::new(*x, *y));
-                return Some(AapcPhases::from_phases(
-                    x * y,
-                    phases.iter().map(|p| p.iter().map(|c| (c.src, c.dst))),
-                ));
-            }
-        }
-        Some(AapcPhases::from_product(&TorusAapc::new(dims)))
-    }
-
-    /// From explicit phases, each a list of (src, dst); pairs in no phase go to phase 0.
-    pub fn from_phases<P, I>(nodes: usize, phases: P) -> AapcPhases
-    where
-        P: IntoIterator<Item = I>,
-        I: IntoIterator<Item = (NodeId, NodeId)>,
-    {
-        let mut phase = vec![0; nodes * nodes];
-        let mut count = 0;
-        for (k, pairs) in phases.into_iter().enumerate() {
-            count = k + 1;
-            for (s, d) in pairs {
-                if s < nodes && d < nodes {
-                    phase[s * nodes + d] = k;
-                }
-            }
-        }
-        AapcPhases {
-            nodes,
-            phase,
-            phases: count.max(1),
-        }
-    }
-
-    /// From the ring-product construction.
-    pub fn from_product(t: &TorusAapc) -> AapcPhases {
-        let nodes: usize = t.dims.iter().product();
-        let phase = (0..nodes * nodes)
-            .map(|i| t.phase_of(i / nodes.max(1), i % nodes.max(1)))
-            .collect();
-        AapcPhases {
-            nodes,
-            phase,
-            phases: t.phases(),
-        }
-    }
-
-    pub fn phases(&self) -> usize {
-        self.phases
-    }
-
-    /// The phase holding `src → dst` (0 for nodes outside the network).
-    pub fn phase_of(&self, src: NodeId, dst: NodeId) -> usize {
-        if src < self.nodes && dst < self.nodes {
-            self.phase[src * self.nodes + dst]
-        } else {
-            0
-        }
     }
 }

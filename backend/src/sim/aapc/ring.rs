@@ -1,12 +1,5 @@
-//! All-to-all personalized communication (AAPC) phases on an N×N torus: N³/8 conflict-free
-//! phases, each using every directed link exactly once on shortest XY paths, that together carry every
-//! ordered pair of distinct nodes once.
+//! Ring phases in groups, the building block of the N³/8 torus phases ([`super::grouped_phases`]).
 //!
-//! Yuan uses such phases (from Hinrichs et al., SPAA'94, not reproduced in the thesis) for the
-//! logical all-to-all and allXY topologies (§4.1.2) and for the ordered-AAPC scheduler (§5.4,
-//! Fig 5.14). N³/8 is the link-load lower bound: N⁴ pairs at mean distance N/2 over 4N² links.
-//!
-//! Construction (ours):
 //! 1. **Ring phases.** An N-node ring (N a multiple of 8) is split into N²/8 *ring phases* of eight
 //!    pairs each (self-pairs `i→i` included), every phase using each directed ring link exactly once:
 //!    its clockwise arcs tile the ring, its counter-clockwise arcs tile the ring, and its cut points
@@ -24,26 +17,14 @@
 //!
 //! The search succeeds at once for N = 8 and in a few seconds for N = 16 (checked by the tests and
 //! `examples/bench_optical.rs`); for N = 24 and 32 it exhausts its budget. For those and for tori whose
-//! sides are not equal multiples of 8 [`aapc_phases`] falls back to a greedy first-fit packing of
+//! sides are not equal multiples of 8 [`super::aapc_phases`] falls back to a greedy first-fit packing of
 //! all pairs (conflict-free, but more phases than N³/8: 601 instead of 512 on 16×16).
 
 // `is_multiple_of` is newer than the workspace's minimum Rust version (1.85).
 #![allow(clippy::manual_is_multiple_of)]
 
+use super::greedy::greedy_phases;
 use crate::sim::optical::torus::{Torus, Way};
-use crate::sim::optical::OpticalError;
-use crate::topology::NodeId;
-
-/// One connection of a phase: source, destination and its links (XY, shortest).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Connection {
-    pub src: NodeId,
-    pub dst: NodeId,
-    pub links: Vec<usize>,
-}
-
-/// A conflict-free set of connections: one TDM channel's worth (Yuan's "configuration").
-pub type Phase = Vec<Connection>;
 
 /// A pair of a ring phase: `src → src ± len` going `way` (`len = 0` is a self-pair).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,18 +42,6 @@ impl RingPair {
         }
     }
 }
-
-/// The AAPC phases of a torus: N³/8 of them for N×N tori with N ∈ {8, 16}; otherwise the greedy
-/// packing.
-pub fn aapc_phases(t: &Torus) -> Vec<Phase> {
-    if t.nx == t.ny && t.nx % 8 == 0 && t.nx <= 16 {
-        if let Some(groups) = ring_groups(t.nx) {
-            return torus_phases(t, &groups);
-        }
-    }
-    greedy_phases(t)
-}
-
 /// Ring phases of an N-node ring, grouped so that each group's node sets partition the ring.
 /// `None` if N is not a multiple of 8 or the search fails.
 pub fn ring_groups(n: usize) -> Option<Vec<Vec<Vec<RingPair>>>> {
@@ -368,187 +337,38 @@ impl Search {
     }
 }
 
-/// Builds the N³/8 torus phases from the ring groups (step 3 of the module docs).
-fn torus_phases(t: &Torus, groups: &[Vec<Vec<RingPair>>]) -> Vec<Phase> {
-    let n = t.nx;
-    let k = n / 8;
-    let mut phases = Vec::with_capacity(n * n * k);
-    for xg in groups {
-        for yg in groups {
-            for shift in 0..k {
-                let mut phase = Vec::new();
-                for (u, xp) in xg.iter().enumerate() {
-                    let Some(yp) = yg.get((u + shift) % k) else {
-                        continue;
-                    };
-                    for x in xp {
-                        for y in yp {
-                            if x.len == 0 && y.len == 0 {
-                                continue;
-                            }
-                            let src = t.node(x.src, y.src);
-                            let mut links = Vec::with_capacity(x.len + y.len);
-                            let mid = t.walk(src, 0, x.way, x.len, &mut links);
-                            let dst = t.walk(mid, 1, y.way, y.len, &mut links);
-                            phase.push(Connection { src, dst, links });
-                        }
-                    }
-                }
-                phase.sort_by_key(|c| (c.src, c.dst));
-                phases.push(phase);
-            }
-        }
+/// All-to-all on a ring of `n` as channels of line pairs (the rows and columns of allXY): the
+/// ring phases where they exist, without their self-pairs, otherwise the greedy packing.
+pub fn ring_channels(n: usize) -> Vec<Vec<RingPair>> {
+    if let Some(groups) = ring_groups(n) {
+        return groups
+            .into_iter()
+            .flatten()
+            .map(|p| p.into_iter().filter(|q| q.len > 0).collect())
+            .collect();
     }
-    phases
-}
-
-/// First-fit packing of every ordered pair (by decreasing distance, then source, then
-/// destination) into phases without link, source or destination conflicts.
-pub fn greedy_phases(t: &Torus) -> Vec<Phase> {
-    let all: Vec<(NodeId, NodeId)> = (0..t.nodes())
-        .flat_map(|s| (0..t.nodes()).filter(move |&d| d != s).map(move |d| (s, d)))
-        .collect();
-    greedy_pairs(t, &all)
-}
-
-/// First-fit packing of the given pairs (longest first, then by source and destination) into
-/// phases without link, source or destination conflicts; on a mesh this is how every logical
-/// topology is realized, the torus constructions needing the wrap-around links.
-pub fn greedy_pairs(t: &Torus, pairs: &[(NodeId, NodeId)]) -> Vec<Phase> {
-    let mut pairs: Vec<(usize, NodeId, NodeId)> = pairs
-        .iter()
-        .map(|&(s, d)| (t.distance(s, d), s, d))
-        .collect();
-    pairs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-    let mut phases: Vec<Phase> = Vec::new();
-    let mut busy: Vec<(Vec<bool>, Vec<bool>, Vec<bool>)> = Vec::new();
-    for (_, s, d) in pairs {
-        let links = t.xy_route(s, d);
-        let fit = busy
-            .iter()
-            .position(|(l, tx, rx)| !tx[s] && !rx[d] && links.iter().all(|&x| !l[x]));
-        let i = match fit {
-            Some(i) => i,
-            None => {
-                busy.push((
-                    vec![false; t.link_slots()],
-                    vec![false; t.nodes()],
-                    vec![false; t.nodes()],
-                ));
-                phases.push(Vec::new());
-                busy.len() - 1
-            }
-        };
-        let (l, tx, rx) = &mut busy[i];
-        for &x in &links {
-            l[x] = true;
-        }
-        tx[s] = true;
-        rx[d] = true;
-        phases[i].push(Connection {
-            src: s,
-            dst: d,
-            links,
-        });
-    }
-    phases
-}
-
-/// What is wrong with a set of phases as a conflict-free TDM realization, if anything: a link, a
-/// source or a destination used twice in one phase, or a path that does not lead from its source
-/// to its destination. Used for every realized logical topology (Yuan §4.1.1.1 conditions 1–2).
-pub fn check_phases(t: &Torus, phases: &[Phase]) -> Result<(), OpticalError> {
-    for (i, phase) in phases.iter().enumerate() {
-        let mut link = vec![false; t.link_slots()];
-        let mut tx = vec![false; t.nodes()];
-        let mut rx = vec![false; t.nodes()];
-        for c in phase {
-            if c.src >= t.nodes() || c.dst >= t.nodes() {
-                return Err(OpticalError::Broken(format!(
-                    "phase {i}: connection {}→{} is off the torus",
-                    c.src, c.dst
-                )));
-            }
-            if std::mem::replace(&mut tx[c.src], true) {
-                return Err(OpticalError::Broken(format!(
-                    "phase {i}: node {} sends twice",
-                    c.src
-                )));
-            }
-            if std::mem::replace(&mut rx[c.dst], true) {
-                return Err(OpticalError::Broken(format!(
-                    "phase {i}: node {} receives twice",
-                    c.dst
-                )));
-            }
-            let mut at = c.src;
-            for &l in &c.links {
-                if l / 4 != at {
-                    return Err(OpticalError::Broken(format!(
-                        "phase {i}: path of {}→{} is broken",
-                        c.src, c.dst
-                    )));
-                }
-                if std::mem::replace(&mut link[l], true) {
-                    return Err(OpticalError::Broken(format!(
-                        "phase {i}: link {l} carries two connections"
-                    )));
-                }
-                at = link_head(t, l);
-            }
-            if at != c.dst {
-                return Err(OpticalError::Broken(format!(
-                    "phase {i}: path of {}→{} ends at {at}",
-                    c.src, c.dst
-                )));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The node a directed link leads to.
-pub fn link_head(t: &Torus, l: usize) -> NodeId {
-    let (x, y) = t.xy(l / 4);
-    match l % 4 {
-        0 => t.node((x + 1) % t.nx, y),
-        1 => t.node((x + t.nx - 1) % t.nx, y),
-        2 => t.node(x, (y + 1) % t.ny),
-        _ => t.node(x, (y + t.ny - 1) % t.ny),
-    }
+    let ring = Torus::new(n, 1);
+    greedy_phases(&ring)
+        .into_iter()
+        .map(|phase| {
+            phase
+                .into_iter()
+                .map(|c| RingPair {
+                    src: c.src,
+                    // Links are `4·node + dir`, dir 0 = +x and 1 = −x.
+                    way: match c.links.first() {
+                        Some(l) if l % 4 == 1 => Way::Minus,
+                        _ => Way::Plus,
+                    },
+                    len: c.links.len(),
+                })
+                .collect()
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    #[test]
-    fn ring_of_8_splits_into_8_perfect_phases() {
-        let groups = ring_groups(8).expect("ring of 8");
-        let phases: Vec<_> = groups.into_iter().flatten().collect();
-        assert_eq!(phases.len(), 8);
-        let mut seen = [false; 64];
-        for p in &phases {
-            assert_eq!(p.len(), 8);
-            for q in p {
-                let idx = q.src * 8 + q.dst(8);
-                assert!(!seen[idx]);
-                seen[idx] = true;
-            }
-        }
-        assert!(seen.iter().all(|&s| s));
-    }
-
-    #[test]
-    fn small_tori_fall_back_to_greedy_without_conflicts() {
-        let t = Torus::new(4, 4);
-        let p = aapc_phases(&t);
-        check_phases(&t, &p).unwrap();
-        assert_eq!(p.iter().map(Vec::len).sum::<usize>(), 16 * 15);
-    }
-}
-#[cfg(test)]
-mod ring_tests {
     use super::*;
     #[test]
     fn ring_groups_cover_every_pair_once_and_partition_nodes() {

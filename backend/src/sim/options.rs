@@ -128,6 +128,52 @@ pub const fn choice(
     }
 }
 
+/// A model option's choice bound to the enum it selects: each word is declared once, beside its
+/// variant (by [`choice_enum!`]), so the option's word list, its help and the model's reading of
+/// it cannot disagree, and a new variant cannot fall through to another's behaviour.
+pub trait Choice: Copy + 'static {
+    /// The words a user writes, in declaration order.
+    const WORDS: &'static [&'static str];
+    /// The variant of each word, in the same order.
+    const VARIANTS: &'static [Self];
+
+    /// The variant a word names, if any.
+    fn from_word(word: &str) -> Option<Self> {
+        Self::WORDS
+            .iter()
+            .position(|&w| w == word)
+            .map(|i| Self::VARIANTS[i])
+    }
+
+    /// The word of a variant.
+    fn word(self) -> &'static str
+    where
+        Self: PartialEq,
+    {
+        Self::VARIANTS
+            .iter()
+            .position(|&v| v == self)
+            .map_or("", |i| Self::WORDS[i])
+    }
+}
+
+/// Declares an enum whose variants are the words of a model option ([`Choice`]):
+/// `choice_enum! { pub enum Arb { Oldest = "oldest", Fifo = "fifo" } }`.
+macro_rules! choice_enum {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident {
+        $($(#[$vmeta:meta])* $variant:ident = $word:literal),+ $(,)?
+    }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        $vis enum $name { $($(#[$vmeta])* $variant),+ }
+        impl $crate::sim::options::Choice for $name {
+            const WORDS: &'static [&'static str] = &[$($word),+];
+            const VARIANTS: &'static [Self] = &[$($name::$variant),+];
+        }
+    };
+}
+pub(crate) use choice_enum;
+
 /// A choice whose default the model works out.
 pub const fn choice_depends(
     key: &'static str,
@@ -374,6 +420,29 @@ impl ModelOptions {
         })
     }
 
+    /// A choice read as the enum it is bound to ([`Choice`]).
+    pub fn chosen<C: Choice>(&self, key: &str) -> Result<C, ModelError> {
+        let word = self.choice(key)?;
+        C::from_word(word).ok_or_else(|| {
+            ModelError(format!(
+                "internal: `{key}={word}` passed the option's check but names no variant"
+            ))
+        })
+    }
+
+    /// A choice whose default the model works out, read as its enum.
+    pub fn chosen_or<C: Choice>(&self, key: &str, default: C) -> Result<C, ModelError>
+    where
+        C: PartialEq,
+    {
+        let word = self.choice_or(key, default.word())?;
+        C::from_word(word).ok_or_else(|| {
+            ModelError(format!(
+                "internal: `{key}={word}` passed the option's check but names no variant"
+            ))
+        })
+    }
+
     /// A choice whose default the model works out.
     pub fn choice_or<'s>(&'s self, key: &str, default: &'s str) -> Result<&'s str, ModelError> {
         self.spec(key)?;
@@ -398,6 +467,27 @@ impl ModelOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    choice_enum! {
+        enum Arb {
+            Oldest = "oldest",
+            Fifo = "fifo",
+        }
+    }
+
+    #[test]
+    fn a_choice_reads_the_variant_its_word_names() {
+        assert_eq!(Arb::WORDS, &["oldest", "fifo"]);
+        assert_eq!(Arb::from_word("fifo"), Some(Arb::Fifo));
+        assert_eq!(Arb::from_word("rr"), None);
+        assert_eq!(Arb::Oldest.word(), "oldest");
+        const SPEC: &[OptionSpec] = &[choice("arb", "oldest", Arb::WORDS, "arbitration")];
+        let opts = ModelOptions::parse("test", SPEC, ["arb=fifo"]).unwrap();
+        assert_eq!(opts.chosen::<Arb>("arb").unwrap(), Arb::Fifo);
+        let opts = ModelOptions::parse("test", SPEC, []).unwrap();
+        assert_eq!(opts.chosen::<Arb>("arb").unwrap(), Arb::Oldest);
+        assert!(ModelOptions::parse("test", SPEC, ["arb=rr"]).is_err());
+    }
 
     const SPECS: &[OptionSpec] = &[
         int_depends("vc", "2 on tori", 1, 64, "virtual channels"),

@@ -24,7 +24,17 @@
 use crate::topology::{Kind, Network};
 
 use crate::sim::event::EventQueue;
-use crate::sim::options::{choice, choice_depends, int, ModelError, ModelOptions, OptionSpec};
+use crate::sim::options::{
+    choice, choice_depends, choice_enum, int, Choice, ModelError, ModelOptions, OptionSpec,
+};
+
+choice_enum! {
+    /// Which waiting header gets a freed link.
+    pub enum Arbitration {
+        Oldest = "oldest",
+        Fifo = "fifo",
+    }
+}
 use crate::sim::paths::Paths;
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
@@ -32,8 +42,8 @@ use crate::sim::{Delivery, NetworkModel, Packet};
 pub const OPTIONS: &[OptionSpec] = &[
     int("setup", "2", 0, 1 << 20, "cycles the header spends per hop reserving the path (Chittor's C1)"),
     int("overhead", "0", 0, 1 << 32, "cycles added at the source per message (Chittor's a)"),
-    choice("arb", "oldest", &["oldest", "fifo"], "which waiting header gets a freed link"),
-    choice_depends("blocked", "preempt on tori and rings, else hold", &["hold", "retry", "preempt"], "what a blocked header does: keep its partial path, release it and retry, or take the link from a younger circuit"),
+    choice("arb", "oldest", Arbitration::WORDS, "which waiting header gets a freed link"),
+    choice_depends("blocked", "preempt on tori and rings, else hold", Blocked::WORDS, "what a blocked header does: keep its partial path, release it and retry, or take the link from a younger circuit"),
     int("patience", "32", 0, 1 << 32, "cycles a blocked header waits before it retries (blocked=retry)"),
     crate::sim::packets::OPTION,
 ];
@@ -45,15 +55,18 @@ pub fn build(
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
     let setup = opts.int("setup")?;
     let overhead = opts.int("overhead")?;
-    let oldest = opts.choice("arb")? == "oldest";
+    let oldest = opts.chosen::<Arbitration>("arb")? == Arbitration::Oldest;
     // Hold-and-wait is deadlock-free only along dimension order on meshes and hypercubes.
     let wraps = matches!(ctx.network.spec.kind, Kind::Torus | Kind::Ring)
         || !Paths::new(ctx.network).is_dimension_order();
-    let blocked = match opts.choice_or("blocked", if wraps { "preempt" } else { "hold" })? {
-        "retry" => Blocked::Retry,
-        "preempt" => Blocked::Preempt,
-        _ => Blocked::Hold,
-    };
+    let blocked = opts.chosen_or(
+        "blocked",
+        if wraps {
+            Blocked::Preempt
+        } else {
+            Blocked::Hold
+        },
+    )?;
     let patience = opts.int("patience")?;
     let mut c = Circuit::new(ctx.network, setup, overhead, oldest, blocked)?;
     c.patience = patience;
@@ -62,15 +75,17 @@ pub fn build(
 
 const FREE: usize = usize::MAX;
 
-/// What a header does when the next resource of its path is taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Blocked {
-    /// Keep the partial path and wait.
-    Hold,
-    /// Wait up to `patience` cycles, then release the partial path and retry after a back-off.
-    Retry,
-    /// Take the resource from a younger header still setting up; wait for older ones.
-    Preempt,
+choice_enum! {
+    /// What a header does when the next resource of its path is taken.
+    pub enum Blocked {
+        /// Keep the partial path and wait.
+        Hold = "hold",
+        /// Wait up to `patience` cycles, then release the partial path and retry after a
+        /// back-off.
+        Retry = "retry",
+        /// Take the resource from a younger header still setting up; wait for older ones.
+        Preempt = "preempt",
+    }
 }
 
 struct Pkt {

@@ -21,7 +21,19 @@ pub mod sched;
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::sim::aapc::AapcPhases;
-use crate::sim::options::{choice, int, text, ModelError, ModelOptions, OptionSpec};
+use crate::sim::options::{
+    choice, choice_enum, int, text, Choice, ModelError, ModelOptions, OptionSpec,
+};
+
+choice_enum! {
+    /// What the compiler plans without a program (synthetic traffic).
+    pub enum Unplanned {
+        /// All-to-all, as ordered AAPC phases (Yuan §5.3).
+        Aapc = "aapc",
+        /// Nothing: connections are set up in arrival order.
+        Runtime = "runtime",
+    }
+}
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 use crate::topology::{LinkId, Network, NodeId};
@@ -125,7 +137,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     choice(
         "unplanned",
         "aapc",
-        &["aapc", "runtime"],
+        Unplanned::WORDS,
         "without a program: plan all-to-all, or set connections up at run time",
     ),
 ];
@@ -158,11 +170,11 @@ pub fn build(
             .set("capacity", cap)
             .map_err(|e| ModelError(e.to_string()))?;
     }
-    let unplanned = opts.choice("unplanned")?;
+    let unplanned: Unplanned = opts.chosen("unplanned")?;
     let net = ctx.network;
     let model = match (ctx.traffic, ctx.placement) {
         (Some(t), Some(p)) => CompiledModel::for_traffic(net, t, p, None, params),
-        _ if unplanned == "aapc" && AapcPhases::for_network(net).is_some() => {
+        _ if unplanned == Unplanned::Aapc && AapcPhases::for_network(net).is_some() => {
             let pairs = patterns::all_to_all(net.nodes());
             let conns = patterns::connections(net, &pairs).map_err(ModelError)?;
             let plan = CompiledPlan::from_phases(

@@ -40,16 +40,20 @@ use crate::sim::aapc::link_head;
 use crate::sim::drive::poisson::PoissonArrivals;
 use crate::sim::event::EventQueue;
 use crate::sim::optical::torus::Torus;
-use crate::sim::options::{choice, int, int_depends, ModelError, ModelOptions, OptionSpec};
+use crate::sim::options::{
+    choice, choice_enum, int, int_depends, Choice, ModelError, ModelOptions, OptionSpec,
+};
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 use crate::topology::NodeId;
 
-/// Reservation direction (Yuan §3.1 vs §3.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Direction {
-    Forward,
-    Backward,
+choice_enum! {
+    /// Reservation direction (Yuan §3.1 vs §3.2).
+    #[derive(Hash)]
+    pub enum Direction {
+        Backward = "backward",
+        Forward = "forward",
+    }
 }
 
 /// Protocol and system parameters (Yuan §3.3).
@@ -166,7 +170,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     choice(
         "dir",
         "backward",
-        &["backward", "forward"],
+        Direction::WORDS,
         "reservation protocol (Yuan §3.2–3.3)",
     ),
     int(
@@ -228,10 +232,7 @@ pub fn build(
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
     let torus = Torus::from_spec(&ctx.network.spec)?;
     let d = opts.int("d")? as usize;
-    let direction = match opts.choice("dir")? {
-        "forward" => Direction::Forward,
-        _ => Direction::Backward,
-    };
+    let direction = opts.chosen("dir")?;
     let s = opts.int("s")? as usize;
     let mut cfg = ReservationConfig::new(torus, d, direction, s.min(d));
     cfg.hold = opts.int("hold")?;

@@ -65,7 +65,18 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::sim::models::compiled::patterns;
 use crate::sim::models::compiled::sched::{self, Connection};
-use crate::sim::options::{choice, int, int_depends, ModelError, ModelOptions, OptionSpec};
+use crate::sim::options::{
+    choice, choice_enum, int, int_depends, Choice, ModelError, ModelOptions, OptionSpec,
+};
+
+choice_enum! {
+    /// The `predictor` option: which [`Predictor`] evicts idle connections.
+    pub enum PredictorKind {
+        Timeout = "timeout",
+        None = "none",
+        Counter = "counter",
+    }
+}
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 use crate::topology::{Kind, LinkId, Network, NodeId};
@@ -304,7 +315,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     choice(
         "predictor",
         "timeout",
-        &["timeout", "none", "counter"],
+        PredictorKind::WORDS,
         "when an idle connection is evicted",
     ),
     int(
@@ -349,10 +360,10 @@ pub fn build(
     }
     let threshold = opts.int("threshold")? as u32;
     let timeout = opts.int("timeout")?;
-    let predictor = match opts.choice("predictor")? {
-        "none" => Predictor::None,
-        "counter" => Predictor::Counter(threshold),
-        _ => Predictor::Timeout(timeout),
+    let predictor = match opts.chosen("predictor")? {
+        PredictorKind::None => Predictor::None,
+        PredictorKind::Counter => Predictor::Counter(threshold),
+        PredictorKind::Timeout => Predictor::Timeout(timeout),
     };
     let params = PmsParams {
         slots,

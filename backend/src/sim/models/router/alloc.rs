@@ -21,32 +21,19 @@ pub type Mask = u128;
 /// Most requesters or resources one router may have (bits of a [`Mask`]).
 pub const MAX_PORTS: usize = 128;
 
-/// Which allocator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AllocKind {
-    Islip,
-    InputFirst,
-    OutputFirst,
-    Oldest,
+crate::sim::options::choice_enum! {
+    /// Which allocator.
+    pub enum AllocKind {
+        Islip = "islip",
+        InputFirst = "input-first",
+        OutputFirst = "output-first",
+        Oldest = "oldest",
+    }
 }
 
 impl AllocKind {
-    pub fn parse(s: &str) -> AllocKind {
-        match s {
-            "input-first" => AllocKind::InputFirst,
-            "output-first" => AllocKind::OutputFirst,
-            "oldest" => AllocKind::Oldest,
-            _ => AllocKind::Islip,
-        }
-    }
-
     pub fn name(self) -> &'static str {
-        match self {
-            AllocKind::Islip => "islip",
-            AllocKind::InputFirst => "input-first",
-            AllocKind::OutputFirst => "output-first",
-            AllocKind::Oldest => "oldest",
-        }
+        crate::sim::options::Choice::word(self)
     }
 }
 

@@ -44,17 +44,27 @@ mod pipeline;
 pub use alloc::AllocKind;
 pub use pipeline::{Router, RouterStats};
 
-use crate::sim::options::{choice, int, int_depends, ModelError, ModelOptions, OptionSpec};
+use crate::sim::options::{
+    choice, choice_enum, int, int_depends, Choice, ModelError, ModelOptions, OptionSpec,
+};
+
+choice_enum! {
+    /// Where the router's defaults come from.
+    pub enum Preset {
+        /// BookSim2's defaults.
+        Booksim = "booksim",
+        /// Its shortest pipeline (routing_delay=0 speculative=1).
+        Min = "min",
+    }
+}
 use crate::sim::registry::ModelContext;
 use crate::sim::NetworkModel;
-
-const ALLOCATORS: &[&str] = &["islip", "input-first", "output-first", "oldest"];
 
 pub const OPTIONS: &[OptionSpec] = &[
     choice(
         "preset",
         "booksim",
-        &["booksim", "min"],
+        Preset::WORDS,
         "BookSim2's defaults, or its shortest pipeline (routing_delay=0 speculative=1)",
     ),
     int("vcs", "2", 1, 64, "virtual channels per port"),
@@ -109,8 +119,8 @@ pub const OPTIONS: &[OptionSpec] = &[
         1,
         "1: an output VC is freed when the tail's credit returns, not when the tail leaves",
     ),
-    choice("vc_alloc", "islip", ALLOCATORS, "VC allocator"),
-    choice("sw_alloc", "islip", ALLOCATORS, "switch allocator"),
+    choice("vc_alloc", "islip", AllocKind::WORDS, "VC allocator"),
+    choice("sw_alloc", "islip", AllocKind::WORDS, "switch allocator"),
     int("iters", "1", 1, 16, "iSLIP iterations"),
     crate::sim::packets::OPTION,
 ];
@@ -230,9 +240,9 @@ pub fn build(
     ctx: &ModelContext<'_>,
     opts: &mut ModelOptions,
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
-    let base = match opts.choice("preset")? {
-        "min" => RouterConfig::min(),
-        _ => RouterConfig::booksim(),
+    let base = match opts.chosen("preset")? {
+        Preset::Min => RouterConfig::min(),
+        Preset::Booksim => RouterConfig::booksim(),
     };
     let cfg = RouterConfig {
         vcs: opts.int("vcs")? as usize,
@@ -245,8 +255,8 @@ pub fn build(
         credit_delay: opts.int("credit_delay")?,
         speculative: opts.int_or("speculative", base.speculative as u64)? == 1,
         wait_for_tail_credit: opts.int("wait_for_tail_credit")? == 1,
-        vc_alloc: AllocKind::parse(opts.choice("vc_alloc")?),
-        sw_alloc: AllocKind::parse(opts.choice("sw_alloc")?),
+        vc_alloc: opts.chosen("vc_alloc")?,
+        sw_alloc: opts.chosen("sw_alloc")?,
         iters: opts.int("iters")? as usize,
     };
     let model = Box::new(Router::new(ctx.network, cfg)?);

@@ -15,7 +15,19 @@ use ttdl_ir::settings::{Settings, SETTINGS};
 use replay::ReplayReport;
 
 use crate::sim::event::EventQueue;
-use crate::sim::options::{choice, setting, ModelError, ModelOptions, OptionSpec};
+use crate::sim::options::{
+    choice, choice_enum, setting, Choice, ModelError, ModelOptions, OptionSpec,
+};
+
+choice_enum! {
+    /// How a broadcast travels.
+    pub enum Multicast {
+        /// Once through the network as a tree (the plan's own way).
+        Tree = "tree",
+        /// One copy per reader, as the dynamic models send it.
+        Unicast = "unicast",
+    }
+}
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 
@@ -31,7 +43,7 @@ pub const OPTIONS: &[OptionSpec] = &model_options();
 const MULTICAST: OptionSpec = choice(
     "multicast",
     "tree",
-    &["tree", "unicast"],
+    Multicast::WORDS,
     "how a broadcast travels: tree (once through the network, the plan's own) or unicast (one \
      copy per reader, as the dynamic models send it: like for like)",
 );
@@ -108,9 +120,9 @@ pub fn build(
     };
     // Like for like: the broadcasts sent as unicasts, and each reader's copy found by its
     // message and reader.
-    let unicasts = match opts.choice(MULTICAST.key)? {
-        "unicast" => traffic.with_unicasts(),
-        _ => None,
+    let unicasts = match opts.chosen(MULTICAST.key)? {
+        Multicast::Unicast => traffic.with_unicasts(),
+        Multicast::Tree => None,
     };
     let copies = unicasts.as_ref().map(|u| {
         traffic

@@ -20,7 +20,15 @@
 use crate::topology::LinkId;
 
 use crate::sim::event::EventQueue;
-use crate::sim::options::{choice, int, ModelError, ModelOptions, OptionSpec};
+use crate::sim::options::{choice, choice_enum, int, Choice, ModelError, ModelOptions, OptionSpec};
+
+choice_enum! {
+    /// Which waiting packet gets a free link.
+    pub enum Arbitration {
+        Fifo = "fifo",
+        Oldest = "oldest",
+    }
+}
 use crate::sim::paths::Paths;
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
@@ -36,7 +44,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     choice(
         "arb",
         "fifo",
-        &["fifo", "oldest"],
+        Arbitration::WORDS,
         "which waiting packet gets a free link",
     ),
     crate::sim::packets::OPTION,
@@ -48,7 +56,7 @@ pub fn build(
     opts: &mut ModelOptions,
 ) -> Result<Box<dyn NetworkModel>, ModelError> {
     let a = opts.int("a")?;
-    let oldest = opts.choice("arb")? == "oldest";
+    let oldest = opts.chosen::<Arbitration>("arb")? == Arbitration::Oldest;
     let model = Box::new(StoreForward::new(ctx.network, a, oldest)?);
     Ok(crate::sim::packets::limit(model, opts.int("packet")?))
 }

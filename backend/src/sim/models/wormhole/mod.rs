@@ -34,7 +34,9 @@ use std::collections::VecDeque;
 use crate::topology::{Kind, Network};
 
 use crate::sim::geometry::{Geometry, NONE};
-use crate::sim::options::{choice, int, int_depends, ModelError, ModelOptions, OptionSpec};
+use crate::sim::options::{
+    choice, choice_enum, int, int_depends, Choice, ModelError, ModelOptions, OptionSpec,
+};
 use crate::sim::registry::ModelContext;
 use crate::sim::{Delivery, NetworkModel, Packet};
 
@@ -64,38 +66,48 @@ pub const OPTIONS: &[OptionSpec] = &[
     choice(
         "arb",
         "oldest",
-        &["oldest", "fifo", "biased", "rr"],
+        Arbitration::WORDS,
         "arbitration among requests for an output (Chittor §5.6.5)",
     ),
     choice(
         "pr",
         "separate",
-        &["separate", "shared"],
+        ProcessorChannel::WORDS,
         "processor–router channel: one flit per cycle each way, or one shared by sending and receiving (Chittor §4.2.3)",
     ),
     choice(
         "routing",
         "dor",
-        &["dor", "west-first", "odd-even"],
+        Routing::WORDS,
         "dimension order, or turn-model adaptive routing on 2-D meshes",
     ),    crate::sim::packets::OPTION,
 ];
 
-/// Arbitration among requests for the same output (Chittor §5.6.5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Arbitration {
-    Oldest,
-    Fifo,
-    Biased,
-    RoundRobin,
+choice_enum! {
+    /// Arbitration among requests for the same output (Chittor §5.6.5).
+    pub enum Arbitration {
+        Oldest = "oldest",
+        Fifo = "fifo",
+        Biased = "biased",
+        RoundRobin = "rr",
+    }
 }
 
-/// How headers choose their output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Routing {
-    DimensionOrder,
-    WestFirst,
-    OddEven,
+choice_enum! {
+    /// How headers choose their output.
+    pub enum Routing {
+        DimensionOrder = "dor",
+        WestFirst = "west-first",
+        OddEven = "odd-even",
+    }
+}
+
+choice_enum! {
+    /// The processor–router channel (Chittor §4.2.3).
+    pub enum ProcessorChannel {
+        Separate = "separate",
+        Shared = "shared",
+    }
 }
 
 /// Wormhole parameters.
@@ -136,18 +148,9 @@ pub fn build(
         buf: opts.int("buf")? as u32,
         delay: opts.int("delay")?,
         overhead: opts.int("overhead")?,
-        arb: match opts.choice("arb")? {
-            "fifo" => Arbitration::Fifo,
-            "biased" => Arbitration::Biased,
-            "rr" => Arbitration::RoundRobin,
-            _ => Arbitration::Oldest,
-        },
-        routing: match opts.choice("routing")? {
-            "west-first" => Routing::WestFirst,
-            "odd-even" => Routing::OddEven,
-            _ => Routing::DimensionOrder,
-        },
-        shared_pr: opts.choice("pr")? == "shared",
+        arb: opts.chosen("arb")?,
+        routing: opts.chosen("routing")?,
+        shared_pr: opts.chosen::<ProcessorChannel>("pr")? == ProcessorChannel::Shared,
     };
     let model = Box::new(Wormhole::new(ctx.network, cfg)?);
     Ok(crate::sim::packets::limit(model, opts.int("packet")?))

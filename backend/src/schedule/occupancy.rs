@@ -63,7 +63,10 @@ type Lane = Vec<(u64, u64)>;
 /// Resources are small keys looked up once per step of every placement: a multiplicative hash
 /// (no denial-of-service concern here) instead of SipHash.
 #[derive(Default)]
-struct FastHasher(u64);
+pub(crate) struct FastHasher(u64);
+
+/// A map keyed by small plan keys (resources, switch ports), hashed with [`FastHasher`].
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
 impl Hasher for FastHasher {
     fn finish(&self) -> u64 {

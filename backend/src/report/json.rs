@@ -24,11 +24,15 @@ use crate::traffic::{Message, Route, Routing, Traffic};
 
 /// A resource as the document names it: `[from, to]`, `["inject", n]` or `["eject", n]`
 /// (the schedule rows are written by hand the same way: [`super::pretty::hold_row`]).
-fn resource(r: Resource) -> Value {
-    match r {
-        Resource::Link { from, to } => json!([from, to]),
-        Resource::Inject(n) => json!(["inject", n]),
-        Resource::Eject(n) => json!(["eject", n]),
+struct Res(Resource);
+
+impl Serialize for Res {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Resource::Link { from, to } => (from, to).serialize(s),
+            Resource::Inject(n) => ("inject", n).serialize(s),
+            Resource::Eject(n) => ("eject", n).serialize(s),
+        }
     }
 }
 
@@ -183,23 +187,48 @@ struct TaskRow<'a> {
     node: Option<usize>,
 }
 
-/// One `metrics.relaxed` row: a small value of its own (it names its waits and their holders).
-fn relaxed_row(r: &Relaxation) -> Value {
-    json!({
-        "msg": r.msg, "deadline": r.deadline, "upstream": r.upstream,
-        "new_deadline": r.new_deadline, "knock_on": r.knock_on,
-        "cause": r.cause(),
-        "blamed": r.blamed.iter().map(|b| {
-            let mut v = json!({
-                "link": resource(b.resource), "waited": b.waited, "holders": b.holders
-            });
-            // Only the last holders are named after a long backlog; say so.
-            if b.more_holders {
-                v["more_holders"] = json!(true);
-            }
-            v
-        }).collect::<Vec<_>>(),
-    })
+/// One `metrics.relaxed` row, naming its waits and their holders (fields sorted).
+#[derive(Serialize)]
+struct RelaxedRow<'a> {
+    blamed: Vec<BlameRow<'a>>,
+    cause: String,
+    deadline: u64,
+    knock_on: bool,
+    msg: usize,
+    new_deadline: u64,
+    upstream: u64,
+}
+
+/// One wait of a relaxed row (fields sorted); only the last holders are named after a long
+/// backlog, and `more_holders` then says so.
+#[derive(Serialize)]
+struct BlameRow<'a> {
+    holders: &'a [usize],
+    link: Res,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    more_holders: bool,
+    waited: u64,
+}
+
+fn relaxed_row(r: &Relaxation) -> RelaxedRow<'_> {
+    RelaxedRow {
+        blamed: r
+            .blamed
+            .iter()
+            .map(|b| BlameRow {
+                holders: &b.holders,
+                link: Res(b.resource),
+                more_holders: b.more_holders,
+                waited: b.waited,
+            })
+            .collect(),
+        cause: r.cause(),
+        deadline: r.deadline,
+        knock_on: r.knock_on,
+        msg: r.msg,
+        new_deadline: r.new_deadline,
+        upstream: r.upstream,
+    }
 }
 
 /// The document's skeleton: everything but the long lists, which are `null` placeholders

@@ -102,8 +102,7 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
 
     // Per instruction, in number order: what the keys below need, read once in program order;
     // and its record, placed where the cycles will read it.
-    let rank = all.rank_by_start();
-    let mut ports: Vec<(u32, Port, Port)> = Vec::with_capacity(total);
+    let mut ports: Vec<(u32, Port, Port, u32)> = Vec::with_capacity(total);
     let blank = Act {
         start: 0,
         end: 0,
@@ -115,9 +114,9 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
         slot: NONE,
     };
     let mut acts = vec![blank; total];
-    for (k, (node, ins)) in all.iter().enumerate() {
-        ports.push((node, ins.input, ins.output));
-        acts[rank[k] as usize] = Act {
+    for (k, ((node, ins), rank)) in all.iter().zip(all.rank_by_start()).enumerate() {
+        ports.push((node, ins.input, ins.output, rank));
+        acts[rank as usize] = Act {
             start: ins.start,
             end: ins.end,
             k: k as u32,
@@ -151,8 +150,8 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
         );
         steps_sorted.sort();
         for &k in ks {
-            let (node, input, output) = ports[k as usize];
-            let a = &mut acts[rank[k as usize] as usize];
+            let (node, input, output, rank) = ports[k as usize];
+            let a = &mut acts[rank as usize];
             keys.push(((node, input), 0, k));
             let r = match output {
                 Port::Eject => {
@@ -197,15 +196,15 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
             }
             let q = queues.len() as u32 - 1;
             match kind {
-                0 => acts[rank[idx as usize] as usize].inq = q,
-                1 => acts[rank[idx as usize] as usize].outq = q,
+                0 => acts[ports[idx as usize].3 as usize].inq = q,
+                1 => acts[ports[idx as usize].3 as usize].outq = q,
                 _ => inj_q[idx as usize] = q,
             }
         }
         // Cursors: one per (node, output port) of this message.
         keys.clear();
         for &k in ks {
-            let (node, _, output) = ports[k as usize];
+            let (node, _, output, _) = ports[k as usize];
             keys.push(((node, output), 0, k));
         }
         keys.sort_unstable();
@@ -219,12 +218,12 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
                     ej_at.push((key.0, cursors - 1));
                 }
             }
-            acts[rank[k as usize] as usize].cur = cursors - 1;
+            acts[ports[k as usize].3 as usize].cur = cursors - 1;
         }
         // Readers per queue: distinct cursors reading it.
         pairs.clear();
         pairs.extend(ks.iter().map(|&k| {
-            let a = &acts[rank[k as usize] as usize];
+            let a = &acts[ports[k as usize].3 as usize];
             (a.inq, a.cur)
         }));
         pairs.sort_unstable();

@@ -375,7 +375,7 @@ pub fn makespan(problem: &Problem) -> Result<Bound, ScheduleError> {
         let v = bufferless_clique(problem, &lower.release, &leads);
         bound.raise(v.0, || v.1);
     }
-    let mut jobs: Vec<(Resource, Vec<(u64, u64, u64)>)> = jobs.into_iter().collect();
+    let mut jobs: Vec<_> = jobs.into_iter().collect();
     jobs.sort_unstable_by_key(|(r, _)| *r);
     for (r, js) in jobs {
         let words: u64 = js.iter().map(|j| j.1).sum();

@@ -100,8 +100,9 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
     let total = all.total();
     let links = network.links.len();
 
-    // Per instruction, in number order: what the keys below need, read once in program order;
-    // and its record, placed where the cycles will read it.
+    // Per instruction, in number order: its node, ports and place in start order (what the keys
+    // below need), read once in program order; and its record, placed where the cycles will
+    // read it.
     let mut ports: Vec<(u32, Port, Port, u32)> = Vec::with_capacity(total);
     let blank = Act {
         start: 0,

@@ -11,17 +11,19 @@
 
 use std::io::{self, Write};
 
-use serde::ser::{Error as _, SerializeMap, SerializeSeq, Serializer};
+use serde::ser::Serializer;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::pretty::{self, list_at};
 use super::Plan;
 use crate::pipeline::{self, PipelineError};
 use crate::schedule::{Hold, Relaxation, Resource, Schedule};
 use crate::topology::Network;
 use crate::traffic::{Message, Route, Routing, Traffic};
 
-/// A resource as the document names it: `[from, to]`, `["inject", n]` or `["eject", n]`.
+/// A resource as the document names it: `[from, to]`, `["inject", n]` or `["eject", n]`
+/// (the schedule rows are written by hand the same way: [`super::pretty::hold_row`]).
 struct Res(Resource);
 
 impl Serialize for Res {
@@ -31,14 +33,6 @@ impl Serialize for Res {
             Resource::Inject(n) => ("inject", n).serialize(s),
             Resource::Eject(n) => ("eject", n).serialize(s),
         }
-    }
-}
-
-fn resource(r: Resource) -> Value {
-    match r {
-        Resource::Link { from, to } => json!([from, to]),
-        Resource::Inject(n) => json!(["inject", n]),
-        Resource::Eject(n) => json!(["eject", n]),
     }
 }
 
@@ -89,12 +83,10 @@ impl<'a> Rows<'a> {
         let holds = &self.schedule.holds;
         let order = self.order.get_or_init(|| {
             let key = |h: &Hold| (h.start, h.msg, h.resource);
-            let mut order: Vec<usize> = (0..holds.len()).collect();
-            if !holds.is_sorted_by_key(key) {
-                // Stable, so rows equal in all three keep the schedule's order.
-                order.sort_by_key(|&i| key(&holds[i]));
+            if holds.is_sorted_by_key(key) {
+                return (0..holds.len()).collect();
             }
-            order
+            listing_order(holds)
         });
         order.iter().map(move |&i| &holds[i])
     }
@@ -117,6 +109,34 @@ impl<'a> Rows<'a> {
             src: m.src,
         }
     }
+}
+
+/// Hold numbers by (start, message, resource), stable (rows equal in all three keep the
+/// schedule's order). A counting sort on the start cycle when the cycles are few compared with
+/// the rows (the usual case: a plan of 4.4 million rows spans a few thousand cycles), then each
+/// cycle's rows, already in schedule order, sorted by the rest; else one comparison sort.
+fn listing_order(holds: &[Hold]) -> Vec<usize> {
+    let key = |h: &Hold| (h.start, h.msg, h.resource);
+    let (lo, hi) = holds
+        .iter()
+        .fold((u64::MAX, 0), |(l, h), x| (l.min(x.start), h.max(x.start)));
+    let span = hi.saturating_sub(lo);
+    if holds.is_empty() || holds.len() >= u32::MAX as usize || span > 4 * holds.len() as u64 {
+        let mut order: Vec<usize> = (0..holds.len()).collect();
+        order.sort_by_key(|&i| key(&holds[i]));
+        return order;
+    }
+    let mut by_start = crate::schedule::Groups::new(
+        span as usize + 1,
+        holds.iter().map(|h| Some((h.start - lo) as usize)),
+    );
+    for s in 0..=span as usize {
+        let group = by_start.of_mut(s);
+        if !group.is_sorted_by_key(|&i| (holds[i as usize].msg, holds[i as usize].resource)) {
+            group.sort_by_key(|&i| (holds[i as usize].msg, holds[i as usize].resource));
+        }
+    }
+    by_start.all().iter().map(|&i| i as usize).collect()
 }
 
 /// A message's readers: one task id for a unicast (`null` for none), a list for a multicast.
@@ -159,26 +179,6 @@ fn route<S: Serializer>(r: &Option<&Route>, s: S) -> Result<S::Ok, S::Error> {
     }
 }
 
-/// One `schedule` row: `msg` holds `link` for cycles `start ≤ t < end` (fields sorted).
-#[derive(Serialize)]
-struct HoldRow {
-    end: u64,
-    link: Res,
-    msg: usize,
-    start: u64,
-}
-
-impl From<&Hold> for HoldRow {
-    fn from(h: &Hold) -> HoldRow {
-        HoldRow {
-            end: h.end,
-            link: Res(h.resource),
-            msg: h.msg,
-            start: h.start,
-        }
-    }
-}
-
 /// One `tasks` row (fields sorted).
 #[derive(Serialize)]
 struct TaskRow<'a> {
@@ -187,23 +187,48 @@ struct TaskRow<'a> {
     node: Option<usize>,
 }
 
-/// One `metrics.relaxed` row: a small value of its own (it names its waits and their holders).
-fn relaxed_row(r: &Relaxation) -> Value {
-    json!({
-        "msg": r.msg, "deadline": r.deadline, "upstream": r.upstream,
-        "new_deadline": r.new_deadline, "knock_on": r.knock_on,
-        "cause": r.cause(),
-        "blamed": r.blamed.iter().map(|b| {
-            let mut v = json!({
-                "link": resource(b.resource), "waited": b.waited, "holders": b.holders
-            });
-            // Only the last holders are named after a long backlog; say so.
-            if b.more_holders {
-                v["more_holders"] = json!(true);
-            }
-            v
-        }).collect::<Vec<_>>(),
-    })
+/// One `metrics.relaxed` row, naming its waits and their holders (fields sorted).
+#[derive(Serialize)]
+struct RelaxedRow<'a> {
+    blamed: Vec<BlameRow<'a>>,
+    cause: String,
+    deadline: u64,
+    knock_on: bool,
+    msg: usize,
+    new_deadline: u64,
+    upstream: u64,
+}
+
+/// One wait of a relaxed row (fields sorted); only the last holders are named after a long
+/// backlog, and `more_holders` then says so.
+#[derive(Serialize)]
+struct BlameRow<'a> {
+    holders: &'a [usize],
+    link: Res,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    more_holders: bool,
+    waited: u64,
+}
+
+fn relaxed_row(r: &Relaxation) -> RelaxedRow<'_> {
+    RelaxedRow {
+        blamed: r
+            .blamed
+            .iter()
+            .map(|b| BlameRow {
+                holders: &b.holders,
+                link: Res(b.resource),
+                more_holders: b.more_holders,
+                waited: b.waited,
+            })
+            .collect(),
+        cause: r.cause(),
+        deadline: r.deadline,
+        knock_on: r.knock_on,
+        msg: r.msg,
+        new_deadline: r.new_deadline,
+        upstream: r.upstream,
+    }
 }
 
 /// The document's skeleton: everything but the long lists, which are `null` placeholders
@@ -332,138 +357,90 @@ impl List {
     }
 }
 
-/// Serializes `items` as one JSON array, each item as it comes.
-fn seq<S: Serializer, T: Serialize>(
-    s: S,
-    len: usize,
-    items: impl Iterator<Item = T>,
-) -> Result<S::Ok, S::Error> {
-    let mut out = s.serialize_seq(Some(len))?;
-    for item in items {
-        out.serialize_element(&item)?;
-    }
-    out.end()
-}
-
-/// Serializes `items`, each built as a small value first, as one JSON array.
-fn value_seq<S: Serializer>(
-    s: S,
-    len: usize,
-    items: impl Iterator<Item = Result<Value, serde_json::Error>>,
-) -> Result<S::Ok, S::Error> {
-    let mut out = s.serialize_seq(Some(len))?;
-    for item in items {
-        out.serialize_element(&item.map_err(S::Error::custom)?)?;
-    }
-    out.end()
-}
-
-/// A value of the skeleton at `parent.key`: a placeholder's list, or the value as it is (an
-/// object's members walked the same way, one level down).
-struct Node<'d, 'a> {
-    doc: &'d Document<'a>,
-    parent: Option<&'d str>,
-    key: Option<&'d str>,
-    value: &'d Value,
-}
-
-impl Serialize for Node<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if let Some(list) = self.key.and_then(|k| List::at(self.parent, k)) {
-            return self.doc.list(list, s);
-        }
-        match self.value {
-            // Placeholders lie at most two levels down.
-            Value::Object(map) if self.parent.is_none() => {
-                let mut out = s.serialize_map(Some(map.len()))?;
-                for (k, v) in map {
-                    out.serialize_entry(
-                        k,
-                        &Node {
-                            doc: self.doc,
-                            parent: self.key,
-                            key: Some(k),
-                            value: v,
-                        },
-                    )?;
-                }
-                out.end()
-            }
-            v => v.serialize(s),
-        }
-    }
-}
-
 impl Document<'_> {
-    fn list<S: Serializer>(&self, list: List, s: S) -> Result<S::Ok, S::Error> {
+    /// Writes the document pretty-printed (two-space indents), newline-terminated, through a
+    /// buffer: the bytes `serde_json`'s pretty printer writes for the document as one value
+    /// ([`super::pretty`]), the schedule rows written by hand.
+    pub fn write(&self, w: impl Write) -> io::Result<()> {
+        let mut w = io::BufWriter::with_capacity(1 << 16, w);
+        self.write_node(&mut w, None, None, &self.skeleton, 0)?;
+        w.write_all(b"\n")?;
+        w.flush()
+    }
+
+    /// A value of the skeleton at `parent.key`, written `depth` levels in: a placeholder's
+    /// list, or the value as it is (an object's members walked the same way, one level down).
+    fn write_node<W: Write>(
+        &self,
+        w: &mut W,
+        parent: Option<&str>,
+        key: Option<&str>,
+        value: &Value,
+        depth: usize,
+    ) -> io::Result<()> {
+        if let Some(list) = key.and_then(|k| List::at(parent, k)) {
+            return self.write_list(w, list, depth);
+        }
+        match value {
+            // Placeholders lie at most two levels down.
+            Value::Object(map) if parent.is_none() => {
+                if map.is_empty() {
+                    return w.write_all(b"{}");
+                }
+                w.write_all(b"{")?;
+                for (i, (k, v)) in map.iter().enumerate() {
+                    w.write_all(if i == 0 { b"\n" } else { b",\n" })?;
+                    pretty::indent(w, depth + 1)?;
+                    pretty::value_at(w, depth + 1, k)?;
+                    w.write_all(b": ")?;
+                    self.write_node(w, key, Some(k), v, depth + 1)?;
+                }
+                w.write_all(b"\n")?;
+                pretty::indent(w, depth)?;
+                w.write_all(b"}")
+            }
+            v => pretty::value_at(w, depth, v),
+        }
+    }
+
+    /// The long list a placeholder stands for, row by row, `depth` levels in.
+    fn write_list<W: Write>(&self, w: &mut W, list: List, depth: usize) -> io::Result<()> {
         let r = &self.rows;
+        let value = |w: &mut W, d: usize, v: Result<Value, serde_json::Error>| {
+            pretty::value_at(w, d, &v.map_err(io::Error::other)?)
+        };
         match list {
-            List::Links => seq(
-                s,
-                r.network.links.len(),
-                r.network.links.iter().map(|l| (l.from, l.to)),
-            ),
-            List::Tasks => seq(
-                s,
-                r.traffic.tasks.len(),
-                r.traffic.tasks.iter().map(|t| TaskRow {
+            List::Links => list_at(w, depth, r.network.links.iter(), |w, d, l| {
+                pretty::value_at(w, d, &(l.from, l.to))
+            }),
+            List::Tasks => list_at(w, depth, r.traffic.tasks.iter(), |w, d, t| {
+                let row = TaskRow {
                     id: t.id,
                     name: &t.name,
                     node: r.node_of.get(t.id).copied(),
-                }),
-            ),
-            List::Messages => seq(
-                s,
-                r.traffic.messages.len(),
-                r.traffic.messages.iter().map(|m| r.message(m)),
-            ),
-            List::Schedule => seq(s, r.schedule.holds.len(), r.holds().map(HoldRow::from)),
-            List::Relaxed => seq(
-                s,
-                r.schedule.relaxed.len(),
-                r.schedule.relaxed.iter().map(relaxed_row),
-            ),
+                };
+                pretty::value_at(w, d, &row)
+            }),
+            List::Messages => list_at(w, depth, r.traffic.messages.iter(), |w, d, m| {
+                pretty::value_at(w, d, &r.message(m))
+            }),
+            List::Schedule => list_at(w, depth, r.holds(), pretty::hold_row),
+            List::Relaxed => list_at(w, depth, r.schedule.relaxed.iter(), |w, d, x| {
+                pretty::value_at(w, d, &relaxed_row(x))
+            }),
             List::ProgramTasks => match &self.program {
-                Some(p) => value_seq(
-                    s,
-                    p.traffic.tasks.len(),
-                    p.traffic.tasks.iter().map(serde_json::to_value),
-                ),
-                None => s.serialize_none(),
+                Some(p) => list_at(w, depth, p.traffic.tasks.iter(), |w, d, t| {
+                    value(w, d, serde_json::to_value(t))
+                }),
+                None => w.write_all(b"null"),
             },
             List::ProgramMessages => match &self.program {
-                Some(p) => value_seq(
-                    s,
-                    p.traffic.messages.len(),
-                    p.traffic.messages.iter().map(|m| p.message(m)),
-                ),
-                None => s.serialize_none(),
+                Some(p) => list_at(w, depth, p.traffic.messages.iter(), |w, d, m| {
+                    value(w, d, p.message(m))
+                }),
+                None => w.write_all(b"null"),
             },
         }
-    }
-}
-
-impl Serialize for Document<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        Node {
-            doc: self,
-            parent: None,
-            key: None,
-            value: &self.skeleton,
-        }
-        .serialize(s)
-    }
-}
-
-impl Document<'_> {
-    /// Writes the document pretty-printed (two-space indents), newline-terminated, through a
-    /// buffer.
-    pub fn write(&self, w: impl Write) -> io::Result<()> {
-        let mut w = io::BufWriter::with_capacity(1 << 16, w);
-        let mut ser = serde_json::Serializer::pretty(&mut w);
-        self.serialize(&mut ser).map_err(io::Error::other)?;
-        w.write_all(b"\n")?;
-        w.flush()
     }
 }
 
@@ -513,4 +490,31 @@ pub fn document<'a>(
         rows: Rows::of(report),
         program: Some(program),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::pipeline::{self, Settings};
+    use crate::traffic::Traffic;
+
+    /// The document written part by part is what `serde_json` writes for it as one value.
+    #[test]
+    fn the_document_is_the_pretty_printers() {
+        let mut b = Traffic::builder();
+        let (a, c, d) = (b.task("a"), b.task("c"), b.task("d \"quoted\"\n"));
+        b.send(a, c, 4);
+        b.send(c, d, 2);
+        b.send(a, d, 3);
+        b.send(d, a, 0);
+        let traffic = b.build();
+        let mut settings = Settings::new();
+        settings.set("network", "mesh:2x2").expect("a network");
+        let cfg = pipeline::resolve(&traffic, &settings).expect("config");
+        let plan = pipeline::plan(&traffic, &cfg).expect("plan");
+        let text = plan.to_json().expect("json");
+        let value: serde_json::Value = serde_json::from_str(&text).expect("parses");
+        assert!(value["schedule"].as_array().is_some_and(|r| !r.is_empty()));
+        let whole = serde_json::to_string_pretty(&value).expect("written") + "\n";
+        assert_eq!(text, whole);
+    }
 }

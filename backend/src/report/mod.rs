@@ -1,8 +1,6 @@
 //! Outputs for people and scripts: text summary, JSON (SPEC §4), SVG pictures (Minsky Figs
 //! 5-6/5-7 snapshots and a link-by-time chart).
 
-use std::collections::BTreeMap;
-
 use crate::metrics::Metrics;
 use crate::schedule::periodic::{self, PeriodReport};
 use crate::schedule::{self, Problem, Resource, Schedule};
@@ -14,6 +12,7 @@ pub mod csv;
 pub mod html;
 pub mod json;
 mod plan_output;
+mod pretty;
 pub mod simulation;
 pub mod svg;
 pub mod tables;
@@ -62,7 +61,8 @@ impl<'a> Plan<'a> {
                 m.size * links
             })
             .sum();
-        let mut busy: BTreeMap<Resource, u64> = BTreeMap::new();
+        // Hashed, not ordered: the busiest is chosen by a total order below (millions of holds).
+        let mut busy: schedule::FastMap<Resource, u64> = Default::default();
         for h in &schedule.holds {
             if let Resource::Link { .. } = h.resource {
                 *busy.entry(h.resource).or_default() += h.end - h.start;

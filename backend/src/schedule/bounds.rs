@@ -321,7 +321,8 @@ pub fn makespan(problem: &Problem) -> Result<Bound, ScheduleError> {
     let (first, reader_tail) = chain_tails(traffic);
     let lat = problem.hardware.hop_latency;
     let node_of = &problem.placement.node_of;
-    let mut jobs: BTreeMap<Resource, Vec<(u64, u64, u64)>> = BTreeMap::new();
+    // Hashed while filled (a step of every message), then in resource order.
+    let mut jobs: super::FastMap<Resource, Vec<(u64, u64, u64)>> = Default::default();
     let mut depth: Vec<u64> = Vec::new();
     let mut tail: Vec<u64> = Vec::new();
     // Bufferless switches: per message, the depth and lead-out of every step.
@@ -374,6 +375,8 @@ pub fn makespan(problem: &Problem) -> Result<Bound, ScheduleError> {
         let v = bufferless_clique(problem, &lower.release, &leads);
         bound.raise(v.0, || v.1);
     }
+    let mut jobs: Vec<_> = jobs.into_iter().collect();
+    jobs.sort_unstable_by_key(|(r, _)| *r);
     for (r, js) in jobs {
         let words: u64 = js.iter().map(|j| j.1).sum();
         let v = jackson(js.into_iter(), problem.hardware.capacity(r) as u64);

@@ -13,9 +13,8 @@
 //! `buffered_max`); [`Load`] is the scheduler's running account of them, so it places messages
 //! within the buffers.
 
-use std::collections::HashMap;
-
-use super::{Hardware, Hold, Problem, Resource};
+use super::occupancy::partition_from_end;
+use super::{FastMap, Hardware, Hold, Problem, Resource};
 
 /// How many words may wait at input `r` at once, or `None` when unbounded. A node's injection
 /// ports each have a buffer; they are counted together (`ports × buffer`), as a schedule does not
@@ -116,10 +115,11 @@ pub fn usage(problem: &Problem, holds: &[Hold]) -> Usage {
     let mut by_msg =
         super::occupancy::Groups::new(n, holds.iter().map(|h| (h.msg < n).then_some(h.msg)));
     // Inputs get dense numbers; events are (input, cycle, change of slope).
-    let mut ids: HashMap<Resource, u32> = HashMap::new();
+    let mut ids: FastMap<Resource, u32> = FastMap::default();
     let mut inputs: Vec<Resource> = Vec::new();
     let mut events: Vec<(u32, u64, i64)> = Vec::new();
     let mut lists: Vec<(usize, usize)> = Vec::new();
+    let mut by_res: Vec<u32> = Vec::new();
     let mut latest: Vec<Option<u64>> = Vec::new();
     for m in 0..n {
         by_msg.of_mut(m).sort_unstable_by_key(|&i| {
@@ -128,11 +128,21 @@ pub fn usage(problem: &Problem, holds: &[Hold]) -> Usage {
         });
         let run = by_msg.of(m);
         let steps = &problem.steps[m];
+        // Per step, its resource's range of `run`: the steps in resource order walked along
+        // `run`, which is in resource order too.
+        by_res.clear();
+        by_res.extend(0..steps.len() as u32);
+        by_res.sort_unstable_by_key(|&j| (steps[j as usize].resource, j));
         lists.clear();
-        for st in steps {
-            let lo = run.partition_point(|&i| holds[i as usize].resource < st.resource);
-            let hi = run.partition_point(|&i| holds[i as usize].resource <= st.resource);
-            lists.push((lo, hi));
+        lists.resize(steps.len(), (0, 0));
+        let mut p = 0;
+        for &j in &by_res {
+            let r = steps[j as usize].resource;
+            while p < run.len() && holds[run[p] as usize].resource < r {
+                p += 1;
+            }
+            let hi = p + run[p..].partition_point(|&i| holds[i as usize].resource == r);
+            lists[j as usize] = (p, hi);
         }
         let frags = lists.first().map_or(0, |&(lo, hi)| hi - lo);
         for f in 0..frags {
@@ -240,14 +250,14 @@ pub fn usage(problem: &Problem, holds: &[Hold]) -> Usage {
 #[derive(Clone, Debug, Default)]
 pub struct Load {
     hardware: Hardware,
-    spans: HashMap<Resource, Vec<(u64, u64, u64)>>,
+    spans: FastMap<Resource, Vec<(u64, u64, u64)>>,
 }
 
 impl Load {
     pub fn new(hardware: Hardware) -> Self {
         Load {
             hardware,
-            spans: HashMap::new(),
+            spans: FastMap::default(),
         }
     }
 
@@ -276,7 +286,7 @@ impl Load {
             return true;
         };
         let end = a + d + len - 1;
-        let from = spans.partition_point(|s| s.1 <= a);
+        let from = partition_from_end(spans, |s| s.1 <= a);
         for &(s, e, w) in &spans[from..] {
             if s >= end {
                 break;
@@ -322,7 +332,7 @@ impl Load {
         let Some(spans) = self.spans.get(&r) else {
             return 0;
         };
-        let i = spans.partition_point(|s| s.1 <= from);
+        let i = partition_from_end(spans, |s| s.1 <= from);
         spans[i..]
             .iter()
             .take_while(|s| s.0 < to)
@@ -338,8 +348,8 @@ fn add_span(spans: &mut Vec<(u64, u64, u64)>, s: u64, e: u64, remove: bool) {
     if s >= e {
         return;
     }
-    let lo = spans.partition_point(|x| x.1 <= s);
-    let hi = spans.partition_point(|x| x.0 < e);
+    let lo = partition_from_end(spans, |x| x.1 <= s);
+    let hi = partition_from_end(spans, |x| x.0 < e);
     // The affected stretch, rebuilt: old spans cut at s and e, gaps filled.
     let mut out: Vec<(u64, u64, u64)> = Vec::with_capacity(hi - lo + 4);
     let mut t = s;

@@ -30,7 +30,7 @@ pub mod lp;
 pub mod milp;
 pub mod modulo;
 mod occupancy;
-pub(crate) use occupancy::Groups;
+pub(crate) use occupancy::{FastMap, Groups};
 pub mod periodic;
 pub mod priority;
 pub mod program;

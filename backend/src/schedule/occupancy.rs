@@ -63,7 +63,10 @@ type Lane = Vec<(u64, u64)>;
 /// Resources are small keys looked up once per step of every placement: a multiplicative hash
 /// (no denial-of-service concern here) instead of SipHash.
 #[derive(Default)]
-struct FastHasher(u64);
+pub(crate) struct FastHasher(u64);
+
+/// A map keyed by small plan keys (resources, switch ports), hashed with [`FastHasher`].
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
 impl Hasher for FastHasher {
     fn finish(&self) -> u64 {
@@ -183,7 +186,7 @@ impl Occupancy {
         }
         let l = &mut self.lanes[first + lane];
         let e = s + len;
-        let i = l.partition_point(|iv| iv.0 < s);
+        let i = partition_from_end(l, |iv| iv.0 < s);
         let joins_prev = i > 0 && l[i - 1].1 == s;
         let joins_next = i < l.len() && l[i].0 == e;
         match (joins_prev, joins_next) {
@@ -202,14 +205,15 @@ impl Occupancy {
 /// number); and each group's resource and range. A counting sort on resource ranks, then small
 /// sorts: the checks that read holds per resource touch each hold a few times, in order.
 pub(crate) fn by_resource(holds: &[Hold]) -> (Vec<usize>, Vec<(Resource, usize, usize)>) {
-    let mut ids: HashMap<Resource, usize, BuildHasherDefault<FastHasher>> = HashMap::default();
+    let mut ids: FastMap<Resource, u32> = FastMap::default();
     let mut distinct: Vec<Resource> = Vec::new();
-    let prov: Vec<usize> = holds
+    // Per hold: its resource's number (32 bits: a plan has far fewer resources).
+    let prov: Vec<u32> = holds
         .iter()
         .map(|h| {
             *ids.entry(h.resource).or_insert_with(|| {
                 distinct.push(h.resource);
-                distinct.len() - 1
+                distinct.len() as u32 - 1
             })
         })
         .collect();
@@ -221,7 +225,7 @@ pub(crate) fn by_resource(holds: &[Hold]) -> (Vec<usize>, Vec<(Resource, usize, 
     }
     let mut first = vec![0usize; distinct.len() + 1];
     for &p in &prov {
-        first[rank[p] + 1] += 1;
+        first[rank[p as usize] + 1] += 1;
     }
     for r in 0..distinct.len() {
         first[r + 1] += first[r];
@@ -229,23 +233,59 @@ pub(crate) fn by_resource(holds: &[Hold]) -> (Vec<usize>, Vec<(Resource, usize, 
     let mut order = vec![0usize; holds.len()];
     let mut fill = first.clone();
     for (i, &p) in prov.iter().enumerate() {
-        order[fill[rank[p]]] = i;
-        fill[rank[p]] += 1;
+        let r = rank[p as usize];
+        order[fill[r]] = i;
+        fill[r] += 1;
     }
+    drop(prov);
     let mut groups = Vec::with_capacity(distinct.len());
+    // Each group sorted on its keys gathered once (a group's holds lie in schedule order,
+    // so the gathering reads forward), not looked up in every comparison.
+    let mut keyed: Vec<(u64, usize, usize)> = Vec::new();
     for (r, &i) in ranked.iter().enumerate() {
         let (lo, hi) = (first[r], first[r + 1]);
-        order[lo..hi].sort_unstable_by_key(|&k| (holds[k].start, holds[k].msg, k));
+        keyed.clear();
+        keyed.extend(
+            order[lo..hi]
+                .iter()
+                .map(|&k| (holds[k].start, holds[k].msg, k)),
+        );
+        if !keyed.is_sorted() {
+            keyed.sort_unstable();
+            for (o, &(_, _, k)) in order[lo..hi].iter_mut().zip(&keyed) {
+                *o = k;
+            }
+        }
         groups.push((distinct[i], lo, hi));
     }
     (order, groups)
+}
+
+/// `l.partition_point(pred)` for a `pred` true on a prefix of `l`, searched from the end by
+/// doubling steps, then by halving: a lane (or a buffer's spans) is mostly asked about near its
+/// end, as messages are placed roughly in release order, so this reads the last few entries
+/// where a binary search would read a dozen spread over the lane (a cache miss each, millions
+/// of times in a large plan).
+pub(super) fn partition_from_end<T>(l: &[T], pred: impl Fn(&T) -> bool) -> usize {
+    // Every entry at or after `hi` fails `pred`.
+    let mut hi = l.len();
+    let mut step = 1;
+    while hi > 0 {
+        let probe = hi.saturating_sub(step);
+        if pred(&l[probe]) {
+            return probe + 1 + l[probe + 1..hi].partition_point(&pred);
+        }
+        hi = probe;
+        step *= 2;
+    }
+    0
 }
 
 /// Earliest start `≥ t` of a gap of `len` cycles in a lane.
 fn earliest_in(l: &[(u64, u64)], t: u64, len: u64) -> u64 {
     let mut s = t;
     // Intervals ending at or before t are behind us.
-    let from = l.partition_point(|iv| iv.1 <= t);
+    let from = partition_from_end(l, |iv| iv.1 <= t);
     for &(a, e) in &l[from..] {
         if a >= s.saturating_add(len) {
             break;
@@ -258,6 +298,21 @@ fn earliest_in(l: &[(u64, u64)], t: u64, len: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn partitions_from_the_end_as_a_binary_search_does() {
+        for n in 0..40usize {
+            let l: Vec<usize> = (0..n).map(|i| i * 3).collect();
+            for t in 0..=(3 * n + 2) {
+                let pred = |x: &usize| *x < t;
+                assert_eq!(
+                    partition_from_end(&l, pred),
+                    l.partition_point(pred),
+                    "{n} {t}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn gaps() {

@@ -431,10 +431,7 @@ impl ModelOptions {
     }
 
     /// A choice whose default the model works out, read as its enum.
-    pub fn chosen_or<C: Choice>(&self, key: &str, default: C) -> Result<C, ModelError>
-    where
-        C: PartialEq,
-    {
+    pub fn chosen_or<C: Choice + PartialEq>(&self, key: &str, default: C) -> Result<C, ModelError> {
         let word = self.choice_or(key, default.word())?;
         C::from_word(word).ok_or_else(|| {
             ModelError(format!(

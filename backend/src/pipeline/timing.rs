@@ -64,8 +64,10 @@ pub fn time_unplaced(traffic: &mut Traffic, timing: Option<&str>) -> Result<(), 
                 sample(last - step)?,
                 sample(last)?,
             ];
-            if let Some(d) = Sample::steady_step(&s) {
-                settled = Some(s[2].critical_path + (n - last) / step * d);
+            if let Some(cp) =
+                Sample::steady_step(&s).and_then(|d| Sample::extrapolate(&s, d, (n - last) / step))
+            {
+                settled = Some(cp);
                 break;
             }
         }
@@ -99,6 +101,11 @@ const UNROLL_TIMING_LIMIT: u64 = 4_000_000;
 struct Sample {
     critical_path: u64,
     progress: Vec<Option<u64>>,
+    /// Per task that sends and reads nothing, its own chain: the sum of its computes. Such a
+    /// task runs at its own pace, which no message ties to the others'; it can be behind in a
+    /// short sample and still end the whole program (a compute of 10 per iteration beside a
+    /// pipeline advancing 9).
+    alone: Vec<Option<u64>>,
 }
 
 impl Sample {
@@ -115,9 +122,26 @@ impl Sample {
                 reach(d, m.deadline);
             }
         }
+        let alone = t
+            .tasks
+            .iter()
+            .zip(&progress)
+            .map(|(task, p)| {
+                p.is_none().then(|| {
+                    task.ops
+                        .iter()
+                        .map(|op| match op {
+                            ttdl_ir::Op::Compute(c) => *c,
+                            _ => 0,
+                        })
+                        .sum()
+                })
+            })
+            .collect();
         Sample {
             critical_path: t.critical_path,
             progress,
+            alone,
         }
     }
 
@@ -141,6 +165,23 @@ impl Sample {
                 },
             )
             .then_some(d)
+    }
+
+    /// The critical path `k` steps after the last of three steady samples: the communicating
+    /// tasks' path grown by `d` a step, or a lone task's own chain grown at its own pace,
+    /// whichever ends later; `None` when a lone task's chain does not grow evenly.
+    fn extrapolate(s: &[Sample; 3], d: u64, k: u64) -> Option<u64> {
+        let mut cp = s[2].critical_path + k * d;
+        for t in 0..s[0].alone.len() {
+            if let (Some(a), Some(b), Some(c)) = (s[0].alone[t], s[1].alone[t], s[2].alone[t]) {
+                let e = b.checked_sub(a)?;
+                if c.checked_sub(b)? != e {
+                    return None;
+                }
+                cp = cp.max(c + k * e);
+            }
+        }
+        Some(cp)
     }
 }
 

@@ -6,7 +6,7 @@
 
 use std::rc::Rc;
 
-use super::ast::{Body, Lambda, Node, NodeKind, Quasi, QuasiItem};
+use super::ast::{Body, Clause, Lambda, Node, NodeKind, Quasi, QuasiItem};
 use super::builtins;
 use super::builtins::Op;
 use super::env::{share, Env};
@@ -161,6 +161,13 @@ pub enum Flow {
     Bound(Rc<Closure>, Env, Span),
 }
 
+/// What a form that passes on a tail position (`cond`, `and`, `or`) leaves to do: evaluate
+/// this form in its place, or answer this value.
+enum Next<'a> {
+    Node(&'a Node),
+    Value(Value),
+}
+
 /// How a closure's frame is made: from evaluated arguments, or already bound.
 enum Entry {
     Args(Vec<Value>),
@@ -205,6 +212,22 @@ impl Machine {
         r
     }
 
+    /// The builtin a call names globally when it can be made in place by
+    /// [`Machine::call_builtin_inline`] (at most [`INLINE_ARGS`] arguments): most calls
+    /// (arithmetic, `cons`, `car`). The one test every path that makes such calls (`eval`, an
+    /// argument, a form in tail position) asks; each then takes the call's and the head's steps,
+    /// in that order, before the call.
+    #[inline(always)]
+    fn global_builtin(&self, func: &Node, args: &[Node]) -> Option<&'static builtins::BuiltinDef> {
+        match (&func.kind, args.len() <= INLINE_ARGS) {
+            (NodeKind::Global(sym), true) => match self.globals.get(*sym) {
+                Some(&Value::Builtin(b)) => Some(b),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     #[inline]
     fn eval_nested(&mut self, node: &Node, env: &Env) -> R<Value> {
         // A call of a global builtin (arithmetic, `cons`, `list`: most calls) is made here,
@@ -215,12 +238,10 @@ impl Machine {
             arg_spans,
         } = &node.kind
         {
-            if let (NodeKind::Global(sym), true) = (&func.kind, args.len() <= INLINE_ARGS) {
-                if let Some(&Value::Builtin(b)) = self.globals.get(*sym) {
-                    self.step(node.span)?;
-                    self.step(func.span)?;
-                    return self.call_builtin_inline(b, args, arg_spans, node.span, env);
-                }
+            if let Some(b) = self.global_builtin(func, args) {
+                self.step(node.span)?;
+                self.step(func.span)?;
+                return self.call_builtin_inline(b, args, arg_spans, node.span, env);
             }
         }
         match self.eval_flow(node, env)? {
@@ -324,21 +345,19 @@ impl Machine {
                 args,
                 arg_spans,
             } => {
-                if let (NodeKind::Global(sym), true) = (&func.kind, args.len() <= INLINE_ARGS) {
-                    if let Some(&Value::Builtin(b)) = self.globals.get(*sym) {
-                        self.step(a.span)?;
-                        self.step(func.span)?;
-                        self.nesting += 1;
-                        let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
-                            stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-                                self.call_builtin_inline(b, args, arg_spans, a.span, env)
-                            })
-                        } else {
+                if let Some(b) = self.global_builtin(func, args) {
+                    self.step(a.span)?;
+                    self.step(func.span)?;
+                    self.nesting += 1;
+                    let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
+                        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
                             self.call_builtin_inline(b, args, arg_spans, a.span, env)
-                        };
-                        self.nesting -= 1;
-                        return r;
-                    }
+                        })
+                    } else {
+                        self.call_builtin_inline(b, args, arg_spans, a.span, env)
+                    };
+                    self.nesting -= 1;
+                    return r;
                 }
                 self.eval(a, env)
             }
@@ -603,10 +622,20 @@ impl Machine {
 
     /// Binds a body's internal defines, runs all but the last form, and returns the last in tail
     /// position.
+    ///
+    /// Inlined, with the rare body that has `define`s out of line: each call of a procedure
+    /// passed through it and [`Machine::eval_seq_flow`], two frames more on the Rust stack for
+    /// every level of a recursion.
+    #[inline(always)]
     fn eval_body_flow(&mut self, body: &Body, env: &Env) -> R<Flow> {
         if body.defines.is_empty() {
             return self.eval_seq_flow(&body.forms, env);
         }
+        self.eval_body_with_defines(body, env)
+    }
+
+    #[inline(never)]
+    fn eval_body_with_defines(&mut self, body: &Body, env: &Env) -> R<Flow> {
         let env = self.frames.extend(env, body.defines.len());
         for &d in &body.defines {
             self.bind(&env, d, Value::Nil);
@@ -616,14 +645,12 @@ impl Machine {
         r
     }
 
+    #[inline(always)]
     fn eval_seq_flow(&mut self, forms: &[Node], env: &Env) -> R<Flow> {
-        let Some((last, init)) = forms.split_last() else {
-            return Ok(Flow::Value(Value::Nil));
-        };
-        for f in init {
-            self.eval(f, env)?;
+        match self.seq_init(forms, env)? {
+            Some(last) => self.eval_flow(last, env),
+            None => Ok(Flow::Value(Value::Nil)),
         }
-        self.eval_flow(last, env)
     }
 
     pub fn eval_seq(&mut self, forms: &[Node], env: &Env) -> R<Value> {
@@ -689,86 +716,188 @@ impl Machine {
     }
 
     /// Evaluates a form; a call in tail position comes back as `Flow::Tail`.
+    ///
+    /// A form in tail position inside this one (the branch `if` takes, the last form of a
+    /// `begin`, of the clause `cond` takes, of `and` and `or`) is evaluated by this same loop,
+    /// not by a nested call: a level of recursion through such forms used to take a frame of
+    /// this function for each of them (some 370 bytes), and a recursion thousands of calls deep
+    /// spent as much time moving its Rust stack through the cache as evaluating.
     pub fn eval_flow(&mut self, node: &Node, env: &Env) -> R<Flow> {
-        self.step(node.span)?;
-        let v = match &node.kind {
-            NodeKind::Const(v) => share(v),
-            NodeKind::Local(sym, slot) => match env.get_at(*slot, *sym) {
-                Some(v) => v,
-                None => self.lookup(*sym, env, node.span)?,
-            },
-            NodeKind::Global(sym) => self.lookup_global(*sym, env, node.span)?,
-            NodeKind::Var(sym) => self.lookup(*sym, env, node.span)?,
-            NodeKind::Call {
-                func,
-                args,
-                arg_spans,
-            } => {
-                // Most calls are of global builtins with a few arguments (arithmetic, `cons`,
-                // `car`): the procedure is read in place, and the arguments live on the Rust
-                // stack, so such a call allocates nothing.
-                if let (NodeKind::Global(sym), true) = (&func.kind, args.len() <= INLINE_ARGS) {
-                    if let Some(&Value::Builtin(b)) = self.globals.get(*sym) {
+        let mut node = node;
+        loop {
+            self.step(node.span)?;
+            let v = match &node.kind {
+                NodeKind::Const(v) => share(v),
+                NodeKind::Local(sym, slot) => match env.get_at(*slot, *sym) {
+                    Some(v) => v,
+                    None => self.lookup(*sym, env, node.span)?,
+                },
+                NodeKind::Global(sym) => self.lookup_global(*sym, env, node.span)?,
+                NodeKind::Var(sym) => self.lookup(*sym, env, node.span)?,
+                NodeKind::Call {
+                    func,
+                    args,
+                    arg_spans,
+                } => {
+                    // Most calls are of global builtins with a few arguments (arithmetic, `cons`,
+                    // `car`): the procedure is read in place, and the arguments live on the Rust
+                    // stack, so such a call allocates nothing.
+                    if let Some(b) = self.global_builtin(func, args) {
                         self.step(func.span)?;
                         return self
                             .call_builtin_inline(b, args, arg_spans, node.span, env)
                             .map(Flow::Value);
                     }
-                }
-                let f = match &func.kind {
-                    // A procedure named globally (most calls of a procedure) is read here,
-                    // as `eval` would read it.
-                    NodeKind::Global(sym) => {
-                        self.step(func.span)?;
-                        self.lookup_global(*sym, env, func.span)?
-                    }
-                    _ => self.eval(func, env)?,
-                };
-                // A procedure whose parameters the arguments fit exactly: each argument goes
-                // straight into its frame (a pooled one), so the call allocates nothing. The
-                // arguments are evaluated in the same order, with the same steps.
-                let f = match f {
-                    Value::Closure(c) if Self::binds_directly(&c, args.len()) => {
-                        let frame = self.frames.extend(&c.env, args.len());
-                        for (&p, a) in c.lambda.required.iter().zip(args) {
-                            let v = self.operand(a, env)?;
-                            self.bind(&frame, p, v);
+                    let f = match &func.kind {
+                        // A procedure named globally (most calls of a procedure) is read here,
+                        // as `eval` would read it.
+                        NodeKind::Global(sym) => {
+                            self.step(func.span)?;
+                            self.lookup_global(*sym, env, func.span)?
                         }
-                        return Ok(Flow::Bound(c, frame, node.span));
-                    }
-                    f => f,
-                };
-                return self.call_value(f, node, func.span, args, arg_spans, env);
-            }
-            NodeKind::If { test, then, other } => {
-                return if self.test(test, env)? {
-                    self.eval_flow(then, env)
-                } else {
-                    match other {
-                        Some(o) => self.eval_flow(o, env),
-                        None => Ok(Flow::Value(Value::Nil)),
-                    }
-                };
-            }
-            NodeKind::Begin(forms) => return self.eval_seq_flow(forms, env),
-            NodeKind::Set { name, value, slot } => {
-                let v = self.eval(value, env)?;
-                self.effects += 1;
-                let assigned = slot.is_some_and(|slot| env.set_at(slot, *name, &v))
-                    || env.set(*name, v.clone());
-                if !assigned {
-                    if !self.globals.is_bound(*name) {
-                        return Err(self.unbound(*name, env, node.span).with_note(
-                            "`set!` changes an existing variable; use `define` to create one",
-                        ));
-                    }
-                    self.globals.set(*name, v.clone());
+                        _ => self.eval(func, env)?,
+                    };
+                    // A procedure whose parameters the arguments fit exactly: each argument goes
+                    // straight into its frame (a pooled one), so the call allocates nothing. The
+                    // arguments are evaluated in the same order, with the same steps.
+                    let f = match f {
+                        Value::Closure(c) if Self::binds_directly(&c, args.len()) => {
+                            let frame = self.frames.extend(&c.env, args.len());
+                            for (&p, a) in c.lambda.required.iter().zip(args) {
+                                let v = self.operand(a, env)?;
+                                self.bind(&frame, p, v);
+                            }
+                            return Ok(Flow::Bound(c, frame, node.span));
+                        }
+                        f => f,
+                    };
+                    return self.call_value(f, node, func.span, args, arg_spans, env);
                 }
-                v
-            }
-            _ => return self.eval_form(node, env),
+                NodeKind::If { test, then, other } => {
+                    if self.test(test, env)? {
+                        node = then;
+                        continue;
+                    }
+                    match other {
+                        Some(o) => {
+                            node = o;
+                            continue;
+                        }
+                        None => Value::Nil,
+                    }
+                }
+                NodeKind::Begin(forms) => match self.seq_init(forms, env)? {
+                    Some(last) => {
+                        node = last;
+                        continue;
+                    }
+                    None => Value::Nil,
+                },
+                NodeKind::Cond(clauses) => match self.cond_clause(clauses, env)? {
+                    Next::Node(n) => {
+                        node = n;
+                        continue;
+                    }
+                    Next::Value(v) => v,
+                },
+                NodeKind::And(forms) => match self.and_or(forms, env, false)? {
+                    Next::Node(n) => {
+                        node = n;
+                        continue;
+                    }
+                    Next::Value(v) => v,
+                },
+                NodeKind::Or(forms) => match self.and_or(forms, env, true)? {
+                    Next::Node(n) => {
+                        node = n;
+                        continue;
+                    }
+                    Next::Value(v) => v,
+                },
+                NodeKind::Set { name, value, slot } => {
+                    let v = self.eval(value, env)?;
+                    self.effects += 1;
+                    let assigned = slot.is_some_and(|slot| env.set_at(slot, *name, &v))
+                        || env.set(*name, v.clone());
+                    if !assigned {
+                        if !self.globals.is_bound(*name) {
+                            return Err(self.unbound(*name, env, node.span).with_note(
+                                "`set!` changes an existing variable; use `define` to create one",
+                            ));
+                        }
+                        self.globals.set(*name, v.clone());
+                    }
+                    v
+                }
+                _ => return self.eval_form(node, env),
+            };
+            return Ok(Flow::Value(v));
+        }
+    }
+
+    /// Evaluates all forms of a sequence but the last, which it returns for its caller to
+    /// evaluate in tail position; `None` for no forms.
+    #[inline(always)]
+    fn seq_init<'a>(&mut self, forms: &'a [Node], env: &Env) -> R<Option<&'a Node>> {
+        let Some((last, init)) = forms.split_last() else {
+            return Ok(None);
         };
-        Ok(Flow::Value(v))
+        for f in init {
+            self.eval(f, env)?;
+        }
+        Ok(Some(last))
+    }
+
+    /// `cond`: the form to evaluate in tail position (the last of the clause taken, its other
+    /// forms evaluated), or its value (a clause without a body answers its test's value; no
+    /// clause taken, `nil`).
+    #[inline(never)]
+    fn cond_clause<'a>(&mut self, clauses: &'a [Clause], env: &Env) -> R<Next<'a>> {
+        for c in clauses {
+            let hit = match &c.test {
+                None => Value::Bool(true),
+                // A clause with a body needs only whether its test holds.
+                Some(t) if !c.body.is_empty() => {
+                    if self.test(t, env)? {
+                        return self.seq_next(&c.body, env);
+                    }
+                    continue;
+                }
+                Some(t) => self.eval(t, env)?,
+            };
+            if hit.is_true() {
+                if c.body.is_empty() {
+                    return Ok(Next::Value(hit));
+                }
+                return self.seq_next(&c.body, env);
+            }
+        }
+        Ok(Next::Value(Value::Nil))
+    }
+
+    /// A sequence as [`Machine::seq_init`] leaves it: its last form, or `nil` for none.
+    #[inline]
+    fn seq_next<'a>(&mut self, forms: &'a [Node], env: &Env) -> R<Next<'a>> {
+        Ok(match self.seq_init(forms, env)? {
+            Some(last) => Next::Node(last),
+            None => Next::Value(Value::Nil),
+        })
+    }
+
+    /// `and` (`or` when `or`): the first value that decides it, or the last form, for its
+    /// caller to evaluate in tail position (`#t` for an empty `and`, `#f` for an empty `or`).
+    #[inline(never)]
+    fn and_or<'a>(&mut self, forms: &'a [Node], env: &Env, or: bool) -> R<Next<'a>> {
+        let Some((last, init)) = forms.split_last() else {
+            return Ok(Next::Value(Value::Bool(!or)));
+        };
+        for f in init {
+            let v = self.eval(f, env)?;
+            if v.is_true() == or {
+                return Ok(Next::Value(v));
+            }
+        }
+        Ok(Next::Node(last))
     }
 
     /// The calls other than of a procedure whose parameters its arguments fit: a builtin not
@@ -811,52 +940,6 @@ impl Machine {
     #[inline(never)]
     fn eval_form(&mut self, node: &Node, env: &Env) -> R<Flow> {
         let v = match &node.kind {
-            NodeKind::And(forms) => {
-                let Some((last, init)) = forms.split_last() else {
-                    return Ok(Flow::Value(Value::Bool(true)));
-                };
-                for f in init {
-                    let v = self.eval(f, env)?;
-                    if !v.is_true() {
-                        return Ok(Flow::Value(v));
-                    }
-                }
-                return self.eval_flow(last, env);
-            }
-            NodeKind::Or(forms) => {
-                let Some((last, init)) = forms.split_last() else {
-                    return Ok(Flow::Value(Value::Bool(false)));
-                };
-                for f in init {
-                    let v = self.eval(f, env)?;
-                    if v.is_true() {
-                        return Ok(Flow::Value(v));
-                    }
-                }
-                return self.eval_flow(last, env);
-            }
-            NodeKind::Cond(clauses) => {
-                for c in clauses {
-                    let hit = match &c.test {
-                        None => Value::Bool(true),
-                        // A clause with a body needs only whether its test holds.
-                        Some(t) if !c.body.is_empty() => {
-                            if self.test(t, env)? {
-                                return self.eval_seq_flow(&c.body, env);
-                            }
-                            continue;
-                        }
-                        Some(t) => self.eval(t, env)?,
-                    };
-                    if hit.is_true() {
-                        if c.body.is_empty() {
-                            return Ok(Flow::Value(hit));
-                        }
-                        return self.eval_seq_flow(&c.body, env);
-                    }
-                }
-                Value::Nil
-            }
             NodeKind::Case {
                 key,
                 clauses,
@@ -1014,6 +1097,9 @@ impl Machine {
             | NodeKind::Call { .. }
             | NodeKind::If { .. }
             | NodeKind::Begin(_)
+            | NodeKind::Cond(_)
+            | NodeKind::And(_)
+            | NodeKind::Or(_)
             | NodeKind::Set { .. } => return self.eval_flow(node, env),
         };
         Ok(Flow::Value(v))
@@ -1255,6 +1341,27 @@ mod tests {
                  (length (f (nest 9000 nil)))"
             ),
             "1"
+        );
+    }
+
+    /// The forms whose last part is in tail position (`if`, `begin`, `cond`, `and`, `or`),
+    /// evaluated by `eval_flow`'s loop, answer as they always did, empty ones included, and
+    /// keep a recursion through them proper tail calls.
+    #[test]
+    fn tail_positions_answer_as_the_forms_do() {
+        assert_eq!(
+            run(
+                "(list (and) (or) (and 1 2) (and #f 2) (or #f 3) (or 4 5) (cond (#f 1) (2)) \
+                 (cond (#f 1)) (cond (else)) (cond ((= 1 1) 7 8)) (begin) (begin 1 2) (if #f 1))"
+            ),
+            "(#t #f 2 #f 3 4 2 nil #t 8 nil 2 nil)"
+        );
+        assert_eq!(
+            run(
+                "(define (f n) (cond ((= n 0) 'done) (else (and #t (or #f (begin (f (- n 1))))))))\
+                 (f 200000)"
+            ),
+            "done"
         );
     }
 

@@ -228,7 +228,9 @@ impl Machine {
         }
     }
 
-    #[inline]
+    /// Inlined into [`Machine::eval`] (and the closure that grows the stack): as a function of
+    /// its own, it was one frame more on the Rust stack for each level of a recursion.
+    #[inline(always)]
     fn eval_nested(&mut self, node: &Node, env: &Env) -> R<Value> {
         // A call of a global builtin (arithmetic, `cons`, `list`: most calls) is made here,
         // without the detour through `eval_flow`'s tail-call result.
@@ -246,8 +248,8 @@ impl Machine {
         }
         match self.eval_flow(node, env)? {
             Flow::Value(v) => Ok(v),
-            Flow::Tail(c, args, span) => self.enter(c, Entry::Args(args), span),
-            Flow::Bound(c, frame, span) => self.enter(c, Entry::Frame(frame), span),
+            Flow::Tail(c, args, span) => self.enter_here(c, Entry::Args(args), span),
+            Flow::Bound(c, frame, span) => self.enter_here(c, Entry::Frame(frame), span),
         }
     }
 
@@ -453,35 +455,52 @@ impl Machine {
         self.enter(c, Entry::Args(args), span)
     }
 
-    /// [`Machine::call_closure`], the frame made either way.
+    /// [`Machine::call_closure`], the frame made either way. A recursion through builtins
+    /// (`map`, `apply`) may nest calls without nesting `eval`, so the room left on the stack is
+    /// looked at here every few levels, as `eval` does.
     fn enter(&mut self, c: Rc<Closure>, entry: Entry, span: Span) -> R<Value> {
+        self.nesting += 1;
+        let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
+            stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.enter_here(c, entry, span))
+        } else {
+            self.enter_here(c, entry, span)
+        };
+        self.nesting -= 1;
+        r
+    }
+
+    /// [`Machine::enter`] on the stack as it is: a call `eval` makes, which has looked at the
+    /// room left itself (a level of the evaluator's recursion takes about 1.5 KB, and it looks
+    /// every few levels, far inside [`RED_ZONE`]). Without a second look here, the procedure's
+    /// run needs one frame of its own on the Rust stack, not two (a fifth less stack per level
+    /// of a recursion thousands of calls deep).
+    #[inline(never)]
+    fn enter_here(&mut self, c: Rc<Closure>, entry: Entry, span: Span) -> R<Value> {
         if self.depth >= self.budget.depth {
-            return Err(Diagnostic::new(
-                "runaway-recursion",
-                format!(
-                    "runaway recursion: calls nested more than {} deep",
-                    self.budget.depth
-                ),
-            )
-            .with_label(span, "this call went over the depth limit")
-            .with_help(
-                "make the recursive call in tail position (the last thing the procedure does), or \
-                 raise the depth budget (`Limits::depth`) if the recursion really is this deep",
-            ));
+            return Err(self.runaway_recursion(span));
         }
         self.depth += 1;
         let name = c.name();
-        // Every few levels, as `eval` does: a recursion through builtins (`map`, `apply`) may
-        // nest calls without nesting `eval`, and is watched here.
-        self.nesting += 1;
-        let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
-            stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.run_closure(c, entry, span))
-        } else {
-            self.run_closure(c, entry, span)
-        };
-        self.nesting -= 1;
+        let r = self.run_closure(c, entry, span);
         self.depth -= 1;
         r.map_err(|d| self.add_call_site(d, name, span))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn runaway_recursion(&self, span: Span) -> Diagnostic {
+        Diagnostic::new(
+            "runaway-recursion",
+            format!(
+                "runaway recursion: calls nested more than {} deep",
+                self.budget.depth
+            ),
+        )
+        .with_label(span, "this call went over the depth limit")
+        .with_help(
+            "make the recursive call in tail position (the last thing the procedure does), or \
+             raise the depth budget (`Limits::depth`) if the recursion really is this deep",
+        )
     }
 
     /// As an error leaves a procedure, shows where it was called from (the innermost few calls;
@@ -529,6 +548,9 @@ impl Machine {
         r
     }
 
+    /// Inlined into [`Machine::enter_here`]: as a function of its own, it was one frame more on
+    /// the Rust stack for each level of a recursion.
+    #[inline(always)]
     fn run_closure(&mut self, mut c: Rc<Closure>, mut entry: Entry, mut span: Span) -> R<Value> {
         loop {
             let env = match entry {

@@ -298,6 +298,22 @@ impl Machine {
             }
             _ => {}
         }
+        self.call_builtin_buffered(b, args, arg_spans, span, env)
+    }
+
+    /// [`Machine::call_builtin_inline`] of no argument or of three or four, their values in a
+    /// buffer on the Rust stack. Out of line: its buffer made the frame of every builtin call
+    /// 64 bytes larger, and a recursion through a builtin's argument (`(+ (car l) (sum (cdr
+    /// l)))`) carries that frame at every level.
+    #[inline(never)]
+    fn call_builtin_buffered(
+        &mut self,
+        b: &'static builtins::BuiltinDef,
+        args: &[Node],
+        arg_spans: &[Span],
+        span: Span,
+        env: &Env,
+    ) -> R<Value> {
         let mut vals: [Value; INLINE_ARGS] = Default::default();
         for (slot, a) in vals.iter_mut().zip(args) {
             // The slot holds `Nil`, which owns nothing: forgetting it saves a call of the

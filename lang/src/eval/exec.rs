@@ -204,12 +204,19 @@ impl Machine {
         // is well inside the red zone.
         self.nesting += 1;
         let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
-            stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.eval_nested(node, env))
+            self.eval_growing(node, env)
         } else {
             self.eval_nested(node, env)
         };
         self.nesting -= 1;
         r
+    }
+
+    /// [`Machine::eval_nested`] once the room left on the stack has been looked at (as
+    /// [`Machine::call_builtin_growing`], out of line for the frame of `eval`).
+    #[inline(never)]
+    fn eval_growing(&mut self, node: &Node, env: &Env) -> R<Value> {
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.eval_nested(node, env))
     }
 
     /// The builtin a call names globally when it can be made in place by
@@ -340,6 +347,23 @@ impl Machine {
         r
     }
 
+    /// [`Machine::call_builtin_inline`] once the room left on the stack has been looked at
+    /// (growing it if it runs low). Out of line: the closure `stacker` runs and its result took
+    /// room in the frame of every function that makes nested builtin calls.
+    #[inline(never)]
+    fn call_builtin_growing(
+        &mut self,
+        b: &'static builtins::BuiltinDef,
+        args: &[Node],
+        arg_spans: &[Span],
+        span: Span,
+        env: &Env,
+    ) -> R<Value> {
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+            self.call_builtin_inline(b, args, arg_spans, span, env)
+        })
+    }
+
     /// Evaluates an argument: a variable or a constant (most arguments) here, without the call
     /// of [`Machine::eval`], with the same step and the same answer.
     #[inline(always)]
@@ -368,9 +392,7 @@ impl Machine {
                     self.step(func.span)?;
                     self.nesting += 1;
                     let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
-                        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-                            self.call_builtin_inline(b, args, arg_spans, a.span, env)
-                        })
+                        self.call_builtin_growing(b, args, arg_spans, a.span, env)
                     } else {
                         self.call_builtin_inline(b, args, arg_spans, a.span, env)
                     };
@@ -852,21 +874,6 @@ impl Machine {
                     }
                     Next::Value(v) => v,
                 },
-                NodeKind::Set { name, value, slot } => {
-                    let v = self.eval(value, env)?;
-                    self.effects += 1;
-                    let assigned = slot.is_some_and(|slot| env.set_at(slot, *name, &v))
-                        || env.set(*name, v.clone());
-                    if !assigned {
-                        if !self.globals.is_bound(*name) {
-                            return Err(self.unbound(*name, env, node.span).with_note(
-                                "`set!` changes an existing variable; use `define` to create one",
-                            ));
-                        }
-                        self.globals.set(*name, v.clone());
-                    }
-                    v
-                }
                 _ => return self.eval_form(node, env),
             };
             return Ok(Flow::Value(v));
@@ -1024,6 +1031,21 @@ impl Machine {
                 self.frames.give_back(inner);
                 return r;
             }
+            NodeKind::Set { name, value, slot } => {
+                let v = self.eval(value, env)?;
+                self.effects += 1;
+                let assigned = slot.is_some_and(|slot| env.set_at(slot, *name, &v))
+                    || env.set(*name, v.clone());
+                if !assigned {
+                    if !self.globals.is_bound(*name) {
+                        return Err(self.unbound(*name, env, node.span).with_note(
+                            "`set!` changes an existing variable; use `define` to create one",
+                        ));
+                    }
+                    self.globals.set(*name, v.clone());
+                }
+                v
+            }
             NodeKind::Lambda(l) => self.make_closure(l, env, ClosureKind::Lambda),
             NodeKind::Define { name, value, local } => {
                 let v = self.eval(value, env)?;
@@ -1137,8 +1159,7 @@ impl Machine {
             | NodeKind::Begin(_)
             | NodeKind::Cond(_)
             | NodeKind::And(_)
-            | NodeKind::Or(_)
-            | NodeKind::Set { .. } => return self.eval_flow(node, env),
+            | NodeKind::Or(_) => return self.eval_flow(node, env),
         };
         Ok(Flow::Value(v))
     }

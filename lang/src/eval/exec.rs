@@ -874,6 +874,21 @@ impl Machine {
                     }
                     Next::Value(v) => v,
                 },
+                NodeKind::Set { name, value, slot } => {
+                    let v = self.eval(value, env)?;
+                    self.effects += 1;
+                    let assigned = slot.is_some_and(|slot| env.set_at(slot, *name, &v))
+                        || env.set(*name, v.clone());
+                    if !assigned {
+                        if !self.globals.is_bound(*name) {
+                            return Err(self.unbound(*name, env, node.span).with_note(
+                                "`set!` changes an existing variable; use `define` to create one",
+                            ));
+                        }
+                        self.globals.set(*name, v.clone());
+                    }
+                    v
+                }
                 _ => return self.eval_form(node, env),
             };
             return Ok(Flow::Value(v));
@@ -1031,21 +1046,6 @@ impl Machine {
                 self.frames.give_back(inner);
                 return r;
             }
-            NodeKind::Set { name, value, slot } => {
-                let v = self.eval(value, env)?;
-                self.effects += 1;
-                let assigned = slot.is_some_and(|slot| env.set_at(slot, *name, &v))
-                    || env.set(*name, v.clone());
-                if !assigned {
-                    if !self.globals.is_bound(*name) {
-                        return Err(self.unbound(*name, env, node.span).with_note(
-                            "`set!` changes an existing variable; use `define` to create one",
-                        ));
-                    }
-                    self.globals.set(*name, v.clone());
-                }
-                v
-            }
             NodeKind::Lambda(l) => self.make_closure(l, env, ClosureKind::Lambda),
             NodeKind::Define { name, value, local } => {
                 let v = self.eval(value, env)?;
@@ -1159,7 +1159,8 @@ impl Machine {
             | NodeKind::Begin(_)
             | NodeKind::Cond(_)
             | NodeKind::And(_)
-            | NodeKind::Or(_) => return self.eval_flow(node, env),
+            | NodeKind::Or(_)
+            | NodeKind::Set { .. } => return self.eval_flow(node, env),
         };
         Ok(Flow::Value(v))
     }

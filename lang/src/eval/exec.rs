@@ -85,6 +85,18 @@ fn fast_one(op: Op, x: &Value) -> Option<Value> {
     })
 }
 
+/// Whether a builtin of one argument, borrowed where it lies, answers true: the predicates
+/// without a value made for their answer, anything else as [`fast_one`] makes it.
+#[inline(always)]
+fn holds(op: Op, x: &Value) -> Option<bool> {
+    match op {
+        Op::NullP => Some(matches!(x, Value::Nil)),
+        Op::PairP => Some(matches!(x, Value::Pair(_))),
+        Op::Not => Some(!x.is_true()),
+        _ => fast_one(op, x).map(|v| v.is_true()),
+    }
+}
+
 /// A builtin of two integers made in place; `None` where the builtin itself must answer (another
 /// builtin, or an overflow: the checked operations fail exactly where the builtin's do).
 #[inline(always)]
@@ -248,8 +260,7 @@ impl Machine {
         } = &node.kind
         {
             if let Some(b) = self.global_builtin(func, args) {
-                self.step(node.span)?;
-                self.step(func.span)?;
+                self.step_each([node.span, func.span])?;
                 return self.call_builtin_inline(b, args, arg_spans, node.span, env);
             }
         }
@@ -388,8 +399,7 @@ impl Machine {
                 arg_spans,
             } => {
                 if let Some(b) = self.global_builtin(func, args) {
-                    self.step(a.span)?;
-                    self.step(func.span)?;
+                    self.step_each([a.span, func.span])?;
                     self.nesting += 1;
                     let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
                         self.call_builtin_growing(b, args, arg_spans, a.span, env)
@@ -417,12 +427,10 @@ impl Machine {
                     match args.as_slice() {
                         [a] => {
                             if let NodeKind::Local(s, slot) = &a.kind {
-                                let v = env
-                                    .with_at(*slot, *s, |x| fast_one(b.op, x).map(|v| v.is_true()));
+                                let op = b.op;
+                                let v = env.with_at(*slot, *s, |x| holds(op, x));
                                 if let Some(Some(hit)) = v {
-                                    self.step(t.span)?;
-                                    self.step(func.span)?;
-                                    self.step(a.span)?;
+                                    self.step_each([t.span, func.span, a.span])?;
                                     return Ok(hit);
                                 }
                             }
@@ -432,10 +440,7 @@ impl Machine {
                                 self.leaf_int(c, env).and_then(|j| fast_ints(b.op, i, j))
                             });
                             if let Some(v) = v {
-                                self.step(t.span)?;
-                                self.step(func.span)?;
-                                self.step(a.span)?;
-                                self.step(c.span)?;
+                                self.step_each([t.span, func.span, a.span, c.span])?;
                                 return Ok(v.is_true());
                             }
                         }
@@ -1346,6 +1351,28 @@ mod tests {
             table.1,
             "{through_table}"
         );
+    }
+
+    /// Steps taken together (a builtin call and its head, a predicate of a variable) still
+    /// stop at the very step that crosses the budget, whatever the budget: each run below ends
+    /// with one step over it, as steps taken one at a time do.
+    #[test]
+    fn a_budget_runs_out_at_the_step_that_crosses_it() {
+        let src = "(define (walk l acc) (if (null? l) acc \
+                   (walk (cdr l) (if (< (car l) 3) (+ acc (cadr (cons 0 l))) acc)))) \
+                   (walk '(1 2 3 4 5) 0)";
+        let mut i = Interpreter::new(Limits::default());
+        assert_eq!(i.eval_source("t.ttdl", src).unwrap(), "3");
+        let total = i.machine().steps;
+        for budget in 1..total {
+            let mut i = Interpreter::new(Limits {
+                steps: budget,
+                ..Limits::default()
+            });
+            let err = i.eval_source("t.ttdl", src).unwrap_err();
+            assert_eq!(err[0].code, "budget", "{}", err[0].message);
+            assert_eq!(i.machine().steps, budget + 1, "budget {budget}");
+        }
     }
 
     /// A named `let` or an internal `define` binds a closure in the frame it captures: the

@@ -236,6 +236,22 @@ impl Machine {
         Ok(())
     }
 
+    /// Takes one step for each span, in order, as that many calls of [`Machine::step`] would,
+    /// with one comparison when none of them reaches the next checkpoint (a builtin call and
+    /// its head, a predicate of a variable). Where one would, they are taken one by one, so a
+    /// budget runs out at the same step and span.
+    #[inline(always)]
+    pub fn step_each<const N: usize>(&mut self, spans: [Span; N]) -> R<()> {
+        if self.steps + N as u64 <= self.next_check {
+            self.steps += N as u64;
+            return Ok(());
+        }
+        for span in spans {
+            self.step(span)?;
+        }
+        Ok(())
+    }
+
     /// Counts `n` steps of work done inside a builtin (copying a list, say).
     pub fn charge(&mut self, n: u64, span: Span) -> R<()> {
         self.steps = self.steps.saturating_add(n);

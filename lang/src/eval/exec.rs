@@ -20,8 +20,9 @@ use crate::span::Span;
 const RED_ZONE: usize = 128 * 1024;
 const STACK_SEGMENT: usize = 4 * 1024 * 1024;
 
-/// The stack each top-level form is evaluated on (reserved, not resident): about 2 KB a level
-/// of non-tail calls, so the default depth budget's recursion fits with room to spare.
+/// The stack each top-level form is evaluated on (reserved, not resident): about 1 KB a level
+/// of non-tail calls in a release build, so the default depth budget's recursion fits with room
+/// to spare.
 pub(crate) const EVAL_STACK: usize = 64 * 1024 * 1024;
 
 /// Nesting levels of `eval` between two looks at the room left on the Rust stack: a few hundred
@@ -513,10 +514,9 @@ impl Machine {
     }
 
     /// [`Machine::enter`] on the stack as it is: a call `eval` makes, which has looked at the
-    /// room left itself (a level of the evaluator's recursion takes about 1.5 KB, and it looks
+    /// room left itself (a level of the evaluator's recursion takes about 1 KB, and it looks
     /// every few levels, far inside [`RED_ZONE`]). Without a second look here, the procedure's
-    /// run needs one frame of its own on the Rust stack, not two (a fifth less stack per level
-    /// of a recursion thousands of calls deep).
+    /// run needs one frame of its own on the Rust stack, not two.
     #[inline(never)]
     fn enter_here(&mut self, c: Rc<Closure>, entry: Entry, span: Span) -> R<Value> {
         if self.depth >= self.budget.depth {

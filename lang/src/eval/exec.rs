@@ -261,7 +261,7 @@ impl Machine {
         } = &node.kind
         {
             if let Some(b) = self.global_builtin(func, args) {
-                self.step_each([node.span, func.span])?;
+                self.step2(&node.span, &func.span)?;
                 return self.call_builtin_inline(b, args, arg_spans, node.span, env);
             }
         }
@@ -400,7 +400,7 @@ impl Machine {
                 arg_spans,
             } => {
                 if let Some(b) = self.global_builtin(func, args) {
-                    self.step_each([a.span, func.span])?;
+                    self.step2(&a.span, &func.span)?;
                     self.nesting += 1;
                     let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
                         self.call_builtin_growing(b, args, arg_spans, a.span, env)
@@ -431,7 +431,7 @@ impl Machine {
                                 let op = b.op;
                                 let v = env.with_at(*slot, *s, |x| holds(op, x));
                                 if let Some(Some(hit)) = v {
-                                    self.step_each([t.span, func.span, a.span])?;
+                                    self.step3(&t.span, &func.span, &a.span)?;
                                     return Ok(hit);
                                 }
                             }
@@ -441,7 +441,7 @@ impl Machine {
                                 self.leaf_int(c, env).and_then(|j| fast_ints(b.op, i, j))
                             });
                             if let Some(v) = v {
-                                self.step_each([t.span, func.span, a.span, c.span])?;
+                                self.step4(&t.span, &func.span, &a.span, &c.span)?;
                                 return Ok(v.is_true());
                             }
                         }

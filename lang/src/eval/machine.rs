@@ -236,18 +236,61 @@ impl Machine {
         Ok(())
     }
 
-    /// Takes one step for each span, in order, as that many calls of [`Machine::step`] would,
-    /// with one comparison when none of them reaches the next checkpoint (a builtin call and
-    /// its head, a predicate of a variable). Where one would, they are taken one by one, so a
-    /// budget runs out at the same step and span.
+    /// Takes one step for each of two spans, in order, as two calls of [`Machine::step`] would,
+    /// with one comparison when neither reaches the next checkpoint (a builtin call and its
+    /// head). Where one would, they are taken one by one, so a budget runs out at the same step
+    /// and span. The spans are passed by reference: by value (24 bytes each) they took room in
+    /// the frame of every caller, a level of the evaluator's recursion among them.
     #[inline(always)]
-    pub fn step_each<const N: usize>(&mut self, spans: [Span; N]) -> R<()> {
-        if self.steps + N as u64 <= self.next_check {
-            self.steps += N as u64;
+    pub fn step2(&mut self, a: &Span, b: &Span) -> R<()> {
+        self.step_up_to_4(2, a, b, None, None)
+    }
+
+    /// [`Machine::step2`] of three spans (a predicate of a variable: the call, its head, the
+    /// variable).
+    #[inline(always)]
+    pub fn step3(&mut self, a: &Span, b: &Span, c: &Span) -> R<()> {
+        self.step_up_to_4(3, a, b, Some(c), None)
+    }
+
+    /// [`Machine::step2`] of four spans (a comparison of two leaves).
+    #[inline(always)]
+    pub fn step4(&mut self, a: &Span, b: &Span, c: &Span, d: &Span) -> R<()> {
+        self.step_up_to_4(4, a, b, Some(c), Some(d))
+    }
+
+    #[inline(always)]
+    fn step_up_to_4(
+        &mut self,
+        n: u64,
+        a: &Span,
+        b: &Span,
+        c: Option<&Span>,
+        d: Option<&Span>,
+    ) -> R<()> {
+        if self.steps + n <= self.next_check {
+            self.steps += n;
             return Ok(());
         }
-        for span in spans {
-            self.step(span)?;
+        self.steps_one_by_one(a, b, c, d)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn steps_one_by_one(
+        &mut self,
+        a: &Span,
+        b: &Span,
+        c: Option<&Span>,
+        d: Option<&Span>,
+    ) -> R<()> {
+        self.step(*a)?;
+        self.step(*b)?;
+        if let Some(c) = c {
+            self.step(*c)?;
+        }
+        if let Some(d) = d {
+            self.step(*d)?;
         }
         Ok(())
     }

@@ -193,22 +193,22 @@ impl Machine {
         // Leaves (about half of all nodes evaluated) neither recurse nor need the stack check.
         match &node.kind {
             NodeKind::Const(v) => {
-                self.step(node.span)?;
+                self.step(&node.span)?;
                 return Ok(share(v));
             }
             NodeKind::Local(sym, slot) => {
-                self.step(node.span)?;
+                self.step(&node.span)?;
                 return match env.get_at(*slot, *sym) {
                     Some(v) => Ok(v),
                     None => self.lookup(*sym, env, node.span),
                 };
             }
             NodeKind::Global(sym) => {
-                self.step(node.span)?;
+                self.step(&node.span)?;
                 return self.lookup_global(*sym, env, node.span);
             }
             NodeKind::Var(sym) => {
-                self.step(node.span)?;
+                self.step(&node.span)?;
                 return self.lookup(*sym, env, node.span);
             }
             _ => {}
@@ -288,7 +288,7 @@ impl Machine {
                 // A variable's value is read where it lies: no count taken and given back.
                 if let NodeKind::Local(sym, slot) = &a.kind {
                     if let Some(v) = env.with_at(*slot, *sym, |x| fast_one(b.op, x)).flatten() {
-                        self.step(a.span)?;
+                        self.step(&a.span)?;
                         return Ok(v);
                     }
                 }
@@ -304,7 +304,7 @@ impl Machine {
                 // An integer and an integer variable or constant: no value is built for either.
                 if let Value::Int(i) = x {
                     if let Some(v) = self.leaf_int(c, env).and_then(|j| fast_ints(b.op, i, j)) {
-                        self.step(c.span)?;
+                        self.step(&c.span)?;
                         return Ok(v);
                     }
                 }
@@ -382,14 +382,14 @@ impl Machine {
     fn operand(&mut self, a: &Node, env: &Env) -> R<Value> {
         match &a.kind {
             NodeKind::Local(sym, slot) => {
-                self.step(a.span)?;
+                self.step(&a.span)?;
                 match env.get_at(*slot, *sym) {
                     Some(v) => Ok(v),
                     None => self.lookup(*sym, env, a.span),
                 }
             }
             NodeKind::Const(v) => {
-                self.step(a.span)?;
+                self.step(&a.span)?;
                 Ok(share(v))
             }
             // A builtin call nested in a builtin call (`(cadr (car l))`) or a procedure's argument
@@ -790,7 +790,7 @@ impl Machine {
     pub fn eval_flow(&mut self, node: &Node, env: &Env) -> R<Flow> {
         let mut node = node;
         loop {
-            self.step(node.span)?;
+            self.step(&node.span)?;
             let v = match &node.kind {
                 NodeKind::Const(v) => share(v),
                 NodeKind::Local(sym, slot) => match env.get_at(*slot, *sym) {
@@ -808,7 +808,7 @@ impl Machine {
                     // `car`): the procedure is read in place, and the arguments live on the Rust
                     // stack, so such a call allocates nothing.
                     if let Some(b) = self.global_builtin(func, args) {
-                        self.step(func.span)?;
+                        self.step(&func.span)?;
                         return self
                             .call_builtin_inline(b, args, arg_spans, node.span, env)
                             .map(Flow::Value);
@@ -817,7 +817,7 @@ impl Machine {
                         // A procedure named globally (most calls of a procedure) is read here,
                         // as `eval` would read it.
                         NodeKind::Global(sym) => {
-                            self.step(func.span)?;
+                            self.step(&func.span)?;
                             self.lookup_global(*sym, env, func.span)?
                         }
                         _ => self.eval(func, env)?,

@@ -227,8 +227,11 @@ impl Machine {
 
     /// Counts one evaluation step against the budget. The fast path is one compare; the
     /// interrupt flag is read only every [`INTERRUPT_POLL`] steps.
+    ///
+    /// The span is passed by reference and read only at a checkpoint: passed by value (24
+    /// bytes), each call site kept a copy of it in its caller's frame.
     #[inline]
-    pub fn step(&mut self, span: Span) -> R<()> {
+    pub fn step(&mut self, span: &Span) -> R<()> {
         self.steps += 1;
         if self.steps > self.next_check {
             return self.checkpoint(span);
@@ -284,13 +287,13 @@ impl Machine {
         c: Option<&Span>,
         d: Option<&Span>,
     ) -> R<()> {
-        self.step(*a)?;
-        self.step(*b)?;
+        self.step(a)?;
+        self.step(b)?;
         if let Some(c) = c {
-            self.step(*c)?;
+            self.step(c)?;
         }
         if let Some(d) = d {
-            self.step(*d)?;
+            self.step(d)?;
         }
         Ok(())
     }
@@ -299,13 +302,15 @@ impl Machine {
     pub fn charge(&mut self, n: u64, span: Span) -> R<()> {
         self.steps = self.steps.saturating_add(n);
         if self.steps > self.next_check {
-            return self.checkpoint(span);
+            return self.checkpoint(&span);
         }
         Ok(())
     }
 
     #[cold]
-    fn checkpoint(&mut self, span: Span) -> R<()> {
+    #[inline(never)]
+    fn checkpoint(&mut self, span: &Span) -> R<()> {
+        let span = *span;
         if self.steps > self.budget.steps {
             return Err(self.out_of_steps(span));
         }

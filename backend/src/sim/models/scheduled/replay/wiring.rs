@@ -198,7 +198,7 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
         }
         for &j in inj_by_msg.of(m) {
             if let Resource::Inject(node) = injections[j as usize].resource {
-                keys.push(((node as u32, Port::Inject), 2, j));
+                keys.push(((node, Port::Inject), 2, j));
             }
         }
         // Queues: one per (node, input port) of this message.

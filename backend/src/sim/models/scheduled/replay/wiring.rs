@@ -162,9 +162,12 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
     let mut keys: Vec<((u32, Port), u8, u32)> = Vec::new();
     let mut pairs: Vec<(u32, u32)> = Vec::new();
     let mut steps_sorted: Vec<(Resource, u32)> = Vec::new();
+    // This message's instructions by (node, output port): read from the programs once.
+    let mut outs: Vec<((u32, Port), u32)> = Vec::new();
     for m in 0..n {
         let ks = by_msg.of(m);
         keys.clear();
+        outs.clear();
         steps_sorted.clear();
         steps_sorted.extend(
             problem.steps[m]
@@ -177,6 +180,7 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
             let (node, input, output, at) = ports(k);
             let a = &mut acts[at as usize];
             keys.push(((node, input), 0, k));
+            outs.push(((node, output), k));
             let r = match output {
                 Port::Eject => {
                     a.slot = eject_slot(links, node);
@@ -224,10 +228,7 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
         }
         // Cursors: one per (node, output port) of this message.
         keys.clear();
-        for &k in ks {
-            let (node, _, output, _) = ports(k);
-            keys.push(((node, output), 0, k));
-        }
+        keys.extend(outs.iter().map(|&(key, k)| (key, 0, k)));
         keys.sort_unstable();
         ej_first.push(ej_at.len() as u32);
         let mut last: Option<(u32, Port)> = None;

@@ -51,8 +51,11 @@ pub fn port_towards(network: &Network, node: NodeId, neighbour: NodeId) -> Port 
 /// processor's own injection, which is no switch instruction).
 fn output_of(network: &Network, r: Resource) -> Option<(NodeId, Port)> {
     match r {
-        Resource::Link { from, to } => Some((from, port_towards(network, from, to))),
-        Resource::Eject(n) => Some((n, Port::Eject)),
+        Resource::Link { from, to } => Some((
+            from as NodeId,
+            port_towards(network, from as NodeId, to as NodeId),
+        )),
+        Resource::Eject(n) => Some((n as NodeId, Port::Eject)),
         Resource::Inject(_) => None,
     }
 }
@@ -60,7 +63,7 @@ fn output_of(network: &Network, r: Resource) -> Option<(NodeId, Port)> {
 /// The port a resource enters the next switch by.
 fn input_of(network: &Network, r: Resource) -> Port {
     match r {
-        Resource::Link { from, to } => port_towards(network, to, from),
+        Resource::Link { from, to } => port_towards(network, to as NodeId, from as NodeId),
         Resource::Inject(_) => Port::Inject,
         Resource::Eject(_) => Port::Eject,
     }

@@ -230,7 +230,7 @@ fn link_busy(p: &Plan) -> Vec<Value> {
         .collect();
     for h in &p.schedule.holds {
         if let Resource::Link { from, to } = h.resource {
-            *busy.entry((from, to)).or_default() += h.end - h.start;
+            *busy.entry((from as usize, to as usize)).or_default() += h.end - h.start;
         }
     }
     busy.into_iter()

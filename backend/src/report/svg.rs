@@ -327,8 +327,8 @@ pub fn snapshots(p: &Plan) -> String {
             let Resource::Link { from, to } = h.resource else {
                 continue;
             };
-            let (x1, y1) = at(from);
-            let (x2, y2) = at(to);
+            let (x1, y1) = at(from as usize);
+            let (x2, y2) = at(to as usize);
             // Offset each direction sideways so opposite messages do not overlap.
             let (dx, dy) = (x2 - x1, y2 - y1);
             let len = (dx * dx + dy * dy).sqrt().max(1.0);

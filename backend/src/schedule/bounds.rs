@@ -111,7 +111,7 @@ impl Latencies {
                 let d = steps
                     .iter()
                     .zip(&depth)
-                    .find(|(st, _)| Some(st.resource) == node.map(Resource::Eject))
+                    .find(|(st, _)| Some(st.resource) == node.map(Resource::eject))
                     .map_or(0, |(_, &d)| d);
                 cycles.push(d.saturating_mul(lat));
             }
@@ -347,7 +347,7 @@ pub fn makespan(problem: &Problem) -> Result<Bound, ScheduleError> {
                     .dst
                     .iter()
                     .enumerate()
-                    .filter(|&(_, &d)| node_of.get(d) == Some(&x))
+                    .filter(|&(_, &d)| node_of.get(d) == Some(&(x as usize)))
                     .filter_map(|(j, _)| reader_tail.get(first[m] + j))
                     .copied()
                     .max()
@@ -1457,7 +1457,7 @@ mod tests {
             let held: Vec<Vec<(Resource, u64)>> = (0..msgs)
                 .map(|_| {
                     let mut v: Vec<(Resource, u64)> = (0..1 + next(4))
-                        .map(|d| (Resource::Inject(next(12) as usize), d))
+                        .map(|d| (Resource::inject(next(12) as usize), d))
                         .collect();
                     v.sort_unstable();
                     v.dedup_by_key(|x| x.0);

@@ -120,19 +120,16 @@ fn assemble(
     }
     let src = dag.layers[0][0];
     let mut path = vec![src];
-    let mut steps = vec![Step::new(Resource::Inject(src), None)];
+    let mut steps = vec![Step::new(Resource::inject(src), None)];
     let mut placed = vec![inject];
     let mut from = src;
     for (to, lane, s) in rev.into_iter().rev() {
-        steps.push(Step::new(
-            Resource::Link { from, to },
-            Some(steps.len() - 1),
-        ));
+        steps.push(Step::new(Resource::link(from, to), Some(steps.len() - 1)));
         placed.push((lane, s));
         path.push(to);
         from = to;
     }
-    steps.push(Step::new(Resource::Eject(from), Some(steps.len() - 1)));
+    steps.push(Step::new(Resource::eject(from), Some(steps.len() - 1)));
     placed.push(eject);
     Choice {
         path,
@@ -152,7 +149,7 @@ pub(crate) fn earliest_waiting(
     let k = dag.hops();
     let src = dag.layers[0][0];
     let inject = {
-        let (s, lane) = occ.earliest(Resource::Inject(src), release, size);
+        let (s, lane) = occ.earliest(Resource::inject(src), release, size);
         (lane, s)
     };
     let mut reached: Vec<Vec<Option<(usize, u64, usize)>>> =
@@ -164,10 +161,7 @@ pub(crate) fn earliest_waiting(
                 continue;
             };
             for &b in &dag.next[i][a] {
-                let r = Resource::Link {
-                    from: dag.layers[i][a],
-                    to: dag.layers[i + 1][b],
-                };
+                let r = Resource::link(dag.layers[i][a], dag.layers[i + 1][b]);
                 let (s, lane) = occ.earliest(r, tu + h, size);
                 if reached[i + 1][b].is_none_or(|(_, t, _)| s < t) {
                     reached[i + 1][b] = Some((lane, s, a));
@@ -176,7 +170,7 @@ pub(crate) fn earliest_waiting(
         }
     }
     let (_, td, _) = reached[k][0]?;
-    let (se, le) = occ.earliest(Resource::Eject(dag.layers[k][0]), td + h, size);
+    let (se, le) = occ.earliest(Resource::eject(dag.layers[k][0]), td + h, size);
     Some(assemble(dag, inject, &reached, (le, se)))
 }
 
@@ -198,12 +192,12 @@ pub(crate) fn earliest_clear(
         dag.layers.iter().map(|l| vec![None; l.len()]).collect();
     let mut t = release;
     while t < before {
-        let (s, l0) = occ.earliest(Resource::Inject(src), t, size);
+        let (s, l0) = occ.earliest(Resource::inject(src), t, size);
         if s >= before {
             return None;
         }
         t = s;
-        let (se, le) = occ.earliest(Resource::Eject(dst), t + to_eject, size);
+        let (se, le) = occ.earliest(Resource::eject(dst), t + to_eject, size);
         if se != t + to_eject {
             // No injection earlier than this one can eject in time.
             t = se - to_eject;
@@ -223,10 +217,7 @@ pub(crate) fn earliest_clear(
                     if reached[i + 1][b].is_some() {
                         continue;
                     }
-                    let r = Resource::Link {
-                        from: dag.layers[i][a],
-                        to: dag.layers[i + 1][b],
-                    };
+                    let r = Resource::link(dag.layers[i][a], dag.layers[i + 1][b]);
                     let (s, lane) = occ.earliest(r, at, size);
                     if s == at {
                         reached[i + 1][b] = Some((lane, at, a));

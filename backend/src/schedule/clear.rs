@@ -72,10 +72,7 @@ impl Paths {
             .windows(2)
             .enumerate()
             .map(|(i, w)| {
-                let r = res.id(Resource::Link {
-                    from: w[0],
-                    to: w[1],
-                });
+                let r = res.id(Resource::link(w[0], w[1]));
                 vec![(i as u32, i as u32 + 1, r)]
             })
             .collect();
@@ -103,10 +100,7 @@ impl Paths {
                 let mut out = Vec::new();
                 for (a, bs) in per.iter().enumerate() {
                     for &b in bs {
-                        let r = res.id(Resource::Link {
-                            from: layers[i][a],
-                            to: layers[i + 1][b],
-                        });
+                        let r = res.id(Resource::link(layers[i][a], layers[i + 1][b]));
                         out.push((first[i] + a as u32, first[i + 1] + b as u32, r));
                     }
                 }
@@ -692,7 +686,7 @@ fn ends(problem: &Problem, m: usize) -> Option<(NodeId, NodeId)> {
             }
     });
     match (chain, steps[0].resource, steps[steps.len() - 1].resource) {
-        (true, Resource::Inject(src), Resource::Eject(dst)) => Some((src, dst)),
+        (true, Resource::Inject(src), Resource::Eject(dst)) => Some((src as NodeId, dst as NodeId)),
         _ => None,
     }
 }
@@ -727,8 +721,8 @@ fn prepare(problem: &Problem, start: &Schedule, seed: u64) -> Option<Search> {
     for m in 0..n {
         let (src, dst) = ends(problem, m)?;
         let steps = &problem.steps[m];
-        let inject = res.id(Resource::Inject(src));
-        let eject = res.id(Resource::Eject(dst));
+        let inject = res.id(Resource::inject(src));
+        let eject = res.id(Resource::eject(dst));
         let dag = if problem.choose_routes
             && edges < MOST_EDGES
             && matches!(problem.routing.routes.get(m), Some(Route::Path(_)))
@@ -747,7 +741,7 @@ fn prepare(problem: &Problem, start: &Schedule, seed: u64) -> Option<Search> {
                 let mut nodes = vec![src];
                 for st in &steps[1..steps.len() - 1] {
                     if let Resource::Link { to, .. } = st.resource {
-                        nodes.push(to);
+                        nodes.push(to as NodeId);
                     }
                 }
                 Paths::path(&nodes, &mut res, inject, eject)

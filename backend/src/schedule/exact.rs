@@ -445,7 +445,7 @@ pub(crate) fn static_finish(problem: &Problem, holds: &[Hold], release: &[u64]) 
 pub(crate) fn arrival_at(holds: &[Hold], node: usize) -> u64 {
     holds
         .iter()
-        .filter(|h| h.resource == super::Resource::Eject(node))
+        .filter(|h| h.resource == super::Resource::eject(node))
         .map(|h| h.end)
         .max()
         .unwrap_or(0)

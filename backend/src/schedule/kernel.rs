@@ -194,7 +194,7 @@ pub fn schedule_from_holds(
         std::collections::HashMap::new();
     for h in &holds {
         if let Resource::Eject(node) = h.resource {
-            let a = arrival_at.entry((h.msg, node)).or_insert(0);
+            let a = arrival_at.entry((h.msg, node as usize)).or_insert(0);
             *a = (*a).max(h.end);
         }
     }

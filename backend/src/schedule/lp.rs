@@ -215,7 +215,7 @@ pub fn schedule(problem: &Problem, solver: &dyn LpSolver) -> Result<Schedule, Sc
         let placed = solve_phase(problem, solver, &win, &mut occ, &mut stats)?;
         for h in &placed {
             if let Resource::Eject(node) = h.resource {
-                let a = arrival_at.entry((h.msg, node)).or_default();
+                let a = arrival_at.entry((h.msg, node as usize)).or_default();
                 *a = (*a).max(h.end);
             }
         }

@@ -352,7 +352,7 @@ fn earliest_releases(problem: &Problem, depth: &[Vec<u64>]) -> Result<Vec<u64>, 
         }
         let e = problem.steps[m]
             .iter()
-            .position(|s| s.resource == Resource::Eject(node));
+            .position(|s| s.resource == Resource::eject(node));
         e.map_or(0, |e| depth[m][e] * lat + msg.size)
     };
     let early = program::run_with(traffic, |m, d, at| {
@@ -426,7 +426,7 @@ impl Incumbent {
                 let node = node_of[d];
                 let a = given
                     .holds_of(m)
-                    .filter(|hd| hd.resource == Resource::Eject(node))
+                    .filter(|hd| hd.resource == Resource::eject(node))
                     .map(|hd| hd.end)
                     .max()
                     .unwrap_or(given.released[m]);
@@ -529,7 +529,7 @@ impl<'p, 'a> Builder<'p, 'a> {
             let mut hi = vec![i64::MAX; steps.len()];
             for j in (0..steps.len()).rev() {
                 if let Resource::Eject(node) = steps[j].resource {
-                    let t = tail.get(&(m, node)).copied().unwrap_or(0);
+                    let t = tail.get(&(m, node as usize)).copied().unwrap_or(0);
                     hi[j] = horizon as i64 - 1 - t as i64;
                 }
                 if let Some(p) = steps[j].parent() {
@@ -782,7 +782,7 @@ impl<'p, 'a> Builder<'p, 'a> {
                 }
                 let e = self.problem.steps[m]
                     .iter()
-                    .position(|s| s.resource == Resource::Eject(node))
+                    .position(|s| s.resource == Resource::eject(node))
                     .ok_or_else(|| {
                         ScheduleError::Input(format!("message {m} is not ejected at node {node}"))
                     })?;
@@ -1094,7 +1094,7 @@ fn rebuild(
     let mut arrive: BTreeMap<(MsgId, usize), u64> = BTreeMap::new();
     for h in &holds {
         if let Resource::Eject(node) = h.resource {
-            let a = arrive.entry((h.msg, node)).or_default();
+            let a = arrive.entry((h.msg, node as usize)).or_default();
             *a = (*a).max(h.end);
         }
     }

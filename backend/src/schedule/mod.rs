@@ -39,11 +39,57 @@ pub mod verify;
 mod wave_search;
 
 /// What a fragment holds: a network link or a processor port.
+///
+/// Nodes are numbered in 32 bits here (a network has far fewer than 2³² nodes, and
+/// [`Problem::new`] refuses one that has more): a plan keeps one resource per hold and per route
+/// step, a hundred million of each for a million messages, and 32-bit node numbers make a
+/// resource 12 bytes rather than 24. [`Resource::link`], [`Resource::inject`] and
+/// [`Resource::eject`] build one from node ids, [`Resource::node`] and [`Resource::ends`] read
+/// them back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Resource {
-    Link { from: NodeId, to: NodeId },
-    Inject(NodeId),
-    Eject(NodeId),
+    Link { from: Node32, to: Node32 },
+    Inject(Node32),
+    Eject(Node32),
+}
+
+/// A node id as a [`Resource`] keeps it.
+pub type Node32 = u32;
+
+impl Resource {
+    /// The link `from -> to`.
+    pub fn link(from: NodeId, to: NodeId) -> Resource {
+        Resource::Link {
+            from: from as Node32,
+            to: to as Node32,
+        }
+    }
+
+    /// Node `n`'s injection port.
+    pub fn inject(n: NodeId) -> Resource {
+        Resource::Inject(n as Node32)
+    }
+
+    /// Node `n`'s ejection port.
+    pub fn eject(n: NodeId) -> Resource {
+        Resource::Eject(n as Node32)
+    }
+
+    /// The node whose port it is, or the link's source.
+    pub fn node(&self) -> NodeId {
+        match *self {
+            Resource::Link { from, .. } => from as NodeId,
+            Resource::Inject(n) | Resource::Eject(n) => n as NodeId,
+        }
+    }
+
+    /// A link's ends, as node ids.
+    pub fn ends(&self) -> Option<(NodeId, NodeId)> {
+        match *self {
+            Resource::Link { from, to } => Some((from as NodeId, to as NodeId)),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for Resource {
@@ -323,25 +369,34 @@ pub enum ScheduleError {
 }
 
 /// One step of a message's journey: a resource and the step it follows (None for the first).
+/// 16 bytes: a million messages of a hundred hops keep a hundred million of them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
     pub resource: Resource,
-    /// The step before this one (its index in the message's steps); 32 bits, as a message's
-    /// route is far shorter, to keep the millions of steps of a large program small.
-    parent: Option<u32>,
+    /// The step before this one (its index in the message's steps), [`Step::NO_PARENT`] for the
+    /// first; 32 bits, as a message's route is far shorter, and no `Option` (which would take
+    /// 8 bytes) to keep the millions of steps of a large program small.
+    parent: u32,
 }
 
 impl Step {
+    const NO_PARENT: u32 = u32::MAX;
+
     pub fn new(resource: Resource, parent: Option<usize>) -> Step {
         Step {
             resource,
-            parent: parent.map(|p| u32::try_from(p).expect("a route of fewer than 2^32 hops")),
+            parent: parent.map_or(Step::NO_PARENT, |p| {
+                u32::try_from(p)
+                    .ok()
+                    .filter(|&p| p != Step::NO_PARENT)
+                    .expect("a route of fewer than 2^32 - 1 hops")
+            }),
         }
     }
 
     /// The step before this one, `None` for the injection.
     pub fn parent(&self) -> Option<usize> {
-        self.parent.map(|p| p as usize)
+        (self.parent != Step::NO_PARENT).then_some(self.parent as usize)
     }
 }
 
@@ -385,7 +440,7 @@ pub fn steps_of(
             ))
         })
     };
-    let mut steps = vec![Step::new(Resource::Inject(src), None)];
+    let mut steps = vec![Step::new(Resource::inject(src), None)];
     match route {
         Route::Path(nodes) => {
             if nodes.first() != Some(&src) || nodes.last() != dsts.last() || dsts.len() != 1 {
@@ -396,15 +451,9 @@ pub fn steps_of(
             }
             for w in nodes.windows(2) {
                 check_link(w[0], w[1])?;
-                steps.push(Step::new(
-                    Resource::Link {
-                        from: w[0],
-                        to: w[1],
-                    },
-                    Some(steps.len() - 1),
-                ));
+                steps.push(Step::new(Resource::link(w[0], w[1]), Some(steps.len() - 1)));
             }
-            steps.push(Step::new(Resource::Eject(dsts[0]), Some(steps.len() - 1)));
+            steps.push(Step::new(Resource::eject(dsts[0]), Some(steps.len() - 1)));
         }
         Route::Tree(edges) => {
             // Breadth-first from the root so parents come first; `into[n]` is the step entering n.
@@ -418,7 +467,7 @@ pub fn steps_of(
                     match into.get(&a).copied() {
                         Some(p) if !into.contains_key(&b) => {
                             check_link(a, b)?;
-                            steps.push(Step::new(Resource::Link { from: a, to: b }, Some(p)));
+                            steps.push(Step::new(Resource::link(a, b), Some(p)));
                             into.insert(b, steps.len() - 1);
                         }
                         Some(_) => {
@@ -442,7 +491,7 @@ pub fn steps_of(
                         "the multicast tree of message {msg} does not reach node {d}"
                     ))
                 })?;
-                steps.push(Step::new(Resource::Eject(*d), Some(p)));
+                steps.push(Step::new(Resource::eject(*d), Some(p)));
             }
         }
     }
@@ -495,6 +544,13 @@ impl<'a> Problem<'a> {
                 "{} tasks but only {} placed",
                 traffic.tasks.len(),
                 placement.node_of.len()
+            )));
+        }
+        if network.nodes() > Node32::MAX as usize {
+            return Err(ScheduleError::Input(format!(
+                "{} has {} nodes: at most 2^32 - 1 can be scheduled",
+                network.spec,
+                network.nodes()
             )));
         }
         if let Some(&n) = placement.node_of.iter().find(|&&n| n >= network.nodes()) {
@@ -848,6 +904,22 @@ pub fn lower_bound(problem: &Problem) -> (u64, String) {
 mod tests {
     use super::*;
     use crate::traffic::{Message, Op, Task};
+
+    /// A large plan keeps one resource per hold and per route step (a hundred million of each
+    /// for a million messages): their sizes are what its memory is made of.
+    #[test]
+    fn plan_rows_stay_small() {
+        assert_eq!(std::mem::size_of::<Resource>(), 12);
+        assert_eq!(std::mem::size_of::<Step>(), 16);
+        assert!(std::mem::size_of::<Hold>() <= 40);
+        assert_eq!(Resource::link(3, 4).node(), 3);
+        assert_eq!(Resource::inject(5).node(), 5);
+        assert_eq!(Resource::eject(6), Resource::Eject(6));
+        assert_eq!(Resource::link(3, 4).ends(), Some((3, 4)));
+        assert_eq!(Resource::eject(6).ends(), None);
+        assert_eq!(Step::new(Resource::inject(0), None).parent(), None);
+        assert_eq!(Step::new(Resource::eject(0), Some(7)).parent(), Some(7));
+    }
 
     /// A message of 2⁴⁰ words is refused up front, not scheduled word by word until memory runs
     /// out; the dynamic models refuse it too.

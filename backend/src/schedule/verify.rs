@@ -340,7 +340,7 @@ fn check_programs(
     let holds = &schedule.holds;
     let node_of = &problem.placement.node_of;
     let timing = program::run_with(traffic, |m, d, _| {
-        let at_node = on(holds, by_msg, m, Resource::Eject(node_of[d]))
+        let at_node = on(holds, by_msg, m, Resource::eject(node_of[d]))
             .iter()
             .map(|&i| holds[i as usize].end)
             .max();

@@ -166,7 +166,7 @@ fn link_words(net: &crate::topology::Network, plan: &schedule::Schedule) -> Vec<
     let mut busy = vec![0u64; net.links.len()];
     for h in &plan.holds {
         if let schedule::Resource::Link { from, to } = h.resource {
-            if let Some(l) = net.link_between(from, to) {
+            if let Some(l) = net.link_between(from as usize, to as usize) {
                 busy[l] += h.end.saturating_sub(h.start);
             }
         }

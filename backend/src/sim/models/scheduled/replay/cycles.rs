@@ -20,7 +20,7 @@ use crate::traffic::MsgId;
 pub(super) struct Moved {
     /// Per cursor: the words it took.
     pub taken: Vec<u32>,
-    /// Per cursor that ejects: the cycle after its last word arrived.
+    /// Per ejection ([`Ejections`]): the cycle after its last word arrived.
     pub last_word: Vec<u64>,
     pub ejections: Ejections,
     /// Words moved across links.
@@ -83,6 +83,7 @@ pub(super) fn execute(
     let links = network.links.len();
     let Wired {
         acts,
+        starts,
         mut queues,
         inj_q,
         cursors,
@@ -112,7 +113,7 @@ pub(super) fn execute(
     let mut lists: Vec<VecDeque<(u64, u16)>> = vec![VecDeque::new(); lists as usize];
     let mut base = vec![0u32; lists.len()];
     let mut taken = vec![0u32; cursors];
-    let mut last_word = vec![0u64; cursors];
+    let mut last_word = vec![0u64; ejections.count()];
     let mut word_hops = 0u64;
     let mut waiting = Waiting {
         held: vec![0; inputs],
@@ -141,13 +142,24 @@ pub(super) fn execute(
     let mut merged: Vec<Act> = Vec::new();
     let mut done: Vec<bool> = Vec::new();
     let (mut si, mut ji) = (0usize, 0usize);
+    // The start cycle of act `si` (its run's in `starts`, `bi` following `si`).
+    let mut bi = 0usize;
+    let start_of = |si: usize, bi: &mut usize| -> Option<u64> {
+        if si >= acts.len() {
+            return None;
+        }
+        while starts.get(*bi + 1).is_some_and(|&(_, f)| f as usize <= si) {
+            *bi += 1;
+        }
+        starts.get(*bi).map(|&(s, _)| s)
+    };
     let mut t = 0u64;
     let mut polled = 0u64;
     while t < horizon {
         // Skip idle stretches.
         if active.is_empty() && active_inj.is_empty() {
             let next = [
-                acts.get(si).map(|a| a.start),
+                start_of(si, &mut bi),
                 inj_starts.get(ji).map(|&j| injections[j as usize].start),
             ]
             .into_iter()
@@ -171,12 +183,12 @@ pub(super) fn execute(
         // Instructions starting now, merged into the active list, which stays sorted by
         // (depth, instruction) without re-sorting it.
         fresh.clear();
-        while let Some(a) = acts.get(si) {
-            if a.start > t {
+        while let Some(s) = start_of(si, &mut bi) {
+            if s > t {
                 break;
             }
-            if a.start == t {
-                fresh.push(*a);
+            if s == t {
+                fresh.push(acts[si]);
             }
             si += 1;
         }
@@ -279,7 +291,9 @@ pub(super) fn execute(
                 if eject {
                     // Words leave a queue in the order they entered it: a cursor's words
                     // reach the processor in order by construction.
-                    last_word[c] = t + 1;
+                    if let Some(l) = last_word.get_mut(act.outq as usize) {
+                        *l = t + 1;
+                    }
                     continue;
                 }
                 let Some(out) = queues.get_mut(act.outq as usize) else {

@@ -54,6 +54,25 @@ impl<'a> Flat<'a> {
             .flat_map(|np| np.instructions.iter().map(move |i| (np.node as u32, i)))
     }
 
+    /// Every instruction with its program's index and the node that runs it, in number order.
+    pub fn iter_programs(&self) -> impl Iterator<Item = (u32, u32, &'a Instruction)> + 'a {
+        self.programs.nodes.iter().enumerate().flat_map(|(p, np)| {
+            np.instructions
+                .iter()
+                .map(move |i| (p as u32, np.node as u32, i))
+        })
+    }
+
+    /// Instruction `k`, of program `p` (as [`Flat::iter_programs`] gave it), and the node that
+    /// runs it: no search.
+    pub fn at(&self, p: u32, k: usize) -> (u32, &'a Instruction) {
+        let np = &self.programs.nodes[p as usize];
+        (
+            np.node as u32,
+            &np.instructions[k - self.offset[p as usize]],
+        )
+    }
+
     /// Instruction `k` and the node that runs it (a search: for error messages).
     pub fn get(&self, k: usize) -> (u32, Instruction) {
         let p = self.offset.partition_point(|&o| o <= k).saturating_sub(1);

@@ -1189,3 +1189,29 @@ fn packet_limit_cuts_messages_into_packets() {
         }
     }
 }
+
+/// A reader that goes away (`ttdl run … | head -1`) ends the output quietly: no panic, no
+/// error, exit 0, in text and JSON, for every command that prints.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::process::Stdio;
+    for args in [
+        &["run", "examples/jacobi-2d.ttdl"][..],
+        &["run", "examples/jacobi-2d.ttdl", "--format", "json"],
+        &["check", "examples/jacobi-2d.ttdl"],
+        &["dag", "examples/jacobi-2d.ttdl"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ttdl"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("ttdl runs");
+        // Close the reading end before anything is read.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("ttdl ends");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {:?} {err}", out.status);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}

@@ -120,7 +120,7 @@ pub struct Common {
 }
 
 pub fn run(args: &ArrayArgs) -> CliResult {
-    print!("{}", render(args)?);
+    super::print(&render(args)?)?;
     Ok(())
 }
 

@@ -32,7 +32,7 @@ pub fn run(args: &CheckArgs) -> CliResult {
     let file = required_file(args.file.as_deref(), "check")?;
     let input = super::input::read_folded(file, &args.source)?;
     let (printed, mut traffic) = (input.printed, input.traffic);
-    print!("{printed}");
+    super::print(&printed)?;
     let spinner = super::Spinner::new("timing the program");
     Session::time_for_check(&mut traffic, args.timing.as_deref()).map_err(|e| match e {
         ttdl_session::SessionError::Plan(pipeline::PipelineError::Config(s)) => CliError::Usage(s),
@@ -48,7 +48,7 @@ pub fn run(args: &CheckArgs) -> CliResult {
                 .map_err(|e| CliError::Internal(e.to_string()))?
         }
     };
-    print!("{out}");
+    super::print(&out)?;
     if let Some(dir) = &args.output.out {
         write_tasks_file(dir, file, &traffic, args.output.force)?;
     }

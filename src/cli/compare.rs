@@ -69,7 +69,7 @@ pub fn run(args: &CompareArgs) -> CliResult {
                 + "\n"
         }
     };
-    print!("{out}");
+    super::print(&out)?;
     if let Some(path) = &args.html {
         let html = report::html::compare(&title, &prog, &rows);
         super::write::file(path, &html, args.output.force)?;

@@ -47,6 +47,6 @@ pub fn run(args: &DagArgs) -> CliResult {
         }
         DagFormat::Dot => to_dot(&traffic, &dag, &delays),
     };
-    print!("{out}");
+    super::print(&out)?;
     Ok(())
 }

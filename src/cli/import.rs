@@ -2,7 +2,6 @@
 //! with `-o`. The conversion itself is the library's (`ttdl_lang::tgff`); this file reads the
 //! arguments and the file, and prints or writes.
 
-use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
@@ -111,8 +110,6 @@ fn tgff_import(a: &TgffArgs) -> CliResult {
     match &a.output {
         Some(out) => std::fs::write(out, program)
             .map_err(|e| CliError::Input(format!("cannot write `{}`: {e}", out.display()))),
-        None => std::io::stdout()
-            .write_all(program.as_bytes())
-            .map_err(|e| CliError::Internal(format!("cannot write to standard output: {e}"))),
+        None => super::print(&program),
     }
 }

@@ -57,6 +57,61 @@ pub type CliResult = Result<(), CliError>;
 /// terminal (never in a pipe or a test's captured output); cleared when dropped.
 pub struct Spinner(Option<indicatif::ProgressBar>);
 
+/// Standard output as the commands write it: once the reader has gone (`ttdl run … | head`),
+/// the rest is discarded quietly, as Unix tools do, rather than failing or panicking.
+pub struct Stdout {
+    gone: bool,
+}
+
+impl Stdout {
+    pub fn new() -> Stdout {
+        Stdout { gone: false }
+    }
+}
+
+impl Default for Stdout {
+    fn default() -> Self {
+        Stdout::new()
+    }
+}
+
+impl std::io::Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.gone {
+            return Ok(buf.len());
+        }
+        match std::io::stdout().lock().write(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.gone = true;
+                Ok(buf.len())
+            }
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.gone {
+            return Ok(());
+        }
+        match std::io::stdout().lock().flush() {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.gone = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
+/// Writes `text` to standard output ([`Stdout`]).
+pub fn print(text: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    let mut out = Stdout::new();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| CliError::Input(format!("cannot write to standard output: {e}")))
+}
+
 impl Spinner {
     pub fn new(what: &str) -> Spinner {
         use std::io::IsTerminal;

@@ -72,7 +72,7 @@ struct Row {
 }
 
 pub fn run(args: &ModelArgs) -> CliResult {
-    print!("{}", render(args)?);
+    super::print(&render(args)?)?;
     Ok(())
 }
 

@@ -48,14 +48,14 @@ pub fn run(args: &RunArgs) -> CliResult {
             let text = out.summary_of(report);
             match args.output.format {
                 Format::Text => {
-                    print!("{printed}");
-                    print!("{text}");
+                    super::print(&printed)?;
+                    super::print(&text)?;
                 }
                 Format::Json => {
                     // Keep stdout one JSON document: what the script printed goes to stderr. The
                     // document is written as it is made (a large plan's runs to hundreds of MB).
                     eprint!("{printed}");
-                    out.write_json_of(report, std::io::stdout().lock())
+                    out.write_json_of(report, std::io::BufWriter::new(super::Stdout::new()))
                         .map_err(cli_error)?;
                 }
             }

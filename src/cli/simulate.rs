@@ -122,6 +122,6 @@ pub fn run(args: &SimulateArgs) -> CliResult {
         let files = [("simulate.json".to_string(), doc + "\n")];
         super::write::dir(dir, &files, args.output.force)?;
     }
-    print!("{out}");
+    super::print(&out)?;
     Ok(())
 }

@@ -263,7 +263,7 @@ pub fn run(args: &SweepArgs) -> CliResult {
         return match &args.csv {
             Some(path) => super::write::file(path, &text, args.output.force),
             None => {
-                print!("{text}");
+                super::print(&text)?;
                 Ok(())
             }
         };
@@ -356,19 +356,19 @@ fn publish(args: &SweepArgs, spec: &SweepSpec, rows: &[PointResult]) -> CliResul
         Format::Json => {
             let doc =
                 serde_json::json!({"version": 1, "sweep": spec, "table": table, "points": rows});
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&doc)
+            super::print(
+                &(serde_json::to_string_pretty(&doc)
                     .map_err(|e| CliError::Internal(e.to_string()))?
-            );
+                    + "\n"),
+            )?;
         }
         Format::Text => {
             if !csv_path {
-                print!("{csv}");
+                super::print(&csv)?;
             } else {
                 for r in &table {
-                    println!(
-                        "{} {}: load {:.4} flits/node/cycle: accepted {:.4}, mean latency {:.2} ± {:.2} over {} seed(s){}",
+                    super::print(&format!(
+                        "{} {}: load {:.4} flits/node/cycle: accepted {:.4}, mean latency {:.2} ± {:.2} over {} seed(s){}\n",
                         r.model,
                         r.pattern,
                         r.offered_flits,
@@ -377,7 +377,7 @@ fn publish(args: &SweepArgs, spec: &SweepSpec, rows: &[PointResult]) -> CliResul
                         r.latency_ci95,
                         r.seeds,
                         if r.saturated { "  (saturated)" } else { "" }
-                    );
+                    ))?;
                 }
             }
         }
@@ -487,7 +487,7 @@ fn merge(dir: &std::path::Path, csv: Option<&std::path::Path>, force: bool) -> C
     match csv {
         Some(p) => super::write::file(p, &table, force),
         None => {
-            print!("{table}");
+            super::print(&table)?;
             Ok(())
         }
     }

@@ -60,6 +60,7 @@ fn main() -> Result<(), String> {
     let params = modulo::Params {
         moves_per_message: moves as usize,
         slack_percent: slack,
+        ..modulo::Params::default()
     };
     let start = Instant::now();
     let p = modulo::plan_with(&problem, &layout, seed, &params, &Progress::none())

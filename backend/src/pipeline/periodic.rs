@@ -104,7 +104,7 @@ pub(super) fn plan_periodic(
             } else {
                 let problem =
                     schedule::Problem::new(&t, network, placement, &routing, cfg.hardware)?;
-                schedule::modulo::plan(&problem, &layout, cfg.seed, progress)?
+                schedule::modulo::plan(&problem, &layout, cfg.seed, cfg.effort, progress)?
             };
             let (s, routing) = match slotted {
                 Some(p) => (p.schedule, p.routing),

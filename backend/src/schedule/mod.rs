@@ -30,6 +30,7 @@ pub mod lp;
 pub mod milp;
 pub mod modulo;
 mod occupancy;
+mod slot_sat;
 pub(crate) use occupancy::{FastMap, Groups};
 pub mod periodic;
 pub mod priority;

@@ -24,7 +24,10 @@ use std::collections::{BTreeMap, VecDeque};
 
 use ttdl_ir::iterations::Layout;
 
-use super::{kernel, periodic, torus_seed, Hold, Method, Problem, Schedule, ScheduleError};
+use super::improve::Effort;
+use super::{
+    kernel, periodic, slot_sat, torus_seed, Hold, Method, Problem, Schedule, ScheduleError,
+};
 use crate::progress::Progress;
 use crate::topology::{Network, NodeId};
 use crate::traffic::{Op, Route, Routing};
@@ -37,6 +40,48 @@ pub struct Params {
     /// How far above the bound a table is still taken, in percent: a longer one is left to
     /// the sample scheduler, which may do better.
     pub slack_percent: u64,
+    /// Conflicts the satisfiability search may spend on each period it tries (0: none).
+    pub sat_conflicts: u32,
+    /// When set, fewer for a small formula: one conflict per this many cells of it (at
+    /// least 100,000), so a period that has no table costs a small program little.
+    pub sat_cells_per_conflict: Option<u32>,
+    /// Seconds the satisfiability search may spend in all (`--effort SECONDS`).
+    pub sat_seconds: Option<u64>,
+    /// The largest formula it is tried on: cells a table of the period fills, summed over
+    /// its offsets ([`slot_sat::cell_hits`]).
+    pub sat_largest: usize,
+}
+
+impl Params {
+    /// The search's effort at `--effort`. The satisfiability search is left out when quick;
+    /// at default it takes formulas of up to two million cells (a 6×6 mesh's all-to-all: 0.5
+    /// million) with a conflict per four cells, at most 200,000 per period (seconds);
+    /// thorough takes any size up to [`slot_sat::MAX_CELL_HITS`] with a million conflicts per
+    /// period (an 8×8 mesh's all-to-all, 5 million cells, needs about 300,000 for 134
+    /// cycles: minutes).
+    pub fn for_effort(effort: Effort) -> Params {
+        let base = Params::default();
+        match effort {
+            Effort::Quick | Effort::Seconds(0) => Params {
+                sat_conflicts: 0,
+                ..base
+            },
+            Effort::Default => base,
+            Effort::Thorough => Params {
+                sat_conflicts: 1_000_000,
+                sat_cells_per_conflict: None,
+                sat_largest: slot_sat::MAX_CELL_HITS,
+                ..base
+            },
+            Effort::Seconds(s) => Params {
+                sat_conflicts: u32::MAX,
+                sat_cells_per_conflict: None,
+                sat_seconds: Some(s),
+                sat_largest: slot_sat::MAX_CELL_HITS,
+                ..base
+            },
+        }
+    }
 }
 
 impl Default for Params {
@@ -44,6 +89,10 @@ impl Default for Params {
         Params {
             moves_per_message: 60,
             slack_percent: 5,
+            sat_conflicts: 200_000,
+            sat_cells_per_conflict: Some(4),
+            sat_seconds: None,
+            sat_largest: 2_000_000,
         }
     }
 }
@@ -500,9 +549,10 @@ pub fn plan(
     problem: &Problem,
     layout: &Layout,
     seed: u64,
+    effort: Effort,
     progress: &Progress,
 ) -> Result<Option<Planned>, ScheduleError> {
-    plan_with(problem, layout, seed, &Params::default(), progress)
+    plan_with(problem, layout, seed, &Params::for_effort(effort), progress)
 }
 
 /// [`plan`] with the search's effort given.
@@ -732,6 +782,76 @@ pub fn plan_with(
             break;
         }
     }
+    // Below the repair search's table (or from the highest period taken when it found none),
+    // by satisfiability under the network's symmetry, each message on the router's path: one
+    // period shorter at a time while a table is found within the budget.
+    if params.sat_conflicts > 0 && params.sat_largest > 0 {
+        let messages = slots
+            .iter()
+            .zip(&initial)
+            .map(|(slot, path)| slot_sat::Message {
+                src: slot.src,
+                dst: slot.dst,
+                words: slot.words,
+                path: path
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &x)| dags[slot.dag].layers[i][x])
+                    .collect(),
+            })
+            .collect();
+        let input = slot_sat::Input {
+            net,
+            latency: hw.hop_latency,
+            cap: &cap,
+            messages,
+        };
+        let cells = slot_sat::cell_hits(&input, found.as_ref().map_or(top, |(p, _)| *p));
+        let sat = slot_sat::Budget {
+            conflicts: match params.sat_cells_per_conflict {
+                Some(k) => (cells / k.max(1) as usize)
+                    .clamp(100_000, params.sat_conflicts.max(100_000) as usize)
+                    as u32,
+                None => params.sat_conflicts,
+            },
+            until: params
+                .sat_seconds
+                .map(|s| std::time::Instant::now() + std::time::Duration::from_secs(s)),
+        };
+        let mut period = found.as_ref().map_or(top + 1, |(p, _)| *p);
+        while period > bound && slot_sat::cell_hits(&input, period - 1) <= params.sat_largest {
+            period -= 1;
+            progress.stage(
+                &format!("schedule (slot table by satisfiability, {period} cycles)"),
+                1,
+            );
+            let slot_sat::Outcome::Table(offsets) = slot_sat::table(&input, period, sat, progress)?
+            else {
+                break;
+            };
+            // The search checks the table (it repairs nothing in a table without conflicts).
+            let warm = (offsets, initial.clone());
+            let (made, t) = search(
+                period,
+                hw.hop_latency,
+                &slots,
+                &dags,
+                &initial,
+                nodes,
+                &cap,
+                u64::MAX,
+                seed,
+                budget,
+                Some(&warm),
+                progress,
+            )?;
+            moves.push((period, made));
+            match t {
+                Some(t) => found = Some((period, t)),
+                None => break,
+            }
+        }
+    }
     let Some((period, (offsets, paths))) = found else {
         return Ok(None);
     };
@@ -897,8 +1017,10 @@ mod tests {
             count: 4,
             suffix: 0,
         };
-        assert!(plan(&problem, &layout, 1, &Progress::none())
-            .expect("no error")
-            .is_none());
+        assert!(
+            plan(&problem, &layout, 1, Effort::Default, &Progress::none())
+                .expect("no error")
+                .is_none()
+        );
     }
 }

@@ -132,6 +132,14 @@ impl Dag {
         self.edges.len()
     }
 
+    /// The nodes of a path given as layer indices.
+    fn nodes(&self, path: &[usize]) -> Vec<NodeId> {
+        path.iter()
+            .enumerate()
+            .map(|(i, &x)| self.layers[i][x])
+            .collect()
+    }
+
     /// Every minimal path from `src` to `dst`.
     fn minimal(net: &Network, src: NodeId, dst: NodeId) -> Option<Dag> {
         let to = net.distances_to(dst);
@@ -700,6 +708,25 @@ pub fn plan_with(
     // a torus at the bound leaves no path to change), links may fill up to the period.
     let mut found: Option<(u64, Found)> = None;
     let mut moves = Vec::new();
+    // A table made otherwise (the torus waves', the solver's) is checked by the search, which
+    // repairs what conflicts (nothing, in a table without conflicts) and may fill links to the
+    // period.
+    let check = |period: u64, warm: &Found| {
+        search(
+            period,
+            hw.hop_latency,
+            &slots,
+            &dags,
+            &initial,
+            nodes,
+            &cap,
+            u64::MAX,
+            seed,
+            budget,
+            Some(warm),
+            progress,
+        )
+    };
     // Whole translations of a 2-D torus: a constructed table, from a little further above the
     // bound (its search is cheap: one offset and route per translation) down while one is
     // found, each checked (and repaired if need be) by the search, before the general search.
@@ -723,21 +750,7 @@ pub fn plan_with(
             let Some(paths) = layer_paths(&slots, &dags, &node_paths) else {
                 break;
             };
-            let warm = (offsets, paths);
-            let (made, t) = search(
-                period,
-                hw.hop_latency,
-                &slots,
-                &dags,
-                &initial,
-                nodes,
-                &cap,
-                u64::MAX,
-                seed,
-                budget,
-                Some(&warm),
-                progress,
-            )?;
+            let (made, t) = check(period, &(offsets, paths))?;
             moves.push((period, made));
             match t {
                 Some(t) => found = Some((period, t)),
@@ -793,11 +806,7 @@ pub fn plan_with(
                 src: slot.src,
                 dst: slot.dst,
                 words: slot.words,
-                path: path
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &x)| dags[slot.dag].layers[i][x])
-                    .collect(),
+                path: dags[slot.dag].nodes(path),
             })
             .collect();
         let input = slot_sat::Input {
@@ -819,36 +828,25 @@ pub fn plan_with(
                 .map(|s| std::time::Instant::now() + std::time::Duration::from_secs(s)),
         };
         let mut period = found.as_ref().map_or(top + 1, |(p, _)| *p);
-        while period > bound && slot_sat::cell_hits(&input, period - 1) <= params.sat_largest {
-            period -= 1;
-            progress.stage(
-                &format!("schedule (slot table by satisfiability, {period} cycles)"),
-                1,
-            );
-            let slot_sat::Outcome::Table(offsets) = slot_sat::table(&input, period, sat, progress)?
-            else {
-                break;
-            };
-            // The search checks the table (it repairs nothing in a table without conflicts).
-            let warm = (offsets, initial.clone());
-            let (made, t) = search(
-                period,
-                hw.hop_latency,
-                &slots,
-                &dags,
-                &initial,
-                nodes,
-                &cap,
-                u64::MAX,
-                seed,
-                budget,
-                Some(&warm),
-                progress,
-            )?;
-            moves.push((period, made));
-            match t {
-                Some(t) => found = Some((period, t)),
-                None => break,
+        // No formula when a route leaves the network.
+        if let Some(shared) = slot_sat::prepare(&input) {
+            while period > bound && slot_sat::cell_hits(&input, period - 1) <= params.sat_largest {
+                period -= 1;
+                progress.stage(
+                    &format!("schedule (slot table by satisfiability, {period} cycles)"),
+                    1,
+                );
+                let slot_sat::Outcome::Table(offsets) =
+                    slot_sat::table(&input, &shared, period, sat, progress)?
+                else {
+                    break;
+                };
+                let (made, t) = check(period, &(offsets, initial.clone()))?;
+                moves.push((period, made));
+                match t {
+                    Some(t) => found = Some((period, t)),
+                    None => break,
+                }
             }
         }
     }
@@ -865,14 +863,7 @@ pub fn plan_with(
         .max()
         .unwrap_or(0);
     let node_paths: Vec<Vec<NodeId>> = (0..per)
-        .map(|j| {
-            let layers = &dags[slots[j].dag].layers;
-            paths[j]
-                .iter()
-                .enumerate()
-                .map(|(i, &x)| layers[i][x])
-                .collect()
-        })
+        .map(|j| dags[slots[j].dag].nodes(&paths[j]))
         .collect();
     let routing = Routing {
         routes: (0..traffic.messages.len())

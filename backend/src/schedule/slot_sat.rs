@@ -287,17 +287,37 @@ pub(super) fn cell_hits(input: &Input, period: u64) -> usize {
         .saturating_mul(period as usize)
 }
 
+/// What the formulas of every period share: each message's resources and the mirrors.
+pub(super) struct Shared {
+    routes: Vec<Vec<usize>>,
+    mirrors: Vec<Mirror>,
+}
+
+/// [`Shared`] for `input`, or `None` when a route leaves the network.
+pub(super) fn prepare(input: &Input) -> Option<Shared> {
+    let routes = input
+        .messages
+        .iter()
+        .map(|m| resources(input.net, m))
+        .collect::<Option<Vec<_>>>()?;
+    Some(Shared {
+        routes,
+        mirrors: mirrors(input),
+    })
+}
+
 /// The slot table of `period`, found within the solver's `budget` (per formula tried). The
 /// whole group is asked first; when no table has its symmetry (a mirror that fixes a node of
 /// an odd side makes the node's messages and their images start together), each mirror alone,
 /// then none.
 pub(super) fn table(
     input: &Input,
+    shared: &Shared,
     period: u64,
     budget: Budget,
     progress: &Progress,
 ) -> Result<Outcome, ScheduleError> {
-    let all = mirrors(input);
+    let all = &shared.mirrors;
     let mut tried: Vec<Vec<Mirror>> = vec![all.clone()];
     if all.len() > 1 {
         tried.extend(all.iter().map(|m| vec![m.clone()]));
@@ -308,6 +328,7 @@ pub(super) fn table(
     for generators in &tried {
         match solve(
             input,
+            &shared.routes,
             &group_of(input, generators),
             period,
             budget,
@@ -323,19 +344,12 @@ pub(super) fn table(
 /// The slot table of `period` that `g` maps onto itself.
 fn solve(
     input: &Input,
+    routes: &[Vec<usize>],
     g: &Group,
     period: u64,
     budget: Budget,
     progress: &Progress,
 ) -> Result<Outcome, ScheduleError> {
-    let Some(routes) = input
-        .messages
-        .iter()
-        .map(|m| resources(input.net, m))
-        .collect::<Option<Vec<_>>>()
-    else {
-        return Ok(Outcome::Undecided);
-    };
     let p = period as usize;
     if p == 0 || cell_hits(input, period) > MAX_CELL_HITS {
         return Ok(Outcome::Undecided);
@@ -551,7 +565,8 @@ mod tests {
             let (net, messages) = all_to_all(spec, words);
             let cap = caps(&net, ports);
             let input = input(&net, messages, latency, &cap);
-            match table(&input, period, budget, &Progress::none()).expect("no error") {
+            let shared = prepare(&input).expect("routes");
+            match table(&input, &shared, period, budget, &Progress::none()).expect("no error") {
                 Outcome::Table(offset) => check(&input, period, &offset),
                 _ => panic!("{spec}: no table of {period} cycles"),
             }
@@ -569,7 +584,14 @@ mod tests {
             until: None,
         };
         assert!(matches!(
-            table(&input, 7, budget, &Progress::none()).expect("no error"),
+            table(
+                &input,
+                &prepare(&input).expect("routes"),
+                7,
+                budget,
+                &Progress::none()
+            )
+            .expect("no error"),
             Outcome::Impossible
         ));
     }

@@ -41,10 +41,11 @@ pub struct Params {
     /// the sample scheduler, which may do better.
     pub slack_percent: u64,
     /// Conflicts the satisfiability search may spend on each period it tries (0: none).
-    pub sat_conflicts: u32,
-    /// When set, fewer for a small formula: one conflict per this many cells of it (at
-    /// least 100,000), so a period that has no table costs a small program little.
-    pub sat_cells_per_conflict: Option<u32>,
+    pub sat_conflicts: u64,
+    /// When set, the conflicts of every period tried together, as conflicts × millions of
+    /// cells of the formula (a conflict costs about as much as the formula is large), and at
+    /// most `sat_conflicts`: what the search spends grows no faster than the problem.
+    pub sat_work: Option<u64>,
     /// Seconds the satisfiability search may spend in all (`--effort SECONDS`).
     pub sat_seconds: Option<u64>,
     /// The largest formula it is tried on: cells a table of the period fills, summed over
@@ -54,11 +55,10 @@ pub struct Params {
 
 impl Params {
     /// The search's effort at `--effort`. The satisfiability search is left out when quick;
-    /// at default it takes formulas of up to two million cells (a 6×6 mesh's all-to-all: 0.5
-    /// million) with a conflict per four cells, at most 200,000 per period (seconds);
-    /// thorough takes any size up to [`slot_sat::MAX_CELL_HITS`] with a million conflicts per
-    /// period (an 8×8 mesh's all-to-all, 5 million cells, needs about 300,000 for 134
-    /// cycles: minutes).
+    /// at default it takes formulas of up to eight million cells (the all-to-all of an 8×8
+    /// mesh: 4 million) and spends on all the periods it tries what [`Params::sat_work`]
+    /// allows (seconds to a minute); thorough takes any size up to
+    /// [`slot_sat::MAX_CELL_HITS`] with a million conflicts per period (minutes).
     pub fn for_effort(effort: Effort) -> Params {
         let base = Params::default();
         match effort {
@@ -69,13 +69,13 @@ impl Params {
             Effort::Default => base,
             Effort::Thorough => Params {
                 sat_conflicts: 1_000_000,
-                sat_cells_per_conflict: None,
+                sat_work: None,
                 sat_largest: slot_sat::MAX_CELL_HITS,
                 ..base
             },
             Effort::Seconds(s) => Params {
-                sat_conflicts: u32::MAX,
-                sat_cells_per_conflict: None,
+                sat_conflicts: u64::MAX,
+                sat_work: None,
                 sat_seconds: Some(s),
                 sat_largest: slot_sat::MAX_CELL_HITS,
                 ..base
@@ -89,10 +89,10 @@ impl Default for Params {
         Params {
             moves_per_message: 60,
             slack_percent: 5,
-            sat_conflicts: 200_000,
-            sat_cells_per_conflict: Some(4),
+            sat_conflicts: 100_000,
+            sat_work: Some(SAT_WORK),
             sat_seconds: None,
-            sat_largest: 2_000_000,
+            sat_largest: 8_000_000,
         }
     }
 }
@@ -214,6 +214,11 @@ struct Table<'a> {
 }
 
 const INF: u64 = u64::MAX / 4;
+
+/// The default effort of the satisfiability search on every period it tries, in conflicts ×
+/// millions of cells: 30,000 conflicts on the 8×8 mesh's all-to-all (4 million cells at 134
+/// cycles, which takes 23,000: about 25 s), all of the 100,000 per period on a 6×6 mesh's.
+const SAT_WORK: u64 = 120_000;
 
 /// Search nodes the translation-wave table may spend per period, per placement a message
 /// would get in the general search.
@@ -816,13 +821,11 @@ pub fn plan_with(
             messages,
         };
         let cells = slot_sat::cell_hits(&input, found.as_ref().map_or(top, |(p, _)| *p));
-        let sat = slot_sat::Budget {
-            conflicts: match params.sat_cells_per_conflict {
-                Some(k) => (cells / k.max(1) as usize)
-                    .clamp(100_000, params.sat_conflicts.max(100_000) as usize)
-                    as u32,
-                None => params.sat_conflicts,
-            },
+        let mut sat = slot_sat::Budget {
+            conflicts: params.sat_work.map_or(u64::MAX, |w| {
+                (w.saturating_mul(1_000_000) / cells.max(1) as u64).min(params.sat_conflicts)
+            }),
+            per_formula: params.sat_conflicts,
             until: params
                 .sat_seconds
                 .map(|s| std::time::Instant::now() + std::time::Duration::from_secs(s)),
@@ -837,7 +840,7 @@ pub fn plan_with(
                     1,
                 );
                 let slot_sat::Outcome::Table(offsets) =
-                    slot_sat::table(&input, &shared, period, sat, progress)?
+                    slot_sat::table(&input, &shared, period, &mut sat, progress)?
                 else {
                     break;
                 };

@@ -17,7 +17,13 @@
 //! that period; when the symmetric formula has none, the search reports none (not that the
 //! period is impossible).
 //!
-//! The solver's effort is counted in conflicts, so the answer is the same on every machine.
+//! CaDiCaL runs in its configuration for satisfiable formulas with every literal negated, so
+//! that its first guess for a variable is false: it tries to leave a message out of an offset
+//! before putting it in. On the 8×8 mesh's all-to-all at 134 cycles that takes 24 s where the
+//! default configuration and phase take 166–243 s of CPU (POSEIDON.md).
+//!
+//! The solver's effort is counted in learned clauses (one per conflict), so the answer is the
+//! same on every machine.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -169,14 +175,14 @@ fn group_of(input: &Input, generators: &[Mirror]) -> Group {
 /// Clauses for "at most `k` of `lits`" (a literal listed twice counts twice): pairs for a few
 /// literals, Chen's product encoding for one lane (`2√n` new variables), Sinz's sequential
 /// counter for more.
-fn at_most(solver: &mut Solver, lits: &[i32], k: usize, next: &mut i32) {
+fn at_most(solver: &mut Formula, lits: &[i32], k: usize, next: &mut i32) {
     let n = lits.len();
     if n <= k {
         return;
     }
     if k == 0 {
         for &x in lits {
-            solver.add_clause([-x]);
+            solver.add([-x]);
         }
         return;
     }
@@ -195,31 +201,31 @@ fn at_most(solver: &mut Solver, lits: &[i32], k: usize, next: &mut i32) {
                 .collect()
         })
         .collect();
-    solver.add_clause([-lits[0], s[0][0]]);
+    solver.add([-lits[0], s[0][0]]);
     for &x in &s[0][1..] {
-        solver.add_clause([-x]);
+        solver.add([-x]);
     }
     for i in 1..n - 1 {
         let x = lits[i];
-        solver.add_clause([-x, s[i][0]]);
-        solver.add_clause([-s[i - 1][0], s[i][0]]);
+        solver.add([-x, s[i][0]]);
+        solver.add([-s[i - 1][0], s[i][0]]);
         for j in 1..k {
-            solver.add_clause([-x, -s[i - 1][j - 1], s[i][j]]);
-            solver.add_clause([-s[i - 1][j], s[i][j]]);
+            solver.add([-x, -s[i - 1][j - 1], s[i][j]]);
+            solver.add([-s[i - 1][j], s[i][j]]);
         }
-        solver.add_clause([-x, -s[i - 1][k - 1]]);
+        solver.add([-x, -s[i - 1][k - 1]]);
     }
-    solver.add_clause([-lits[n - 1], -s[n - 2][k - 1]]);
+    solver.add([-lits[n - 1], -s[n - 2][k - 1]]);
 }
 
 /// At most one of `lits`: pairwise up to six, else the literals on a grid of `rows × cols`,
 /// each implying its row and its column, and at most one row and one column.
-fn at_most_one(solver: &mut Solver, lits: &[i32], next: &mut i32) {
+fn at_most_one(solver: &mut Formula, lits: &[i32], next: &mut i32) {
     let n = lits.len();
     if n <= 6 {
         for a in 0..n {
             for b in a + 1..n {
-                solver.add_clause([-lits[a], -lits[b]]);
+                solver.add([-lits[a], -lits[b]]);
             }
         }
         return;
@@ -236,32 +242,72 @@ fn at_most_one(solver: &mut Solver, lits: &[i32], next: &mut i32) {
     };
     let (r, c) = (fresh(rows), fresh(cols));
     for (i, &x) in lits.iter().enumerate() {
-        solver.add_clause([-x, r[i / cols]]);
-        solver.add_clause([-x, c[i % cols]]);
+        solver.add([-x, r[i / cols]]);
+        solver.add([-x, c[i % cols]]);
     }
     at_most_one(solver, &r, next);
     at_most_one(solver, &c, next);
 }
 
-/// Stops the solver when the user interrupts or the time given runs out.
-struct Watch(Progress, Option<Instant>);
+/// Counts the clauses the solver learns, and stops it when they reach the limit, the user
+/// interrupts or the time given runs out.
+struct Watch {
+    progress: Progress,
+    until: Option<Instant>,
+    learned: u64,
+    limit: u64,
+}
 
 impl cadical::Callbacks for Watch {
     fn terminate(&mut self) -> bool {
-        self.0.is_cancelled() || self.1.is_some_and(|end| Instant::now() >= end)
+        self.learned >= self.limit
+            || self.progress.is_cancelled()
+            || self.until.is_some_and(|end| Instant::now() >= end)
+    }
+
+    fn max_length(&self) -> i32 {
+        i32::MAX
+    }
+
+    fn learn(&mut self, _clause: &[i32]) {
+        self.learned += 1;
     }
 }
 
-/// What the solver may spend on one period.
+/// What the solver may spend: conflicts left for every period still to be tried, and at
+/// most so many on one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
-    /// Conflicts (the same answer on every machine).
-    pub conflicts: u32,
+    /// Conflicts left in all (the same answer on every machine).
+    pub conflicts: u64,
+    /// Conflicts one formula may take.
+    pub per_formula: u64,
     /// A wall-clock end as well (`--effort SECONDS`: not reproducible across machines).
     pub until: Option<Instant>,
 }
 
-type Solver = cadical::Solver<Watch>;
+/// The solver, its first guess false (see the module's note): every literal is negated on
+/// the way in and out.
+struct Formula {
+    solver: cadical::Solver<Watch>,
+}
+
+impl Formula {
+    fn new(watch: Watch) -> Formula {
+        let mut solver = cadical::Solver::with_config("sat").unwrap_or_default();
+        solver.set_callbacks(Some(watch));
+        Formula { solver }
+    }
+
+    fn add<I: IntoIterator<Item = i32>>(&mut self, clause: I) {
+        self.solver.add_clause(clause.into_iter().map(|l| -l));
+    }
+
+    /// Whether `var` is true in the model found.
+    fn holds(&self, var: i32) -> bool {
+        self.solver.value(-var) == Some(true)
+    }
+}
 
 /// What one period's formula gave.
 pub(super) enum Outcome {
@@ -306,7 +352,8 @@ pub(super) fn prepare(input: &Input) -> Option<Shared> {
     })
 }
 
-/// The slot table of `period`, found within the solver's `budget` (per formula tried). The
+/// The slot table of `period`, found within the solver's `budget` (what it spends is taken
+/// off). The
 /// whole group is asked first; when no table has its symmetry (a mirror that fixes a node of
 /// an odd side makes the node's messages and their images start together), each mirror alone,
 /// then none.
@@ -314,7 +361,7 @@ pub(super) fn table(
     input: &Input,
     shared: &Shared,
     period: u64,
-    budget: Budget,
+    budget: &mut Budget,
     progress: &Progress,
 ) -> Result<Outcome, ScheduleError> {
     let all = &shared.mirrors;
@@ -347,7 +394,7 @@ fn solve(
     routes: &[Vec<usize>],
     g: &Group,
     period: u64,
-    budget: Budget,
+    budget: &mut Budget,
     progress: &Progress,
 ) -> Result<Outcome, ScheduleError> {
     let p = period as usize;
@@ -411,33 +458,38 @@ fn solve(
             }
         }
     }
-    let mut solver: Solver = Solver::new();
-    solver.set_callbacks(Some(Watch(progress.clone(), budget.until)));
+    let limit = budget.conflicts.min(budget.per_formula);
+    if limit == 0 {
+        return Ok(Outcome::Undecided);
+    }
+    let mut solver = Formula::new(Watch {
+        progress: progress.clone(),
+        until: budget.until,
+        learned: 0,
+        limit,
+    });
     for vs in &var {
         let clause: Vec<i32> = vs.iter().copied().filter(|&v| v != 0).collect();
         if clause.is_empty() {
             return Ok(Outcome::Impossible);
         }
-        solver.add_clause(clause);
+        solver.add(clause);
     }
     // A table shifted in time is a table: the first message may start at 0 (an offset is
     // ruled out for a message alone at every offset or none).
     if let Some(&v) = var.first().and_then(|vs| vs.first()) {
         if v != 0 {
-            solver.add_clause([v]);
+            solver.add([v]);
         }
     }
     for (c, lits) in holders.iter().enumerate() {
         at_most(&mut solver, lits, input.cap[c / p] as usize, &mut next);
     }
     drop(holders);
-    solver
-        .set_limit("conflicts", budget.conflicts.min(i32::MAX as u32) as i32)
-        .map_err(|e| ScheduleError::Invalid {
-            method: "slot-table",
-            why: e.to_string(),
-        })?;
-    match solver.solve() {
+    let outcome = solver.solver.solve();
+    let learned = solver.solver.get_callbacks().map_or(limit, |w| w.learned);
+    budget.conflicts = budget.conflicts.saturating_sub(learned);
+    match outcome {
         Some(true) => {}
         Some(false) => return Ok(Outcome::Impossible),
         None if progress.is_cancelled() => return Err(ScheduleError::Interrupted),
@@ -445,8 +497,7 @@ fn solve(
     }
     let mut offset = vec![u64::MAX; input.messages.len()];
     for (k, &j) in reps.iter().enumerate() {
-        let Some(t) = (0..p).find(|&t| var[k][t] != 0 && solver.value(var[k][t]) == Some(true))
-        else {
+        let Some(t) = (0..p).find(|&t| var[k][t] != 0 && solver.holds(var[k][t])) else {
             return Ok(Outcome::Undecided);
         };
         for e in 0..g.order() {
@@ -550,7 +601,8 @@ mod tests {
     #[test]
     fn tables_found_are_tables() {
         let budget = Budget {
-            conflicts: 200_000,
+            conflicts: u64::MAX,
+            per_formula: 200_000,
             until: None,
         };
         let cases = [
@@ -566,7 +618,9 @@ mod tests {
             let cap = caps(&net, ports);
             let input = input(&net, messages, latency, &cap);
             let shared = prepare(&input).expect("routes");
-            match table(&input, &shared, period, budget, &Progress::none()).expect("no error") {
+            let mut budget = budget;
+            match table(&input, &shared, period, &mut budget, &Progress::none()).expect("no error")
+            {
                 Outcome::Table(offset) => check(&input, period, &offset),
                 _ => panic!("{spec}: no table of {period} cycles"),
             }
@@ -579,8 +633,9 @@ mod tests {
         let (net, messages) = all_to_all("mesh:3x3", 1);
         let cap = caps(&net, 1);
         let input = input(&net, messages, 1, &cap);
-        let budget = Budget {
+        let mut budget = Budget {
             conflicts: 1_000_000,
+            per_formula: 1_000_000,
             until: None,
         };
         assert!(matches!(
@@ -588,7 +643,7 @@ mod tests {
                 &input,
                 &prepare(&input).expect("routes"),
                 7,
-                budget,
+                &mut budget,
                 &Progress::none()
             )
             .expect("no error"),

@@ -353,10 +353,8 @@ pub(super) fn prepare(input: &Input) -> Option<Shared> {
 }
 
 /// The slot table of `period`, found within the solver's `budget` (what it spends is taken
-/// off). The
-/// whole group is asked first; when no table has its symmetry (a mirror that fixes a node of
-/// an odd side makes the node's messages and their images start together), each mirror alone,
-/// then none.
+/// off). The groups are asked in turn, most symmetric first (see [`groups`]); when no table
+/// has one's symmetry, the next.
 pub(super) fn table(
     input: &Input,
     shared: &Shared,
@@ -364,28 +362,59 @@ pub(super) fn table(
     budget: &mut Budget,
     progress: &Progress,
 ) -> Result<Outcome, ScheduleError> {
-    let all = &shared.mirrors;
-    let mut tried: Vec<Vec<Mirror>> = vec![all.clone()];
-    if all.len() > 1 {
-        tried.extend(all.iter().map(|m| vec![m.clone()]));
-    }
-    if !all.is_empty() {
-        tried.push(Vec::new());
-    }
-    for generators in &tried {
-        match solve(
-            input,
-            &shared.routes,
-            &group_of(input, generators),
-            period,
-            budget,
-            progress,
-        )? {
+    for g in groups(input, &shared.mirrors, period) {
+        // The formula without symmetry, where the network has some, is a last resort: it
+        // is two to four times larger and may take what is left from an easier period.
+        let outcome = if g.order() == 1 && !shared.mirrors.is_empty() {
+            let mut share = Budget {
+                conflicts: budget.conflicts / 4,
+                ..*budget
+            };
+            let outcome = solve(input, &shared.routes, &g, period, &mut share, progress)?;
+            budget.conflicts -= budget.conflicts / 4 - share.conflicts;
+            outcome
+        } else {
+            solve(input, &shared.routes, &g, period, budget, progress)?
+        };
+        match outcome {
             Outcome::Impossible => continue,
             found => return Ok(found),
         }
     }
     Ok(Outcome::Impossible)
+}
+
+/// The groups a table of `period` is asked to keep: every mirror; their product alone (the
+/// point reflection); each mirror alone; none. A group in which a message is its own image
+/// half a period later is left out, since the message would have to start twice: on a mesh
+/// with an odd side the mirror of that side fixes the messages along its middle line, while
+/// the point reflection fixes no message and still halves the formula.
+fn groups(input: &Input, mirrors: &[Mirror], period: u64) -> Vec<Group> {
+    let mut tried: Vec<Vec<Mirror>> = vec![mirrors.to_vec()];
+    if mirrors.len() > 1 {
+        let product = mirrors[1..]
+            .iter()
+            .fold(mirrors[0].clone(), |(r, m), (r2, m2)| {
+                (
+                    r.iter().map(|&x| r2[x]).collect(),
+                    m.iter().map(|&x| m2[x]).collect(),
+                )
+            });
+        tried.push(vec![product]);
+        tried.extend(mirrors.iter().map(|m| vec![m.clone()]));
+    }
+    if !mirrors.is_empty() {
+        tried.push(Vec::new());
+    }
+    tried
+        .iter()
+        .map(|generators| group_of(input, generators))
+        .filter(|g| {
+            (0..g.order()).all(|e| {
+                g.shift(e, period) == 0 || g.message[e].iter().enumerate().all(|(j, &i)| i != j)
+            })
+        })
+        .collect()
 }
 
 /// The slot table of `period` that `g` maps onto itself.

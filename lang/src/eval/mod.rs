@@ -37,6 +37,7 @@
 
 pub mod ast;
 pub mod builtins;
+pub mod code;
 pub mod comm_forms;
 pub mod compile;
 pub mod cons;

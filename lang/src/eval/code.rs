@@ -27,12 +27,13 @@
 //! looks at every such level (code may nest up to `Limits::CODE_NESTING` deep).
 
 use std::cell::OnceCell;
+use std::mem::{ManuallyDrop, MaybeUninit};
+use std::ptr;
 use std::rc::Rc;
 
 use super::ast::{Body, Clause, Lambda, Node, NodeKind};
 use super::builtins::{self, BuiltinDef, Op};
-use super::cons::value_words;
-use super::env::{share, Env};
+use super::env::Env;
 use super::exec::{
     fast_builtin, fast_ints, fast_one, holds, Entry, Flow, INLINE_ARGS, RED_ZONE, STACK_SEGMENT,
 };
@@ -40,13 +41,219 @@ use super::machine::{Machine, R};
 use super::resolve::Slot;
 use super::symbol::Sym;
 use super::value::{Closure, ClosureKind, Value};
+use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 
-/// A compiled form: its value (`O` = [`Value`]) or, in tail position, its [`Flow`].
-type Code<O> = Box<dyn Fn(&mut Machine, &Env) -> R<O>>;
+/// What a compiled form gives back: a value's two words, returned in two registers (a
+/// [`Value`], and a `Result` of one, is returned through memory, and each move of it on the way
+/// read back as one 16-byte piece the two words just written, a load the store buffer cannot
+/// forward: a stall of some ten cycles at every return). Or a signal: an error (the diagnostic
+/// in [`Pending`]) or, in tail position, a call for the caller's loop to make (in [`Pending`]).
+#[derive(Clone, Copy)]
+pub(super) struct Raw {
+    tag: MaybeUninit<u64>,
+    word: MaybeUninit<u64>,
+}
 
-/// A compiled test of `if` or `cond`: whether it holds.
-type Test = Box<dyn Fn(&mut Machine, &Env) -> R<bool>>;
+// A value is its tag's word and its payload's word (`repr(C, u64)`), as a `Raw` is.
+const _: () = assert!(
+    std::mem::size_of::<Value>() == std::mem::size_of::<Raw>()
+        && std::mem::align_of::<Value>() == std::mem::align_of::<Raw>()
+);
+
+/// The tags of the signals, past every value's (`Value` has 14 kinds).
+const ERR: u64 = 64;
+const TAIL: u64 = 65;
+/// The tag of `Value::Int` (its place among `Value`'s kinds; a test checks it).
+const INT: u64 = 2;
+
+impl Raw {
+    const ERR: Raw = Raw::signal(ERR);
+    const TAIL: Raw = Raw::signal(TAIL);
+
+    const fn signal(tag: u64) -> Raw {
+        Raw {
+            tag: MaybeUninit::new(tag),
+            word: MaybeUninit::uninit(),
+        }
+    }
+
+    #[inline(always)]
+    fn tag(self) -> u64 {
+        // SAFETY: every `Raw` has its tag word set: a value's discriminant fills its first word
+        // (`repr(C, u64)`), and a signal's is written.
+        unsafe { self.tag.assume_init() }
+    }
+
+    /// Whether this is a value (not an error or a tail call).
+    #[inline(always)]
+    fn is_value(self) -> bool {
+        self.tag() < ERR
+    }
+
+    /// The integer this value is, if it is one.
+    #[inline(always)]
+    fn int(self) -> Option<i64> {
+        if self.tag() == INT {
+            // SAFETY: an integer's payload fills its word.
+            Some(unsafe { self.word.assume_init() } as i64)
+        } else {
+            None
+        }
+    }
+
+    /// A value's words; the `Raw` owns what the value owned.
+    #[inline(always)]
+    fn of(v: Value) -> Raw {
+        let v = ManuallyDrop::new(v);
+        // SAFETY: a value and a `Raw` have the same size and alignment (asserted above); its words
+        // are copied as they are, possibly uninitialised bytes of a narrow payload included.
+        unsafe { ptr::from_ref(&*v).cast::<Raw>().read() }
+    }
+
+    /// A new reference to a value where it lies (a variable's slot, a constant).
+    #[inline(always)]
+    fn shared(v: &Value) -> Raw {
+        if v.owns_something() {
+            std::mem::forget(v.clone());
+        }
+        // SAFETY: as in `Raw::of`; the count taken above is the copy's.
+        unsafe { ptr::from_ref(v).cast::<Raw>().read() }
+    }
+
+    /// The value these words are.
+    ///
+    /// # Safety
+    /// `self` is a value (not a signal) made by `of` or `shared`, not used again.
+    #[inline(always)]
+    unsafe fn value(self) -> Value {
+        // SAFETY: the words of a value, handed over.
+        unsafe { std::mem::transmute::<Raw, Value>(self) }
+    }
+
+    /// Lets go of a value.
+    #[inline(always)]
+    fn release(self) {
+        // SAFETY: callers pass values they own and do not use again.
+        let v = unsafe { self.value() };
+        if v.owns_something() {
+            drop(v);
+        } else {
+            std::mem::forget(v);
+        }
+    }
+
+    /// A result as words, its error kept in the machine.
+    #[inline(always)]
+    fn result(m: &mut Machine, r: R<Value>) -> Raw {
+        match r {
+            Ok(v) => Raw::of(v),
+            Err(e) => m.pending.fail(e),
+        }
+    }
+}
+
+/// Propagates a signal: the value of a compiled form, or a return of its error or tail call.
+macro_rules! val {
+    ($e:expr) => {{
+        let r: Raw = $e;
+        if !r.is_value() {
+            return r;
+        }
+        r
+    }};
+}
+
+/// The `Ok` of a result, or a return of its error kept in the machine.
+macro_rules! ok {
+    ($m:expr, $e:expr) => {
+        match $e {
+            Ok(x) => x,
+            Err(e) => return $m.pending.fail(e),
+        }
+    };
+}
+
+/// What a compiled form signalled and did not return: its error, or the call it leaves to its
+/// caller's loop. Each is taken at once by the one who sees the signal.
+#[derive(Default)]
+pub struct Pending {
+    failure: Option<Diagnostic>,
+    tail: Option<(Rc<Closure>, Entry, Span)>,
+}
+
+/// A copy of the machine (a snapshot) is taken between evaluations, with nothing pending.
+impl Clone for Pending {
+    fn clone(&self) -> Self {
+        Pending::default()
+    }
+}
+
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pending")
+            .field("failure", &self.failure)
+            .field("tail", &self.tail.is_some())
+            .finish()
+    }
+}
+
+impl Pending {
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, e: Diagnostic) -> Raw {
+        self.failure = Some(e);
+        Raw::ERR
+    }
+
+    #[inline(always)]
+    fn tail(&mut self, c: Rc<Closure>, entry: Entry, span: Span) -> Raw {
+        self.tail = Some((c, entry, span));
+        Raw::TAIL
+    }
+}
+
+/// What a procedure's body came to, for the loop that runs it: its value, its error, or the
+/// call in its tail position.
+pub(super) enum Outcome {
+    Value(Value),
+    Tail(Rc<Closure>, Entry, Span),
+}
+
+impl Machine {
+    /// Runs a procedure's compiled body in its frame.
+    #[inline(always)]
+    pub(super) fn run_body(&mut self, lambda: &Lambda, env: &Env) -> Raw {
+        (lambda.compiled())(self, env)
+    }
+
+    /// What a body's [`Raw`] stands for, taken out of the machine.
+    #[inline(always)]
+    pub(super) fn outcome(&mut self, r: Raw) -> R<Outcome> {
+        if r.is_value() {
+            // SAFETY: a value, handed over.
+            return Ok(Outcome::Value(unsafe { r.value() }));
+        }
+        self.signalled(r)
+    }
+
+    #[inline(never)]
+    fn signalled(&mut self, r: Raw) -> R<Outcome> {
+        match (r.tag(), self.pending.tail.take()) {
+            (TAIL, Some((c, entry, span))) => Ok(Outcome::Tail(c, entry, span)),
+            _ => Err(self.pending.failure.take().unwrap_or_else(|| {
+                Diagnostic::new("internal", "an evaluation failed without a diagnostic")
+            })),
+        }
+    }
+}
+
+/// A compiled form.
+type Code = Box<dyn Fn(&mut Machine, &Env) -> Raw>;
+
+/// A compiled test of `if` or `cond`: whether it holds; `None` for an error (kept in the
+/// machine).
+type Test = Box<dyn Fn(&mut Machine, &Env) -> Option<bool>>;
 
 /// Nesting levels of compiled forms within one body between two looks at the room left on the
 /// stack (a level is one closure's frame, some tens to a couple of hundred bytes).
@@ -54,7 +261,7 @@ const LEVELS_PER_CHECK: usize = 8;
 
 /// A procedure's body, compiled at its first call.
 #[derive(Default)]
-pub struct Compiled(OnceCell<Code<Flow>>);
+pub struct Compiled(OnceCell<Code>);
 
 impl std::fmt::Debug for Compiled {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -67,74 +274,63 @@ impl std::fmt::Debug for Compiled {
 }
 
 impl Lambda {
-    /// The body's code, compiled on first use; it returns the body's last form's [`Flow`].
+    /// The body's code, compiled on first use, its last form in tail position.
     #[inline]
-    pub(super) fn compiled(&self) -> &Code<Flow> {
+    pub(super) fn compiled(&self) -> &Code {
         self.code
             .0
-            .get_or_init(|| Compiler { depth: 0 }.body::<Flow>(&self.body))
+            .get_or_init(|| Compiler { depth: 0 }.body::<Tail>(&self.body))
     }
 }
 
-/// What a compiled form gives back, in or out of tail position.
-pub(super) trait Out: Sized + 'static {
-    fn value(v: Value) -> Self;
-    /// A value or an error. Out of tail position this is the result as it is: mapped, the value
-    /// was copied through the stack as two words and read back as one piece (a stall).
-    fn from_result(r: R<Value>) -> R<Self>;
+/// Where a compiled form stands: in tail position or not.
+trait Out: 'static {
     /// A call of `c` whose frame is bound.
-    fn bound(m: &mut Machine, c: Rc<Closure>, frame: Env, span: Span) -> R<Self>;
+    fn bound(m: &mut Machine, c: Rc<Closure>, frame: Env, span: Span) -> Raw;
     /// A call of `c` with these arguments (to bind, with their arity checked).
-    fn args(m: &mut Machine, c: Rc<Closure>, vals: Vec<Value>, span: Span) -> R<Self>;
+    fn args(m: &mut Machine, c: Rc<Closure>, vals: Vec<Value>, span: Span) -> Raw;
     /// A form left to the walk.
-    fn walk(m: &mut Machine, node: &Node, env: &Env) -> R<Self>;
+    fn walk(m: &mut Machine, node: &Node, env: &Env) -> Raw;
 }
 
 /// Out of tail position: a call is made at once.
-impl Out for Value {
+struct NonTail;
+
+/// In tail position: a call goes back to the caller's loop.
+struct Tail;
+
+impl Out for NonTail {
     #[inline(always)]
-    fn value(v: Value) -> Self {
-        v
+    fn bound(m: &mut Machine, c: Rc<Closure>, frame: Env, span: Span) -> Raw {
+        let r = m.enter(c, Entry::Frame(frame), span);
+        Raw::result(m, r)
     }
-    #[inline(always)]
-    fn from_result(r: R<Value>) -> R<Self> {
-        r
+    fn args(m: &mut Machine, c: Rc<Closure>, vals: Vec<Value>, span: Span) -> Raw {
+        let r = m.enter(c, Entry::Args(vals), span);
+        Raw::result(m, r)
     }
-    #[inline(always)]
-    fn bound(m: &mut Machine, c: Rc<Closure>, frame: Env, span: Span) -> R<Self> {
-        m.enter(c, Entry::Frame(frame), span)
-    }
-    #[inline(always)]
-    fn args(m: &mut Machine, c: Rc<Closure>, vals: Vec<Value>, span: Span) -> R<Self> {
-        m.enter(c, Entry::Args(vals), span)
-    }
-    fn walk(m: &mut Machine, node: &Node, env: &Env) -> R<Self> {
-        m.eval(node, env)
+    fn walk(m: &mut Machine, node: &Node, env: &Env) -> Raw {
+        let r = m.eval(node, env);
+        Raw::result(m, r)
     }
 }
 
-/// In tail position: a call goes back to the caller's loop.
-impl Out for Flow {
+impl Out for Tail {
     #[inline(always)]
-    fn value(v: Value) -> Self {
-        Flow::Value(v)
+    fn bound(m: &mut Machine, c: Rc<Closure>, frame: Env, span: Span) -> Raw {
+        m.pending.tail(c, Entry::Frame(frame), span)
     }
-    #[inline(always)]
-    fn from_result(r: R<Value>) -> R<Self> {
-        r.map(Flow::Value)
+    fn args(m: &mut Machine, c: Rc<Closure>, vals: Vec<Value>, span: Span) -> Raw {
+        m.pending.tail(c, Entry::Args(vals), span)
     }
-    #[inline(always)]
-    fn bound(_: &mut Machine, c: Rc<Closure>, frame: Env, span: Span) -> R<Self> {
-        Ok(Flow::Bound(c, frame, span))
-    }
-    #[inline(always)]
-    fn args(_: &mut Machine, c: Rc<Closure>, vals: Vec<Value>, span: Span) -> R<Self> {
-        Ok(Flow::Tail(c, vals, span))
-    }
-    fn walk(m: &mut Machine, node: &Node, env: &Env) -> R<Self> {
+    fn walk(m: &mut Machine, node: &Node, env: &Env) -> Raw {
         // As `eval_flow` takes the forms it does not evaluate itself.
-        m.step(&node.span)?;
-        m.eval_form(node, env)
+        ok!(m, m.step(&node.span));
+        match ok!(m, m.eval_form(node, env)) {
+            Flow::Value(v) => Raw::of(v),
+            Flow::Tail(c, vals, span) => m.pending.tail(c, Entry::Args(vals), span),
+            Flow::Bound(c, frame, span) => m.pending.tail(c, Entry::Frame(frame), span),
+        }
     }
 }
 
@@ -145,7 +341,7 @@ enum Operand {
     Const(Value, Span),
     Apply1(Box<Apply1>),
     Apply2(Box<Apply2>),
-    Code(Code<Value>),
+    Code(Code),
 }
 
 /// `(F X)`, `F` a global name, `X` a variable: when `F` is a builtin made in place on `X`'s
@@ -155,7 +351,7 @@ struct Apply1 {
     x: Sym,
     slot: Slot,
     spans: [Span; 3],
-    code: Code<Value>,
+    code: Code,
 }
 
 /// `(F X Y)`, `F` a global name, `X` and `Y` variables or constants: when `F` is integer
@@ -166,32 +362,46 @@ struct Apply2 {
     x: Operand,
     y: Operand,
     spans: [Span; 2],
-    code: Code<Value>,
+    code: Code,
+}
+
+/// A variable's value where its resolved slot holds it, or found by name (a frame still being
+/// filled), with its step.
+#[inline(always)]
+fn local(m: &mut Machine, env: &Env, sym: Sym, slot: Slot, span: &Span) -> Raw {
+    ok!(m, m.step(span));
+    if let Some(v) = env.at(slot, sym) {
+        return Raw::shared(&v);
+    }
+    let r = m.lookup(sym, env, *span);
+    Raw::result(m, r)
 }
 
 impl Operand {
     /// The argument's value, with its steps (as `Machine::operand`).
     #[inline(always)]
-    fn eval(&self, m: &mut Machine, env: &Env) -> R<Value> {
+    fn eval(&self, m: &mut Machine, env: &Env) -> Raw {
         match self {
-            Operand::Local(sym, slot, span) => {
-                m.step(span)?;
-                match env.get_at(*slot, *sym) {
-                    Some(v) => Ok(v),
-                    None => m.lookup(*sym, env, *span),
-                }
-            }
+            Operand::Local(sym, slot, span) => local(m, env, *sym, *slot, span),
             Operand::Const(v, span) => {
-                m.step(span)?;
-                Ok(share(v))
+                ok!(m, m.step(span));
+                Raw::shared(v)
             }
             Operand::Apply1(a) => {
                 if let Some(&Value::Builtin(b)) = m.globals.get(a.f) {
-                    let v = env.at(a.slot, a.x).and_then(|x| fast_one(b.op, &x));
+                    let op = b.op;
+                    let v = match env.at(a.slot, a.x) {
+                        Some(x) => fast_one(op, &x),
+                        None => None,
+                    };
                     if let Some(v) = v {
                         let [s, f, x] = &a.spans;
-                        m.step3(s, f, x)?;
-                        return Ok(v);
+                        let r = Raw::of(v);
+                        if let Err(e) = m.step3(s, f, x) {
+                            r.release();
+                            return m.pending.fail(e);
+                        }
+                        return r;
                     }
                 }
                 (a.code)(m, env)
@@ -201,8 +411,8 @@ impl Operand {
                     if let (Some((i, xs)), Some((j, ys))) = (a.x.int(env), a.y.int(env)) {
                         if let Some(v) = fast_ints(b.op, i, j) {
                             let [s, f] = &a.spans;
-                            m.step4(s, f, xs, ys)?;
-                            return Ok(v);
+                            ok!(m, m.step4(s, f, xs, ys));
+                            return Raw::of(v);
                         }
                     }
                 }
@@ -235,48 +445,92 @@ impl Operand {
 
 /// Runs a sequence's forms, the last in the sequence's own position; `nil` for none.
 #[inline(always)]
-fn run_seq<O: Out>(
-    init: &[Code<Value>],
-    last: &Option<Code<O>>,
-    m: &mut Machine,
-    env: &Env,
-) -> R<O> {
+fn run_seq(init: &[Code], last: &Option<Code>, m: &mut Machine, env: &Env) -> Raw {
     for f in init {
-        f(m, env)?;
+        val!(f(m, env)).release();
     }
     match last {
         Some(l) => l(m, env),
-        None => Ok(O::value(Value::Nil)),
+        None => Raw::of(Value::Nil),
     }
 }
 
 /// The frame of a call of `c` whose arguments fit its parameters exactly (as
 /// `Machine::bind_direct`): each argument, evaluated in order with its steps, goes straight into
-/// a pooled frame.
+/// a pooled frame, as its two words. `None` for an error (kept in the machine).
 #[inline(never)]
-fn bind(m: &mut Machine, c: &Closure, ops: &[Operand], env: &Env) -> R<Env> {
+fn bind(m: &mut Machine, c: &Closure, ops: &[Operand], env: &Env) -> Option<Env> {
     let frame = m.frames.extend(&c.env, ops.len());
     for (&p, a) in c.lambda.required.iter().zip(ops) {
-        // The value is moved into the frame as its two words, read where it was returned: a
-        // move of the whole value read back as one piece the two words just written there.
         let r = a.eval(m, env);
-        match r {
-            Ok(ref v) => {
-                let words = value_words(v);
-                std::mem::forget(r);
-                // SAFETY: the words of the value just forgotten.
-                unsafe { frame.push_words(p, words) };
-                m.locals.mark(p);
-            }
-            Err(e) => return Err(e),
+        if !r.is_value() {
+            return None;
+        }
+        // SAFETY: the words of a value this frame now owns.
+        unsafe { frame.push_words(p, [r.tag, r.word]) };
+        m.locals.mark(p);
+    }
+    Some(frame)
+}
+
+/// Room for `N` values filled from their words in place (moved into an array, each was copied
+/// through the stack).
+struct Buffer<const N: usize>(MaybeUninit<[Value; N]>);
+
+impl<const N: usize> Buffer<N> {
+    fn new() -> Self {
+        Buffer(MaybeUninit::uninit())
+    }
+
+    /// Writes value `i`.
+    #[inline(always)]
+    fn put(&mut self, i: usize, r: Raw) {
+        assert!(i < N);
+        // SAFETY: in bounds (checked above); a `Raw` has a value's layout.
+        unsafe { self.0.as_mut_ptr().cast::<Raw>().add(i).write(r) };
+    }
+
+    /// The first `n` values.
+    ///
+    /// # Safety
+    /// Values `0..n` were put, and are not yet given back or dropped.
+    #[inline(always)]
+    unsafe fn filled(&mut self, n: usize) -> &mut [Value] {
+        // SAFETY: as the caller promises.
+        unsafe { std::slice::from_raw_parts_mut(self.0.as_mut_ptr().cast::<Value>(), n.min(N)) }
+    }
+}
+
+/// Calls a builtin on the values in `vals` (made in place when it can be), then lets go of
+/// them.
+///
+/// # Safety
+/// `vals` were put in a buffer and are owned by the call.
+#[inline(always)]
+unsafe fn call_on(
+    m: &mut Machine,
+    b: &'static BuiltinDef,
+    vals: &mut [Value],
+    span: Span,
+    spans: &[Span],
+) -> Raw {
+    if let Some(v) = fast_builtin(b.op, vals) {
+        // What a builtin made in place leaves nothing to drop: consing moved every argument
+        // out, and arithmetic took only integers.
+        return Raw::of(v);
+    }
+    let r = builtins::call(m, b, vals, span, spans);
+    for v in vals.iter_mut() {
+        if v.owns_something() {
+            drop(std::mem::take(v));
         }
     }
-    Ok(frame)
+    Raw::result(m, r)
 }
 
 /// A call of a builtin with at most [`INLINE_ARGS`] arguments (as
 /// `Machine::call_builtin_inline`): a variable's value read where it lies, integers compared and
-/// added without values made, the rest in a buffer on the Rust stack.
+/// added without values made, consing moving both values into the cell, the rest in a buffer.
 #[inline(never)]
 fn builtin(
     m: &mut Machine,
@@ -285,56 +539,66 @@ fn builtin(
     spans: &[Span],
     span: Span,
     env: &Env,
-) -> R<Value> {
+) -> Raw {
     match ops {
         [a] => {
             if let Operand::Local(sym, slot, aspan) = a {
-                if let Some(v) = env.with_at(*slot, *sym, |x| fast_one(b.op, x)).flatten() {
-                    m.step(aspan)?;
-                    return Ok(v);
+                let v = match env.at(*slot, *sym) {
+                    Some(x) => fast_one(b.op, &x),
+                    None => None,
+                };
+                if let Some(v) = v {
+                    let r = Raw::of(v);
+                    if let Err(e) = m.step(aspan) {
+                        r.release();
+                        return m.pending.fail(e);
+                    }
+                    return r;
                 }
             }
-            let x = a.eval(m, env)?;
-            if let Some(v) = fast_one(b.op, &x) {
-                if x.owns_something() {
-                    drop(x);
-                } else {
-                    std::mem::forget(x);
-                }
-                return Ok(v);
+            let x = val!(a.eval(m, env));
+            let mut buf = Buffer::<1>::new();
+            buf.put(0, x);
+            // SAFETY: the value just put, owned here.
+            let vals = unsafe { buf.filled(1) };
+            if let Some(v) = fast_one(b.op, &vals[0]) {
+                Raw::of(std::mem::take(&mut vals[0])).release();
+                return Raw::of(v);
             }
-            builtins::call(m, b, std::slice::from_ref(&x), span, spans)
+            // SAFETY: as above.
+            unsafe { call_on(m, b, vals, span, spans) }
         }
         [a, c] => {
-            let x = a.eval(m, env)?;
-            if let Value::Int(i) = x {
+            let x = val!(a.eval(m, env));
+            if let Some(i) = x.int() {
                 if let Some((v, cspan)) = c
                     .int(env)
                     .and_then(|(j, s)| fast_ints(b.op, i, j).map(|v| (v, s)))
                 {
-                    m.step(cspan)?;
-                    return Ok(v);
+                    ok!(m, m.step(cspan));
+                    return Raw::of(v);
                 }
             }
-            let y = c.eval(m, env)?;
-            // Consing (most two-argument calls that are not arithmetic) moves both values into
-            // the cell: gathered into a buffer first, each was copied through the stack.
+            let y = c.eval(m, env);
+            if !y.is_value() {
+                x.release();
+                return y;
+            }
             if b.op == Op::Cons {
-                return Ok(Value::cons(x, y));
+                // SAFETY: two values owned here, moved into the cell.
+                return Raw::of(Value::cons(unsafe { x.value() }, unsafe { y.value() }));
             }
-            let mut vals = [x, y];
-            if let Some(v) = fast_builtin(b.op, &mut vals) {
-                std::mem::forget(vals);
-                return Ok(v);
-            }
-            builtins::call(m, b, &vals, span, spans)
+            let mut buf = Buffer::<2>::new();
+            buf.put(0, x);
+            buf.put(1, y);
+            // SAFETY: the two values just put, owned here.
+            unsafe { call_on(m, b, buf.filled(2), span, spans) }
         }
         _ => builtin_buffered(m, b, ops, spans, span, env),
     }
 }
 
-/// [`builtin`] of no argument or of three or four. Out of line, as its buffer would enlarge
-/// every builtin call's frame.
+/// [`builtin`] of no argument or of three or four.
 #[inline(never)]
 fn builtin_buffered(
     m: &mut Machine,
@@ -343,17 +607,36 @@ fn builtin_buffered(
     spans: &[Span],
     span: Span,
     env: &Env,
-) -> R<Value> {
-    let mut vals: [Value; INLINE_ARGS] = Default::default();
-    for (slot, a) in vals.iter_mut().zip(ops) {
-        std::mem::forget(std::mem::replace(slot, a.eval(m, env)?));
+) -> Raw {
+    let mut buf = Buffer::<INLINE_ARGS>::new();
+    for (i, a) in ops.iter().enumerate().take(INLINE_ARGS) {
+        let r = a.eval(m, env);
+        if !r.is_value() {
+            // SAFETY: the values put before this one, owned here.
+            for v in unsafe { buf.filled(i) } {
+                Raw::of(std::mem::take(v)).release();
+            }
+            return r;
+        }
+        buf.put(i, r);
     }
-    let n = ops.len();
-    if let Some(v) = fast_builtin(b.op, &mut vals[..n]) {
-        std::mem::forget(vals);
-        return Ok(v);
+    let n = ops.len().min(INLINE_ARGS);
+    // SAFETY: the values just put, owned here.
+    unsafe { call_on(m, b, buf.filled(n), span, spans) }
+}
+
+/// Evaluates arguments into a vector (for the rare calls); `None` for an error.
+fn eval_all(m: &mut Machine, ops: &[Operand], env: &Env) -> Option<Vec<Value>> {
+    let mut vals = Vec::with_capacity(ops.len());
+    for a in ops {
+        let r = a.eval(m, env);
+        if !r.is_value() {
+            return None;
+        }
+        // SAFETY: a value, handed over.
+        vals.push(unsafe { r.value() });
     }
-    builtins::call(m, b, &vals[..n], span, spans)
+    Some(vals)
 }
 
 /// The calls other than of a builtin named globally or of a procedure whose parameters the
@@ -368,23 +651,24 @@ fn general<O: Out>(
     ops: &[Operand],
     spans: &[Span],
     env: &Env,
-) -> R<O> {
-    if let (Value::Builtin(b), true) = (&f, ops.len() <= INLINE_ARGS) {
-        let mut vals: [Value; INLINE_ARGS] = Default::default();
-        for (slot, a) in vals.iter_mut().zip(ops) {
-            *slot = a.eval(m, env)?;
-        }
-        return O::from_result(builtins::call(m, b, &vals[..ops.len()], span, spans));
-    }
-    let mut vals = Vec::with_capacity(ops.len());
-    for a in ops {
-        vals.push(a.eval(m, env)?);
-    }
+) -> Raw {
+    let Some(vals) = eval_all(m, ops, env) else {
+        return Raw::ERR;
+    };
     match f {
         Value::Closure(c) if c.kind != ClosureKind::Comm => O::args(m, c, vals, span),
-        Value::Closure(c) => O::from_result(m.call_comm(c, vals, span)),
-        Value::Builtin(b) => O::from_result(builtins::call(m, b, &vals, span, spans)),
-        other => Err(m.not_callable(&other, fspan)),
+        Value::Closure(c) => {
+            let r = m.call_comm(c, vals, span);
+            Raw::result(m, r)
+        }
+        Value::Builtin(b) => {
+            let r = builtins::call(m, b, &vals, span, spans);
+            Raw::result(m, r)
+        }
+        other => {
+            let e = m.not_callable(&other, fspan);
+            m.pending.fail(e)
+        }
     }
 }
 
@@ -398,17 +682,17 @@ struct Compiler {
 enum CondTest {
     Else,
     Holds(Test),
-    Value(Code<Value>),
+    Value(Code),
 }
 
-struct CondClause<O> {
+struct CondClause {
     test: CondTest,
-    init: Vec<Code<Value>>,
-    last: Option<Code<O>>,
+    init: Vec<Code>,
+    last: Option<Code>,
 }
 
 impl Compiler {
-    fn body<O: Out>(&mut self, body: &Body) -> Code<O> {
+    fn body<O: Out>(&mut self, body: &Body) -> Code {
         let (init, last) = self.seq::<O>(&body.forms);
         if body.defines.is_empty() {
             return seq_code(init, last);
@@ -427,17 +711,17 @@ impl Compiler {
     }
 
     /// A sequence's forms but the last (out of tail position) and its last (in the sequence's).
-    fn seq<O: Out>(&mut self, forms: &[Node]) -> (Vec<Code<Value>>, Option<Code<O>>) {
+    fn seq<O: Out>(&mut self, forms: &[Node]) -> (Vec<Code>, Option<Code>) {
         match forms.split_last() {
             Some((last, init)) => (
-                init.iter().map(|f| self.node::<Value>(f)).collect(),
+                init.iter().map(|f| self.node::<NonTail>(f)).collect(),
                 Some(self.node::<O>(last)),
             ),
             None => (Vec::new(), None),
         }
     }
 
-    fn node<O: Out>(&mut self, n: &Node) -> Code<O> {
+    fn node<O: Out>(&mut self, n: &Node) -> Code {
         stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
             self.depth += 1;
             let code = self.node_inner::<O>(n);
@@ -464,7 +748,7 @@ impl Compiler {
             NodeKind::Call { func, args, .. } => {
                 let (f, fspan) = match func.kind {
                     NodeKind::Global(f) => (f, func.span),
-                    _ => return Operand::Code(self.node::<Value>(a)),
+                    _ => return Operand::Code(self.node::<NonTail>(a)),
                 };
                 match args.as_slice() {
                     [x] => match x.kind {
@@ -473,9 +757,9 @@ impl Compiler {
                             x: xs,
                             slot,
                             spans: [a.span, fspan, x.span],
-                            code: self.node::<Value>(a),
+                            code: self.node::<NonTail>(a),
                         })),
-                        _ => Operand::Code(self.node::<Value>(a)),
+                        _ => Operand::Code(self.node::<NonTail>(a)),
                     },
                     [x, y] => {
                         let (x, y) = (self.operand(x), self.operand(y));
@@ -485,44 +769,39 @@ impl Compiler {
                                 x,
                                 y,
                                 spans: [a.span, fspan],
-                                code: self.node::<Value>(a),
+                                code: self.node::<NonTail>(a),
                             }))
                         } else {
-                            Operand::Code(self.node::<Value>(a))
+                            Operand::Code(self.node::<NonTail>(a))
                         }
                     }
-                    _ => Operand::Code(self.node::<Value>(a)),
+                    _ => Operand::Code(self.node::<NonTail>(a)),
                 }
             }
-            _ => Operand::Code(self.node::<Value>(a)),
+            _ => Operand::Code(self.node::<NonTail>(a)),
         }
     }
 
-    fn node_inner<O: Out>(&mut self, n: &Node) -> Code<O> {
+    fn node_inner<O: Out>(&mut self, n: &Node) -> Code {
         let span = n.span;
         match &n.kind {
             NodeKind::Const(v) => {
                 let v = v.clone();
                 Box::new(move |m, _| {
-                    m.step(&span)?;
-                    Ok(O::value(share(&v)))
+                    ok!(m, m.step(&span));
+                    Raw::shared(&v)
                 })
             }
-            &NodeKind::Local(sym, slot) => Box::new(move |m, env| {
-                m.step(&span)?;
-                let v = match env.get_at(slot, sym) {
-                    Some(v) => v,
-                    None => m.lookup(sym, env, span)?,
-                };
-                Ok(O::value(v))
-            }),
+            &NodeKind::Local(sym, slot) => Box::new(move |m, env| local(m, env, sym, slot, &span)),
             &NodeKind::Global(sym) => Box::new(move |m, env| {
-                m.step(&span)?;
-                O::from_result(m.lookup_global(sym, env, span))
+                ok!(m, m.step(&span));
+                let r = m.lookup_global(sym, env, span);
+                Raw::result(m, r)
             }),
             &NodeKind::Var(sym) => Box::new(move |m, env| {
-                m.step(&span)?;
-                O::from_result(m.lookup(sym, env, span))
+                ok!(m, m.step(&span));
+                let r = m.lookup(sym, env, span);
+                Raw::result(m, r)
             }),
             NodeKind::Call {
                 func,
@@ -536,20 +815,20 @@ impl Compiler {
                     Some(o) => {
                         let other = self.node::<O>(o);
                         Box::new(move |m, env| {
-                            m.step(&span)?;
-                            if test(m, env)? {
-                                then(m, env)
-                            } else {
-                                other(m, env)
+                            ok!(m, m.step(&span));
+                            match test(m, env) {
+                                Some(true) => then(m, env),
+                                Some(false) => other(m, env),
+                                None => Raw::ERR,
                             }
                         })
                     }
                     None => Box::new(move |m, env| {
-                        m.step(&span)?;
-                        if test(m, env)? {
-                            then(m, env)
-                        } else {
-                            Ok(O::value(Value::Nil))
+                        ok!(m, m.step(&span));
+                        match test(m, env) {
+                            Some(true) => then(m, env),
+                            Some(false) => Raw::of(Value::Nil),
+                            None => Raw::ERR,
                         }
                     }),
                 }
@@ -557,7 +836,7 @@ impl Compiler {
             NodeKind::Begin(forms) => {
                 let (init, last) = self.seq::<O>(forms);
                 Box::new(move |m, env| {
-                    m.step(&span)?;
+                    ok!(m, m.step(&span));
                     run_seq(&init, &last, m, env)
                 })
             }
@@ -566,22 +845,24 @@ impl Compiler {
             NodeKind::Or(forms) => self.and_or::<O>(span, forms, true),
             NodeKind::Set { name, value, slot } => {
                 let (name, slot) = (*name, *slot);
-                let value = self.node::<Value>(value);
+                let value = self.node::<NonTail>(value);
                 Box::new(move |m, env| {
-                    m.step(&span)?;
-                    let v = value(m, env)?;
+                    ok!(m, m.step(&span));
+                    // SAFETY: a value, handed over.
+                    let v = unsafe { val!(value(m, env)).value() };
                     m.effects += 1;
                     let assigned = slot.is_some_and(|slot| env.set_at(slot, name, &v))
                         || env.set(name, v.clone());
                     if !assigned {
                         if !m.globals.is_bound(name) {
-                            return Err(m.unbound(name, env, span).with_note(
+                            let e = m.unbound(name, env, span).with_note(
                                 "`set!` changes an existing variable; use `define` to create one",
-                            ));
+                            );
+                            return m.pending.fail(e);
                         }
                         m.globals.set(name, v.clone());
                     }
-                    Ok(O::value(v))
+                    Raw::of(v)
                 })
             }
             NodeKind::Let {
@@ -591,27 +872,27 @@ impl Compiler {
             } => {
                 let sequential = *sequential;
                 let names: Vec<Sym> = bindings.iter().map(|(s, _)| *s).collect();
-                let inits: Vec<Code<Value>> = bindings
+                let inits: Vec<Code> = bindings
                     .iter()
-                    .map(|(_, i)| self.node::<Value>(i))
+                    .map(|(_, i)| self.node::<NonTail>(i))
                     .collect();
                 let body = self.body::<O>(body);
                 Box::new(move |m, env| {
-                    m.step(&span)?;
+                    ok!(m, m.step(&span));
                     let inner = m.frames.extend(env, names.len());
                     for (&name, init) in names.iter().zip(&inits) {
-                        let v = if sequential {
+                        let r = if sequential {
                             init(m, &inner)
                         } else {
                             init(m, env)
                         };
-                        match v {
-                            Ok(v) => m.bind(&inner, name, v),
-                            Err(e) => {
-                                m.frames.give_back(inner);
-                                return Err(e);
-                            }
+                        if !r.is_value() {
+                            m.frames.give_back(inner);
+                            return r;
                         }
+                        // SAFETY: the words of a value this frame now owns.
+                        unsafe { inner.push_words(name, [r.tag, r.word]) };
+                        m.locals.mark(name);
                     }
                     let r = body(m, &inner);
                     m.frames.give_back(inner);
@@ -621,19 +902,20 @@ impl Compiler {
             NodeKind::Lambda(l) => {
                 let l = l.clone();
                 Box::new(move |m, env| {
-                    m.step(&span)?;
-                    Ok(O::value(m.make_closure(&l, env, ClosureKind::Lambda)))
+                    ok!(m, m.step(&span));
+                    Raw::of(m.make_closure(&l, env, ClosureKind::Lambda))
                 })
             }
             NodeKind::Define { name, value, local } => {
                 let (name, local) = (*name, *local);
-                let value = self.node::<Value>(value);
+                let value = self.node::<NonTail>(value);
                 Box::new(move |m, env| {
-                    m.step(&span)?;
-                    let v = value(m, env)?;
+                    ok!(m, m.step(&span));
+                    // SAFETY: a value, handed over.
+                    let v = unsafe { val!(value(m, env)).value() };
                     m.effects += 1;
                     m.assign_define(name, v, local, env);
-                    Ok(O::value(Value::Symbol(name)))
+                    Raw::of(Value::Symbol(name))
                 })
             }
             _ => {
@@ -643,13 +925,7 @@ impl Compiler {
         }
     }
 
-    fn call<O: Out>(
-        &mut self,
-        span: Span,
-        func: &Node,
-        args: &[Node],
-        arg_spans: &[Span],
-    ) -> Code<O> {
+    fn call<O: Out>(&mut self, span: Span, func: &Node, args: &[Node], arg_spans: &[Span]) -> Code {
         let ops: Vec<Operand> = args.iter().map(|a| self.operand(a)).collect();
         let spans: Box<[Span]> = arg_spans.into();
         let fspan = func.span;
@@ -666,13 +942,16 @@ impl Compiler {
                 _ => global_call_any::<O>(span, fspan, sym, ops, spans),
             };
         }
-        let head = self.node::<Value>(func);
+        let head = self.node::<NonTail>(func);
         Box::new(move |m, env| {
-            m.step(&span)?;
-            match head(m, env)? {
+            ok!(m, m.step(&span));
+            // SAFETY: a value, handed over.
+            match unsafe { val!(head(m, env)).value() } {
                 Value::Closure(c) if Machine::binds_directly(&c, ops.len()) => {
-                    let frame = bind(m, &c, &ops, env)?;
-                    O::bound(m, c, frame, span)
+                    match bind(m, &c, &ops, env) {
+                        Some(frame) => O::bound(m, c, frame, span),
+                        None => Raw::ERR,
+                    }
                 }
                 f => general::<O>(m, f, span, fspan, &ops, &spans, env),
             }
@@ -690,35 +969,45 @@ impl Compiler {
                     [a] => {
                         if let NodeKind::Local(s, slot) = a.kind {
                             let aspan = a.span;
-                            let general = self.node::<Value>(t);
+                            let general = self.node::<NonTail>(t);
                             return Box::new(move |m, env| {
                                 if let Some(&Value::Builtin(b)) = m.globals.get(sym) {
                                     let op = b.op;
                                     if let Some(Some(hit)) = env.with_at(slot, s, |x| holds(op, x))
                                     {
-                                        m.step3(&tspan, &fspan, &aspan)?;
-                                        return Ok(hit);
+                                        return match m.step3(&tspan, &fspan, &aspan) {
+                                            Ok(()) => Some(hit),
+                                            Err(e) => {
+                                                m.pending.fail(e);
+                                                None
+                                            }
+                                        };
                                     }
                                 }
-                                Ok(general(m, env)?.is_true())
+                                truth(general(m, env))
                             });
                         }
                     }
                     [a, c] => {
                         let (x, y) = (self.operand(a), self.operand(c));
                         if x.is_leaf() && y.is_leaf() {
-                            let general = self.node::<Value>(t);
+                            let general = self.node::<NonTail>(t);
                             return Box::new(move |m, env| {
                                 if let Some(&Value::Builtin(b)) = m.globals.get(sym) {
                                     if let (Some((i, xs)), Some((j, ys))) = (x.int(env), y.int(env))
                                     {
                                         if let Some(v) = fast_ints(b.op, i, j) {
-                                            m.step4(&tspan, &fspan, xs, ys)?;
-                                            return Ok(v.is_true());
+                                            return match m.step4(&tspan, &fspan, xs, ys) {
+                                                Ok(()) => Some(v.is_true()),
+                                                Err(e) => {
+                                                    m.pending.fail(e);
+                                                    None
+                                                }
+                                            };
                                         }
                                     }
                                 }
-                                Ok(general(m, env)?.is_true())
+                                truth(general(m, env))
                             });
                         }
                     }
@@ -726,71 +1015,94 @@ impl Compiler {
                 }
             }
         }
-        let code = self.node::<Value>(t);
-        Box::new(move |m, env| Ok(code(m, env)?.is_true()))
+        let code = self.node::<NonTail>(t);
+        Box::new(move |m, env| truth(code(m, env)))
     }
 
     /// `cond` (as `Machine::cond_clause`): the clause taken runs its body in `cond`'s position;
     /// a clause without a body answers its test's value; none taken, `nil`.
-    fn cond<O: Out>(&mut self, span: Span, clauses: &[Clause]) -> Code<O> {
-        let clauses: Vec<CondClause<O>> = clauses
+    fn cond<O: Out>(&mut self, span: Span, clauses: &[Clause]) -> Code {
+        let clauses: Vec<CondClause> = clauses
             .iter()
             .map(|c| {
                 let test = match &c.test {
                     None => CondTest::Else,
                     Some(t) if !c.body.is_empty() => CondTest::Holds(self.test(t)),
-                    Some(t) => CondTest::Value(self.node::<Value>(t)),
+                    Some(t) => CondTest::Value(self.node::<NonTail>(t)),
                 };
                 let (init, last) = self.seq::<O>(&c.body);
                 CondClause { test, init, last }
             })
             .collect();
         Box::new(move |m, env| {
-            m.step(&span)?;
+            ok!(m, m.step(&span));
             for c in &clauses {
-                let hit = match &c.test {
-                    CondTest::Else => Value::Bool(true),
-                    CondTest::Holds(t) => {
-                        if t(m, env)? {
-                            return run_seq(&c.init, &c.last, m, env);
+                match &c.test {
+                    CondTest::Else => {
+                        if c.last.is_none() {
+                            return Raw::of(Value::Bool(true));
                         }
-                        continue;
+                        return run_seq(&c.init, &c.last, m, env);
                     }
-                    CondTest::Value(t) => t(m, env)?,
-                };
-                if hit.is_true() {
-                    if c.last.is_none() {
-                        return Ok(O::value(hit));
+                    CondTest::Holds(t) => match t(m, env) {
+                        Some(true) => return run_seq(&c.init, &c.last, m, env),
+                        Some(false) => {}
+                        None => return Raw::ERR,
+                    },
+                    // A clause without a body: its test's value, if true, is the answer.
+                    CondTest::Value(t) => {
+                        let r = val!(t(m, env));
+                        // SAFETY: a value, handed over.
+                        let hit = unsafe { r.value() };
+                        if hit.is_true() {
+                            return Raw::of(hit);
+                        }
+                        Raw::of(hit).release();
                     }
-                    return run_seq(&c.init, &c.last, m, env);
                 }
             }
-            Ok(O::value(Value::Nil))
+            Raw::of(Value::Nil)
         })
     }
 
     /// `and` (`or` when `or`): the first value that decides it, else the last form in the
     /// form's own position (`#t` for an empty `and`, `#f` for an empty `or`).
-    fn and_or<O: Out>(&mut self, span: Span, forms: &[Node], or: bool) -> Code<O> {
+    fn and_or<O: Out>(&mut self, span: Span, forms: &[Node], or: bool) -> Code {
         let (init, last) = self.seq::<O>(forms);
         Box::new(move |m, env| {
-            m.step(&span)?;
+            ok!(m, m.step(&span));
             let Some(last) = &last else {
-                return Ok(O::value(Value::Bool(!or)));
+                return Raw::of(Value::Bool(!or));
             };
             for f in &init {
-                let v = f(m, env)?;
+                let r = val!(f(m, env));
+                // SAFETY: a value, handed over.
+                let v = unsafe { r.value() };
                 if v.is_true() == or {
-                    return Ok(O::value(v));
+                    return Raw::of(v);
                 }
+                Raw::of(v).release();
             }
             last(m, env)
         })
     }
 }
 
+/// Whether a compiled form's value is true; `None` for an error.
+#[inline(always)]
+fn truth(r: Raw) -> Option<bool> {
+    if !r.is_value() {
+        return None;
+    }
+    // SAFETY: a value, handed over.
+    let v = unsafe { r.value() };
+    let t = v.is_true();
+    Raw::of(v).release();
+    Some(t)
+}
+
 /// A sequence's code: its last form alone when there is nothing before it.
-fn seq_code<O: Out>(init: Vec<Code<Value>>, last: Option<Code<O>>) -> Code<O> {
+fn seq_code(init: Vec<Code>, last: Option<Code>) -> Code {
     match (init.is_empty(), last) {
         (true, Some(last)) => last,
         (_, last) => Box::new(move |m, env| run_seq(&init, &last, m, env)),
@@ -806,18 +1118,20 @@ fn global_call<O: Out, const N: usize>(
     sym: Sym,
     ops: [Operand; N],
     spans: Box<[Span]>,
-) -> Code<O> {
+) -> Code {
     Box::new(move |m, env| {
-        m.step2(&span, &fspan)?;
+        ok!(m, m.step2(&span, &fspan));
         match m.globals.get(sym) {
-            Some(&Value::Builtin(b)) => O::from_result(builtin(m, b, &ops, &spans, span, env)),
+            Some(&Value::Builtin(b)) => builtin(m, b, &ops, &spans, span, env),
             Some(Value::Closure(c)) if Machine::binds_directly(c, N) => {
                 let c = c.clone();
-                let frame = bind(m, &c, &ops, env)?;
-                O::bound(m, c, frame, span)
+                match bind(m, &c, &ops, env) {
+                    Some(frame) => O::bound(m, c, frame, span),
+                    None => Raw::ERR,
+                }
             }
             _ => {
-                let f = m.lookup_global(sym, env, fspan)?;
+                let f = ok!(m, m.lookup_global(sym, env, fspan));
                 general::<O>(m, f, span, fspan, &ops, &spans, env)
             }
         }
@@ -831,21 +1145,21 @@ fn global_call_any<O: Out>(
     sym: Sym,
     ops: Vec<Operand>,
     spans: Box<[Span]>,
-) -> Code<O> {
+) -> Code {
     Box::new(move |m, env| {
-        m.step2(&span, &fspan)?;
+        ok!(m, m.step2(&span, &fspan));
         let n = ops.len();
         match m.globals.get(sym) {
-            Some(&Value::Builtin(b)) if n <= INLINE_ARGS => {
-                O::from_result(builtin(m, b, &ops, &spans, span, env))
-            }
+            Some(&Value::Builtin(b)) if n <= INLINE_ARGS => builtin(m, b, &ops, &spans, span, env),
             Some(Value::Closure(c)) if Machine::binds_directly(c, n) => {
                 let c = c.clone();
-                let frame = bind(m, &c, &ops, env)?;
-                O::bound(m, c, frame, span)
+                match bind(m, &c, &ops, env) {
+                    Some(frame) => O::bound(m, c, frame, span),
+                    None => Raw::ERR,
+                }
             }
             _ => {
-                let f = m.lookup_global(sym, env, fspan)?;
+                let f = ok!(m, m.lookup_global(sym, env, fspan));
                 general::<O>(m, f, span, fspan, &ops, &spans, env)
             }
         }
@@ -934,6 +1248,94 @@ mod tests {
                 check(&format!("(H {a} {b})"), f, "", "");
             }
         }
+    }
+
+    /// A value passed through compiled code, on every way out of it (errors at each place a
+    /// value is held: an argument evaluated before one that fails, a `let` being filled, a
+    /// test), keeps its count: nothing the code held is leaked or freed twice.
+    #[test]
+    fn compiled_code_keeps_counts_on_every_way_out() {
+        use super::super::value::Value;
+        let mut i = Interpreter::new(Limits::default());
+        i.eval_source(
+            "t.ttdl",
+            "(define s (string-append \"a\" \"b\")) (define l (list s s))",
+        )
+        .unwrap();
+        let programs = [
+            "(define (f x) (cons x (car 5))) (f s)",
+            "(define (f x) (cons x (cons x x))) (f s)",
+            "(define (f x) (list x x (car 5))) (f s)",
+            "(define (f x) (list x x x x)) (f s)",
+            "(define (f x) (and x x (car 5))) (f s)",
+            "(define (f x) (or #f x)) (f s)",
+            "(define (f x) (cond ((car 5) 1) (x))) (f s)",
+            "(define (f x) (cond (#f 1) (x))) (f s)",
+            "(define (f x) (let ((a x) (b (car 5))) a)) (f s)",
+            "(define (f x) (let* ((a x) (b (list a a))) b)) (f s)",
+            "(define (f x) (begin x x (car 5))) (f s)",
+            "(define (f x) (if (car x) 1 2)) (f l)",
+            "(define (k a b) a) (define (f x) (k x (car 5))) (f s)",
+            "(define (k a b) a) (define (f x) (k x (k x x))) (f s)",
+            "(define (o a &optional b) a) (define (f x) (o x (car 5))) (f s)",
+            "(define (o a &optional b) a) (define (f x) (o x x)) (f s)",
+            "(define (f x) (set! x (car l)) x) (f s)",
+            "(define (f x) (eq? x (car (cdr x)))) (f l)",
+            "(define (f x) (length (list x (cadr x) (car 5)))) (f l)",
+            "(define (f x n) (if (= n 0) x (f (cons x x) (- n 1)))) (f s 3)",
+            "(define (f x) (+ 1 (car x))) (f l)",
+            "(define (f x) (+ (car x) 1)) (f l)",
+        ];
+        for p in programs {
+            let _ = i.eval_source("t.ttdl", p);
+        }
+        let s = i.machine.intern("s");
+        let l = i.machine.intern("l");
+        let (Some(Value::Str(s)), Some(Value::Pair(l))) =
+            (i.machine.globals.get(s), i.machine.globals.get(l))
+        else {
+            panic!("s and l are defined");
+        };
+        // `s` is held by the global and by the two cells of `l`; `l` by its global alone.
+        assert_eq!(std::rc::Rc::strong_count(s), 3);
+        assert_eq!(super::super::cons::ConsRef::strong_count(l), 1);
+    }
+
+    /// A value's words, moved through a `Raw` and back, are the value, of every kind.
+    #[test]
+    fn values_round_trip_through_their_words() {
+        use super::super::value::Value;
+        use super::Raw;
+        let s = std::rc::Rc::new(String::from("s"));
+        let values = [
+            Value::Nil,
+            Value::Bool(true),
+            Value::Bool(false),
+            Value::Int(-7),
+            Value::Float(2.5),
+            Value::Str(s.clone()),
+            Value::list([Value::Int(1), Value::Str(s.clone())]),
+        ];
+        for v in &values {
+            let r = Raw::shared(v);
+            assert!(r.is_value());
+            assert_eq!(
+                r.int(),
+                if let Value::Int(i) = v {
+                    Some(*i)
+                } else {
+                    None
+                }
+            );
+            // SAFETY: a value just made, used once.
+            let back = unsafe { r.value() };
+            assert!(back.equal(v));
+            Raw::of(back).release();
+        }
+        assert_eq!(std::rc::Rc::strong_count(&s), 3);
+        drop(values);
+        assert_eq!(std::rc::Rc::strong_count(&s), 1);
+        assert!(!Raw::ERR.is_value() && !Raw::TAIL.is_value());
     }
 
     /// A global redefined after a body was compiled is seen by it: the compiled code reads the

@@ -248,21 +248,7 @@ pub(crate) fn push_binding<K, V>(vars: &mut Vec<(K, V)>, key: K, value: V) {
     }
 }
 
-/// A value's two words, each read on its own (a payload narrower than its word leaves part of
-/// its word uninitialised). For a value just returned through memory: moved as one 16-byte
-/// piece, it was read back whole from where its two words had just been written, a load the
-/// store buffer cannot forward (a stall of some ten cycles); read word by word, each load
-/// matches a store. The caller forgets the value: the words own what it owned.
-#[inline(always)]
-pub(crate) fn value_words(v: &Value) -> [std::mem::MaybeUninit<u64>; 2] {
-    const _: () = assert!(std::mem::size_of::<Value>() == 16 && std::mem::align_of::<Value>() == 8);
-    let src = ptr::from_ref(v).cast::<std::mem::MaybeUninit<u64>>();
-    // SAFETY: a `Value` is two 8-byte-aligned words (checked above), both in bounds of `v`, read
-    // as possibly uninitialised. Volatile, so the two reads are not merged into one.
-    unsafe { [ptr::read_volatile(src), ptr::read_volatile(src.add(1))] }
-}
-
-/// [`push_binding`] of a value given as its [`value_words`].
+/// [`push_binding`] of a value given as its two words.
 ///
 /// # Safety
 /// `words` are the words of a value that was then forgotten: the binding takes what it owned.
@@ -742,16 +728,20 @@ mod tests {
         assert_eq!(ConsRef::strong_count(c), 3);
         // Moved in as their two words: each binding owns what its value owned.
         for (k, v) in values.iter().enumerate() {
-            let copy = share_stored(v);
-            let words = value_words(&copy);
-            std::mem::forget(copy);
+            // SAFETY: a value is two words (as `code::Raw` asserts); the copy is moved into them.
+            let words = unsafe {
+                std::mem::transmute::<Value, [std::mem::MaybeUninit<u64>; 2]>(share_stored(v))
+            };
             // SAFETY: the words of the copy just forgotten.
             unsafe { push_binding_words(&mut frame, k as u32, words) };
         }
         assert_eq!(std::rc::Rc::strong_count(&s), 4);
         assert_eq!(ConsRef::strong_count(c), 4);
         let (by_value, by_words) = frame.split_at(values.len());
-        assert!(by_value.iter().zip(by_words).all(|((_, a), (_, b))| a.equal(b)));
+        assert!(by_value
+            .iter()
+            .zip(by_words)
+            .all(|((_, a), (_, b))| a.equal(b)));
         frame.truncate(values.len());
         assert_eq!(std::rc::Rc::strong_count(&s), 3);
         assert_eq!(frame.len(), values.len());

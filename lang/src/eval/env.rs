@@ -112,7 +112,8 @@ impl Env {
         }
     }
 
-    /// [`Env::push`] of a value given as its two words ([`super::cons::value_words`]).
+    /// [`Env::push`] of a value given as its two words (`code::Raw`: moved whole, a value just
+    /// returned was read back as one piece the two words just written, a stall).
     ///
     /// # Safety
     /// As [`super::cons::push_binding_words`]: the words of a value then forgotten.

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use super::ast::{Body, Clause, Lambda, Node, NodeKind, Quasi, QuasiItem};
 use super::builtins;
 use super::builtins::Op;
+use super::code::Outcome;
 use super::env::{share, Env};
 use super::machine::{closest, type_error, Machine, R};
 use super::symbol::Sym;
@@ -634,15 +635,13 @@ impl Machine {
                 Entry::Args(args) => self.bind_args(&c, args, span)?,
                 Entry::Frame(env) => env,
             };
-            let flow = (c.lambda.compiled())(self, &env);
+            let r = self.run_body(&c.lambda, &env);
             // The call is over, even by an error: its frame serves the next one unless a closure
             // captured it.
             self.frames.give_back(env);
-            let flow = flow?;
-            (c, entry, span) = match flow {
-                Flow::Value(v) => return Ok(v),
-                Flow::Tail(next, args, next_span) => (next, Entry::Args(args), next_span),
-                Flow::Bound(next, frame, next_span) => (next, Entry::Frame(frame), next_span),
+            (c, entry, span) = match self.outcome(r)? {
+                Outcome::Value(v) => return Ok(v),
+                Outcome::Tail(next, entry, next_span) => (next, entry, next_span),
             };
         }
     }

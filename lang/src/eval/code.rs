@@ -35,7 +35,8 @@ use super::ast::{Body, Clause, Lambda, Node, NodeKind};
 use super::builtins::{self, BuiltinDef, Op};
 use super::env::Env;
 use super::exec::{
-    fast_builtin, fast_ints, fast_one, holds, Entry, Flow, INLINE_ARGS, RED_ZONE, STACK_SEGMENT,
+    fast_builtin, fast_ints, fast_one, holds, Entry, Flow, INLINE_ARGS, RED_ZONE,
+    STACK_CHECK_EVERY, STACK_SEGMENT,
 };
 use super::machine::{Machine, R};
 use super::resolve::Slot;
@@ -248,6 +249,56 @@ impl Machine {
     }
 }
 
+impl Machine {
+    /// A non-tail call of a procedure whose frame is bound (as [`Machine::enter`] of a bound
+    /// frame, with its nesting, stack, depth and call-site label), its value returned as words:
+    /// through `enter`, it came back through memory and was moved on whole (a stall).
+    #[inline(always)]
+    fn call_bound(&mut self, c: Rc<Closure>, frame: Env, span: Span) -> Raw {
+        self.nesting += 1;
+        let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
+            stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+                self.call_bound_here(c, frame, span)
+            })
+        } else {
+            self.call_bound_here(c, frame, span)
+        };
+        self.nesting -= 1;
+        r
+    }
+
+    /// [`Machine::call_bound`] on the stack as it is (as [`Machine::enter_here`]).
+    #[inline(never)]
+    fn call_bound_here(&mut self, c: Rc<Closure>, frame: Env, span: Span) -> Raw {
+        if self.depth >= self.budget.depth {
+            let e = self.runaway_recursion(span);
+            return self.pending.fail(e);
+        }
+        self.depth += 1;
+        let r = self.run_body(&c.lambda, &frame);
+        // The call is over, even by an error: its frame serves the next one unless a closure
+        // captured it.
+        self.frames.give_back(frame);
+        let r = match (r.tag(), self.pending.tail.take()) {
+            // The body's call in tail position, and the calls it makes in turn, run in the loop.
+            (TAIL, Some((next, entry, next_span))) => {
+                let v = self.run_closure(next, entry, next_span);
+                Raw::result(self, v)
+            }
+            _ => r,
+        };
+        self.depth -= 1;
+        if !r.is_value() {
+            let e = self.pending.failure.take().unwrap_or_else(|| {
+                Diagnostic::new("internal", "an evaluation failed without a diagnostic")
+            });
+            let e = self.add_call_site(e, c.name(), span);
+            return self.pending.fail(e);
+        }
+        r
+    }
+}
+
 /// A compiled form.
 type Code = Box<dyn Fn(&mut Machine, &Env) -> Raw>;
 
@@ -302,8 +353,7 @@ struct Tail;
 impl Out for NonTail {
     #[inline(always)]
     fn bound(m: &mut Machine, c: Rc<Closure>, frame: Env, span: Span) -> Raw {
-        let r = m.enter(c, Entry::Frame(frame), span);
-        Raw::result(m, r)
+        m.call_bound(c, frame, span)
     }
     fn args(m: &mut Machine, c: Rc<Closure>, vals: Vec<Value>, span: Span) -> Raw {
         let r = m.enter(c, Entry::Args(vals), span);

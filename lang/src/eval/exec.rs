@@ -566,7 +566,7 @@ impl Machine {
 
     #[cold]
     #[inline(never)]
-    fn runaway_recursion(&self, span: Span) -> Diagnostic {
+    pub(super) fn runaway_recursion(&self, span: Span) -> Diagnostic {
         Diagnostic::new(
             "runaway-recursion",
             format!(
@@ -583,7 +583,12 @@ impl Machine {
 
     /// As an error leaves a procedure, shows where it was called from (the innermost few calls;
     /// not for runaway errors, whose calls are all alike).
-    fn add_call_site(&self, mut d: Diagnostic, name: Option<Sym>, span: Span) -> Diagnostic {
+    pub(super) fn add_call_site(
+        &self,
+        mut d: Diagnostic,
+        name: Option<Sym>,
+        span: Span,
+    ) -> Diagnostic {
         const MAX_LABELS: usize = 4;
         let runaway = matches!(d.code.as_str(), "runaway-recursion" | "budget" | "arity");
         if !runaway && d.labels.len() < MAX_LABELS && d.labels.iter().all(|l| l.span != span) {
@@ -629,7 +634,12 @@ impl Machine {
     /// Inlined into [`Machine::enter_here`]: as a function of its own, it was one frame more on
     /// the Rust stack for each level of a recursion.
     #[inline(always)]
-    fn run_closure(&mut self, mut c: Rc<Closure>, mut entry: Entry, mut span: Span) -> R<Value> {
+    pub(super) fn run_closure(
+        &mut self,
+        mut c: Rc<Closure>,
+        mut entry: Entry,
+        mut span: Span,
+    ) -> R<Value> {
         loop {
             let env = match entry {
                 Entry::Args(args) => self.bind_args(&c, args, span)?,

@@ -1023,8 +1023,11 @@ impl Compiler {
                             return Box::new(move |m, env| {
                                 if let Some(&Value::Builtin(b)) = m.globals.get(sym) {
                                     let op = b.op;
-                                    if let Some(Some(hit)) = env.with_at(slot, s, |x| holds(op, x))
-                                    {
+                                    let hit = match env.at(slot, s) {
+                                        Some(x) => holds(op, &x),
+                                        None => None,
+                                    };
+                                    if let Some(hit) = hit {
                                         return match m.step3(&tspan, &fspan, &aspan) {
                                             Ok(()) => Some(hit),
                                             Err(e) => {

@@ -9,13 +9,13 @@ use super::symbol::Sym;
 use super::value::{ClosureKind, Value};
 use crate::span::Span;
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Node {
     pub kind: NodeKind,
     pub span: Span,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum NodeKind {
     Const(Value),
     /// A variable, looked up by name (what the compiler makes; [`super::resolve`] replaces it).
@@ -112,7 +112,7 @@ pub enum NodeKind {
 }
 
 /// A `cond` clause; `test` is `None` for `else`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Clause {
     pub test: Option<Node>,
     pub body: Vec<Node>,
@@ -121,7 +121,7 @@ pub struct Clause {
 /// An argument where the thesis writes bare names (`(synchronize phase-zero)`,
 /// `:topology mesh`, `:place anneal`): a bare symbol is evaluated when it is bound and taken as a
 /// name when it is not; anything else is evaluated.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum Soft {
     Name(Sym, Span),
     Expr(Box<Node>),
@@ -137,7 +137,7 @@ impl Soft {
 }
 
 /// `:keyword value` in `make-network` and `target`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct KeyArg {
     pub key: String,
     pub key_span: Span,
@@ -154,6 +154,8 @@ pub struct Lambda {
     pub body: Body,
     /// Where it was defined (for arity errors).
     pub span: Span,
+    /// The body compiled into closures ([`super::code`]), made at its first call.
+    pub code: super::code::Compiled,
 }
 
 impl Lambda {
@@ -180,21 +182,21 @@ pub fn plural(n: usize) -> &'static str {
 
 /// A body: its internal `define`s are bound (unassigned) on entry, so procedures defined in one
 /// body can call each other (Scheme's `letrec*` rule).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Body {
     pub defines: Vec<Sym>,
     pub forms: Vec<Node>,
 }
 
 /// A quasiquote template.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum Quasi {
     Const(Value),
     Unquote(Node),
     List(Vec<QuasiItem>),
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum QuasiItem {
     One(Quasi),
     Splice(Node),

@@ -674,6 +674,7 @@ impl Compiler<'_> {
             rest,
             body,
             span,
+            code: Default::default(),
         }))
     }
 

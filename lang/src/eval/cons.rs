@@ -248,6 +248,30 @@ pub(crate) fn push_binding<K, V>(vars: &mut Vec<(K, V)>, key: K, value: V) {
     }
 }
 
+/// [`push_binding`] of a value given as its two words.
+///
+/// # Safety
+/// `words` are the words of a value that was then forgotten: the binding takes what it owned.
+#[inline(always)]
+pub(crate) unsafe fn push_binding_words<K>(
+    vars: &mut Vec<(K, Value)>,
+    key: K,
+    words: [std::mem::MaybeUninit<u64>; 2],
+) {
+    vars.reserve(1);
+    let len = vars.len();
+    // SAFETY: `reserve` made room for an element at `len`; both of its fields are written (the
+    // value as its two words, the bits of the value forgotten) before the length covers it.
+    unsafe {
+        let slot = vars.as_mut_ptr().add(len);
+        ptr::addr_of_mut!((*slot).0).write(key);
+        let dst = ptr::addr_of_mut!((*slot).1).cast::<std::mem::MaybeUninit<u64>>();
+        dst.write(words[0]);
+        dst.add(1).write(words[1]);
+        vars.set_len(len + 1);
+    }
+}
+
 /// Moves both halves out of a slot nothing else refers to, and frees the slot.
 ///
 /// # Safety
@@ -702,6 +726,24 @@ mod tests {
             panic!("a list")
         };
         assert_eq!(ConsRef::strong_count(c), 3);
+        // Moved in as their two words: each binding owns what its value owned.
+        for (k, v) in values.iter().enumerate() {
+            // SAFETY: a value is two words (as `code::Raw` asserts); the copy is moved into them.
+            let words = unsafe {
+                std::mem::transmute::<Value, [std::mem::MaybeUninit<u64>; 2]>(share_stored(v))
+            };
+            // SAFETY: the words of the copy just forgotten.
+            unsafe { push_binding_words(&mut frame, k as u32, words) };
+        }
+        assert_eq!(std::rc::Rc::strong_count(&s), 4);
+        assert_eq!(ConsRef::strong_count(c), 4);
+        let (by_value, by_words) = frame.split_at(values.len());
+        assert!(by_value
+            .iter()
+            .zip(by_words)
+            .all(|((_, a), (_, b))| a.equal(b)));
+        frame.truncate(values.len());
+        assert_eq!(std::rc::Rc::strong_count(&s), 3);
         assert_eq!(frame.len(), values.len());
         assert!(frame.iter().zip(&values).all(|((_, a), b)| a.equal(b)));
         drop(frame);

@@ -112,6 +112,19 @@ impl Env {
         }
     }
 
+    /// [`Env::push`] of a value given as its two words (`code::Raw`: moved whole, a value just
+    /// returned was read back as one piece the two words just written, a stall).
+    ///
+    /// # Safety
+    /// As [`super::cons::push_binding_words`]: the words of a value then forgotten.
+    #[inline(always)]
+    pub(crate) unsafe fn push_words(&self, sym: Sym, words: [std::mem::MaybeUninit<u64>; 2]) {
+        if let Some(f) = &self.0 {
+            // SAFETY: as this function's own contract.
+            unsafe { super::cons::push_binding_words(&mut f.vars.borrow_mut(), sym, words) };
+        }
+    }
+
     pub fn get(&self, sym: Sym) -> Option<Value> {
         let mut cur = &self.0;
         while let Some(f) = cur {
@@ -156,6 +169,19 @@ impl Env {
             Some((s, v)) if *s == sym => Some(f(v)),
             _ => None,
         }
+    }
+
+    /// The value in a resolved slot, borrowed where it lies, when the slot holds `sym` (as
+    /// [`Env::with_at`], for a caller that must not run a closure there: outlined, its answer
+    /// came back through memory). The frame must not be changed while the borrow lasts.
+    #[inline(always)]
+    pub fn at(&self, slot: Slot, sym: Sym) -> Option<std::cell::Ref<'_, Value>> {
+        let vars = self.frame_at(slot.depth)?.vars.borrow();
+        std::cell::Ref::filter_map(vars, |vars| match vars.get(slot.index as usize) {
+            Some((s, v)) if *s == sym => Some(v),
+            _ => None,
+        })
+        .ok()
     }
 
     /// Assigns a resolved slot as [`Env::get_at`] reads it; `false` if the slot is not there.

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use super::ast::{Body, Clause, Lambda, Node, NodeKind, Quasi, QuasiItem};
 use super::builtins;
 use super::builtins::Op;
+use super::code::Outcome;
 use super::env::{share, Env};
 use super::machine::{closest, type_error, Machine, R};
 use super::symbol::Sym;
@@ -17,8 +18,8 @@ use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 
 /// Room left on the Rust stack below which a new segment is allocated, and its size.
-const RED_ZONE: usize = 128 * 1024;
-const STACK_SEGMENT: usize = 4 * 1024 * 1024;
+pub(super) const RED_ZONE: usize = 128 * 1024;
+pub(super) const STACK_SEGMENT: usize = 4 * 1024 * 1024;
 
 /// The stack each top-level form is evaluated on (reserved, not resident): about 1 KB a level
 /// of non-tail calls in a release build, so the default depth budget's recursion fits with room
@@ -28,15 +29,15 @@ pub(crate) const EVAL_STACK: usize = 64 * 1024 * 1024;
 /// Nesting levels of `eval` between two looks at the room left on the Rust stack: a few hundred
 /// bytes each, far less than [`RED_ZONE`] together. Unoptimised, a level's frames take some
 /// 20 KB (every inlined helper keeps its own locals), so a debug build looks at every level.
-const STACK_CHECK_EVERY: usize = if cfg!(debug_assertions) { 1 } else { 8 };
+pub(super) const STACK_CHECK_EVERY: usize = if cfg!(debug_assertions) { 1 } else { 8 };
 
 /// Builtin calls with at most this many arguments pass them in a buffer on the Rust stack.
-const INLINE_ARGS: usize = 4;
+pub(super) const INLINE_ARGS: usize = 4;
 
 /// Lets go of an argument a builtin made in place has read: the caller forgets the argument
 /// buffer, so anything it owns must go here.
 #[inline(always)]
-fn release(v: &mut Value) {
+pub(super) fn release(v: &mut Value) {
     if v.owns_something() {
         drop(std::mem::take(v));
     }
@@ -56,7 +57,7 @@ fn element(l: &Value, n: usize) -> Option<Value> {
 /// slot, a buffer): the list accessors and the predicates. `None` sends the call to the builtin
 /// itself, which gives the same answer or the error it always did.
 #[inline(always)]
-fn fast_one(op: Op, x: &Value) -> Option<Value> {
+pub(super) fn fast_one(op: Op, x: &Value) -> Option<Value> {
     Some(match op {
         Op::Car => match x {
             Value::Pair(c) => share(&c.car()),
@@ -89,7 +90,7 @@ fn fast_one(op: Op, x: &Value) -> Option<Value> {
 /// Whether a builtin of one argument, borrowed where it lies, answers true: the predicates
 /// without a value made for their answer, anything else as [`fast_one`] makes it.
 #[inline(always)]
-fn holds(op: Op, x: &Value) -> Option<bool> {
+pub(super) fn holds(op: Op, x: &Value) -> Option<bool> {
     match op {
         Op::NullP => Some(matches!(x, Value::Nil)),
         Op::PairP => Some(matches!(x, Value::Pair(_))),
@@ -101,7 +102,7 @@ fn holds(op: Op, x: &Value) -> Option<bool> {
 /// A builtin of two integers made in place; `None` where the builtin itself must answer (another
 /// builtin, or an overflow: the checked operations fail exactly where the builtin's do).
 #[inline(always)]
-fn fast_ints(op: Op, x: i64, y: i64) -> Option<Value> {
+pub(super) fn fast_ints(op: Op, x: i64, y: i64) -> Option<Value> {
     Some(match op {
         Op::Add => Value::Int(x.checked_add(y)?),
         Op::Sub => Value::Int(x.checked_sub(y)?),
@@ -130,7 +131,7 @@ fn fast_ints(op: Op, x: i64, y: i64) -> Option<Value> {
 /// itself, which gives the same answer or the error it always did (each case below answers only
 /// where the builtin answers the same).
 #[inline(always)]
-fn fast_builtin(op: Op, vals: &mut [Value]) -> Option<Value> {
+pub(super) fn fast_builtin(op: Op, vals: &mut [Value]) -> Option<Value> {
     use std::mem::take;
     Some(match (op, vals) {
         (_, [x]) => {
@@ -182,7 +183,7 @@ enum Next<'a> {
 }
 
 /// How a closure's frame is made: from evaluated arguments, or already bound.
-enum Entry {
+pub(super) enum Entry {
     Args(Vec<Value>),
     Frame(Env),
 }
@@ -519,7 +520,7 @@ impl Machine {
         }
     }
 
-    fn not_callable(&self, v: &Value, span: Span) -> Diagnostic {
+    pub(super) fn not_callable(&self, v: &Value, span: Span) -> Diagnostic {
         let mut d = type_error(span, "a procedure to call", v, self.show(v));
         if let Value::Macro(_) = v {
             d = d
@@ -536,7 +537,7 @@ impl Machine {
     /// [`Machine::call_closure`], the frame made either way. A recursion through builtins
     /// (`map`, `apply`) may nest calls without nesting `eval`, so the room left on the stack is
     /// looked at here every few levels, as `eval` does.
-    fn enter(&mut self, c: Rc<Closure>, entry: Entry, span: Span) -> R<Value> {
+    pub(super) fn enter(&mut self, c: Rc<Closure>, entry: Entry, span: Span) -> R<Value> {
         self.nesting += 1;
         let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
             stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || self.enter_here(c, entry, span))
@@ -552,7 +553,7 @@ impl Machine {
     /// every few levels, far inside [`RED_ZONE`]). Without a second look here, the procedure's
     /// run needs one frame of its own on the Rust stack, not two.
     #[inline(never)]
-    fn enter_here(&mut self, c: Rc<Closure>, entry: Entry, span: Span) -> R<Value> {
+    pub(super) fn enter_here(&mut self, c: Rc<Closure>, entry: Entry, span: Span) -> R<Value> {
         if self.depth >= self.budget.depth {
             return Err(self.runaway_recursion(span));
         }
@@ -565,7 +566,7 @@ impl Machine {
 
     #[cold]
     #[inline(never)]
-    fn runaway_recursion(&self, span: Span) -> Diagnostic {
+    pub(super) fn runaway_recursion(&self, span: Span) -> Diagnostic {
         Diagnostic::new(
             "runaway-recursion",
             format!(
@@ -582,7 +583,12 @@ impl Machine {
 
     /// As an error leaves a procedure, shows where it was called from (the innermost few calls;
     /// not for runaway errors, whose calls are all alike).
-    fn add_call_site(&self, mut d: Diagnostic, name: Option<Sym>, span: Span) -> Diagnostic {
+    pub(super) fn add_call_site(
+        &self,
+        mut d: Diagnostic,
+        name: Option<Sym>,
+        span: Span,
+    ) -> Diagnostic {
         const MAX_LABELS: usize = 4;
         let runaway = matches!(d.code.as_str(), "runaway-recursion" | "budget" | "arity");
         if !runaway && d.labels.len() < MAX_LABELS && d.labels.iter().all(|l| l.span != span) {
@@ -596,7 +602,7 @@ impl Machine {
     }
 
     /// A `define-comm` pattern: its first argument is the task in whose context the body runs.
-    fn call_comm(&mut self, c: Rc<Closure>, args: Vec<Value>, span: Span) -> R<Value> {
+    pub(super) fn call_comm(&mut self, c: Rc<Closure>, args: Vec<Value>, span: Span) -> R<Value> {
         let task = match args.first() {
             Some(Value::Task(t)) => *t,
             Some(Value::Int(i)) => self.comm.task_numbered(*i, span)?,
@@ -628,21 +634,24 @@ impl Machine {
     /// Inlined into [`Machine::enter_here`]: as a function of its own, it was one frame more on
     /// the Rust stack for each level of a recursion.
     #[inline(always)]
-    fn run_closure(&mut self, mut c: Rc<Closure>, mut entry: Entry, mut span: Span) -> R<Value> {
+    pub(super) fn run_closure(
+        &mut self,
+        mut c: Rc<Closure>,
+        mut entry: Entry,
+        mut span: Span,
+    ) -> R<Value> {
         loop {
             let env = match entry {
                 Entry::Args(args) => self.bind_args(&c, args, span)?,
                 Entry::Frame(env) => env,
             };
-            let flow = self.eval_body_flow(&c.lambda.body, &env);
+            let r = self.run_body(&c.lambda, &env);
             // The call is over, even by an error: its frame serves the next one unless a closure
             // captured it.
             self.frames.give_back(env);
-            let flow = flow?;
-            (c, entry, span) = match flow {
-                Flow::Value(v) => return Ok(v),
-                Flow::Tail(next, args, next_span) => (next, Entry::Args(args), next_span),
-                Flow::Bound(next, frame, next_span) => (next, Entry::Frame(frame), next_span),
+            (c, entry, span) = match self.outcome(r)? {
+                Outcome::Value(v) => return Ok(v),
+                Outcome::Tail(next, entry, next_span) => (next, entry, next_span),
             };
         }
     }
@@ -651,7 +660,7 @@ impl Machine {
     /// procedure (not a communication pattern, whose first argument sets the task context) of
     /// exactly `n` required parameters, so no arity error or default can arise.
     #[inline]
-    fn binds_directly(c: &Closure, n: usize) -> bool {
+    pub(super) fn binds_directly(c: &Closure, n: usize) -> bool {
         let l = &c.lambda;
         c.kind != ClosureKind::Comm
             && l.required.len() == n
@@ -765,7 +774,7 @@ impl Machine {
     /// a call, the value was written to memory as two words and read back as one 16-byte piece,
     /// which the store buffer cannot forward (a stall on every argument bound).
     #[inline(always)]
-    fn bind(&mut self, env: &Env, sym: Sym, value: Value) {
+    pub(super) fn bind(&mut self, env: &Env, sym: Sym, value: Value) {
         // The value is stored first, while it is still in registers: marked first, it was
         // spilled around the marking's possible call and reloaded as one piece (a stall).
         env.push(sym, value);
@@ -773,7 +782,7 @@ impl Machine {
     }
 
     #[inline]
-    fn lookup(&self, sym: Sym, env: &Env, span: Span) -> R<Value> {
+    pub(super) fn lookup(&self, sym: Sym, env: &Env, span: Span) -> R<Value> {
         // A name never bound locally (`+`, `cons`, a global procedure) cannot be in any frame:
         // it goes straight to its global slot instead of walking every enclosing scope.
         if self.locals.may_hold(sym) {
@@ -790,7 +799,7 @@ impl Machine {
     /// A name no enclosing frame binds lexically: its global slot. (Should a frame bind it after
     /// all, the lookup by name still finds it.)
     #[inline]
-    fn lookup_global(&self, sym: Sym, env: &Env, span: Span) -> R<Value> {
+    pub(super) fn lookup_global(&self, sym: Sym, env: &Env, span: Span) -> R<Value> {
         match self.globals.get(sym) {
             Some(v) => Ok(share(v)),
             None => self.lookup(sym, env, span),
@@ -1033,7 +1042,7 @@ impl Machine {
     /// The forms other than constants, variables, calls, `if`, `begin` and `set!`: kept out of
     /// `eval_flow`, whose every local would otherwise be part of the stack frame of each step.
     #[inline(never)]
-    fn eval_form(&mut self, node: &Node, env: &Env) -> R<Flow> {
+    pub(super) fn eval_form(&mut self, node: &Node, env: &Env) -> R<Flow> {
         let v = match &node.kind {
             NodeKind::Case {
                 key,
@@ -1200,7 +1209,7 @@ impl Machine {
         Ok(Flow::Value(v))
     }
 
-    fn make_closure(&self, l: &Rc<Lambda>, env: &Env, kind: ClosureKind) -> Value {
+    pub(super) fn make_closure(&self, l: &Rc<Lambda>, env: &Env, kind: ClosureKind) -> Value {
         Value::Closure(Rc::new(Closure {
             lambda: l.clone(),
             env: env.clone(),
@@ -1208,7 +1217,7 @@ impl Machine {
         }))
     }
 
-    fn assign_define(&mut self, name: Sym, v: Value, local: bool, env: &Env) {
+    pub(super) fn assign_define(&mut self, name: Sym, v: Value, local: bool, env: &Env) {
         if !(local && env.set(name, v.clone())) {
             self.globals.set(name, v);
         }

@@ -130,6 +130,8 @@ pub struct Machine {
     pub fold: bool,
     /// Frames of finished calls and `let`s, reused by the next ones.
     pub frames: FramePool,
+    /// What compiled code signalled to its caller (an error, a call in tail position).
+    pub(crate) pending: super::code::Pending,
 }
 
 /// The last frames that close on themselves are held by global closures (a procedure made by a
@@ -180,6 +182,7 @@ impl Machine {
             fold: true,
             interrupt: None,
             frames: FramePool::default(),
+            pending: Default::default(),
             start: Start::now(),
         };
         m.reset_steps();

@@ -5,7 +5,9 @@
 //!   local scopes and globals
 //! - `ast` + `compile`: source → analysed nodes (special forms, macro expansion); `resolve`: each
 //!   variable reference's frame and slot
-//! - `exec`: evaluation with a trampoline for tail calls and a depth budget
+//! - `exec`: evaluation with a trampoline for tail calls and a depth budget (top-level forms, the
+//!   forms rare in procedures, and procedure calls); `code`: procedure bodies compiled once into
+//!   closures that return values in registers, with the walk's steps, answers and errors
 //! - `builtins` (+ `numeric`, `format`): the builtin procedures, in one table
 //! - `comm_forms`: `deftask`, `task`, `defmessage`, `define-comm` calls, stream forms
 //! - `network_forms`: `make-network`, `network-tasks`, `neighbor`, mappings, `target`
@@ -37,6 +39,7 @@
 
 pub mod ast;
 pub mod builtins;
+pub mod code;
 pub mod comm_forms;
 pub mod compile;
 pub mod cons;

@@ -490,6 +490,7 @@ impl Machine {
             effects: 0,
             fold: self.fold,
             frames: Default::default(),
+            pending: Default::default(),
             start: self.start,
         };
         m.reset_steps();

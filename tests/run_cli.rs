@@ -1215,3 +1215,27 @@ fn a_closed_pipe_ends_the_output_quietly() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// What a program printed before it failed is shown ahead of the diagnostic, on standard error,
+/// so that `--format json` keeps standard output empty (no half document).
+#[test]
+fn what_a_failing_program_printed_is_kept() {
+    let dir = scratch("printed-then-failed");
+    let file = dir.join("fails.ttdl");
+    std::fs::write(
+        &file,
+        "(print \"partial sum \")\n(println (+ 1 2))\n(print 'no-newline)\n(car 5)\n",
+    )
+    .expect("write");
+    let path = file.to_str().expect("utf-8 path");
+    for args in [&["check", path][..], &["run", path, "--format", "json"]] {
+        let (code, out, err) = ttdl(args);
+        assert_ne!(code, 0, "{args:?}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        let printed = err
+            .find("partial sum 3\nno-newline\n")
+            .expect("printed text kept");
+        let error = err.find("error[type]").expect("the diagnostic");
+        assert!(printed < error, "{args:?}: {err}");
+    }
+}

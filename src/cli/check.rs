@@ -106,9 +106,18 @@ fn evaluate_as(file: &Path, source: &Source, folded: bool) -> Result<(String, Tr
             })?
         };
         session.set_fold(fold);
-        session
-            .eval_source(&name, &text)
-            .map_err(|d| CliError::Input(session.render(&d).trim_end().to_string()))?;
+        if let Err(d) = session.eval_source(&name, &text) {
+            // What the program printed before it failed is kept, ahead of the diagnostic (on
+            // standard error, so a JSON output stays one document).
+            let mut printed = session.take_output();
+            if !printed.is_empty() && !printed.ends_with('\n') {
+                printed.push('\n');
+            }
+            return Err(CliError::Input(format!(
+                "{printed}{}",
+                session.render(&d).trim_end()
+            )));
+        }
         let printed = session.take_output();
         let mapping = source.mapping.as_deref();
         let traffic = if folded {

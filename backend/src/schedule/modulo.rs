@@ -713,10 +713,8 @@ pub fn plan_with(
     // a torus at the bound leaves no path to change), links may fill up to the period.
     let mut found: Option<(u64, Found)> = None;
     let mut moves = Vec::new();
-    // A table made otherwise (the torus waves', the solver's) is checked by the search, which
-    // repairs what conflicts (nothing, in a table without conflicts) and may fill links to the
-    // period.
-    let check = |period: u64, warm: &Found| {
+    // The repair search of one period, links filled up to `load_cap`, from a table or afresh.
+    let repair = |period: u64, load_cap: u64, warm: Option<&Found>| {
         search(
             period,
             hw.hop_latency,
@@ -725,13 +723,17 @@ pub fn plan_with(
             &initial,
             nodes,
             &cap,
-            u64::MAX,
+            load_cap,
             seed,
             budget,
-            Some(warm),
+            warm,
             progress,
         )
     };
+    // A table made otherwise (the torus waves', the solver's) is checked by the search, which
+    // repairs what conflicts (nothing, in a table without conflicts) and may fill links to the
+    // period.
+    let check = |period: u64, warm: &Found| repair(period, u64::MAX, Some(warm));
     // Whole translations of a 2-D torus: a constructed table, from a little further above the
     // bound (its search is cheap: one offset and route per translation) down while one is
     // found, each checked (and repaired if need be) by the search, before the general search.
@@ -771,20 +773,7 @@ pub fn plan_with(
             // Each period from the last table, then afresh when that fails.
             let mut table = None;
             for warm in [found.as_ref().map(|(_, t)| t), None] {
-                let (made, t) = search(
-                    period,
-                    hw.hop_latency,
-                    &slots,
-                    &dags,
-                    &initial,
-                    nodes,
-                    &cap,
-                    load_cap,
-                    seed,
-                    budget,
-                    warm,
-                    progress,
-                )?;
+                let (made, t) = repair(period, load_cap, warm)?;
                 moves.push((period, made));
                 if t.is_some() || warm.is_none() {
                     table = t;

@@ -1162,9 +1162,8 @@ fn seq_code(init: Vec<Code>, last: Option<Code>) -> Code {
     }
 }
 
-/// A call whose head is a global name, with `N` arguments: a builtin is called in place, a
-/// procedure whose parameters the arguments fit is bound straight into its frame, anything else
-/// goes the general way; each after the call's step and its head's (as `eval` and `eval_flow`).
+/// A call whose head is a global name, with `N` arguments (see [`call_global`]); the count
+/// known when compiled.
 fn global_call<O: Out, const N: usize>(
     span: Span,
     fspan: Span,
@@ -1172,23 +1171,7 @@ fn global_call<O: Out, const N: usize>(
     ops: [Operand; N],
     spans: Box<[Span]>,
 ) -> Code {
-    Box::new(move |m, env| {
-        ok!(m, m.step2(&span, &fspan));
-        match m.globals.get(sym) {
-            Some(&Value::Builtin(b)) => builtin(m, b, &ops, &spans, span, env),
-            Some(Value::Closure(c)) if Machine::binds_directly(c, N) => {
-                let c = c.clone();
-                match bind(m, &c, &ops, env) {
-                    Some(frame) => O::bound(m, c, frame, span),
-                    None => Raw::ERR,
-                }
-            }
-            _ => {
-                let f = ok!(m, m.lookup_global(sym, env, fspan));
-                general::<O>(m, f, span, fspan, &ops, &spans, env)
-            }
-        }
-    })
+    Box::new(move |m, env| call_global::<O>(m, env, sym, &ops, &spans, span, fspan))
 }
 
 /// [`global_call`] of any number of arguments.
@@ -1199,24 +1182,40 @@ fn global_call_any<O: Out>(
     ops: Vec<Operand>,
     spans: Box<[Span]>,
 ) -> Code {
-    Box::new(move |m, env| {
-        ok!(m, m.step2(&span, &fspan));
-        let n = ops.len();
-        match m.globals.get(sym) {
-            Some(&Value::Builtin(b)) if n <= INLINE_ARGS => builtin(m, b, &ops, &spans, span, env),
-            Some(Value::Closure(c)) if Machine::binds_directly(c, n) => {
-                let c = c.clone();
-                match bind(m, &c, &ops, env) {
-                    Some(frame) => O::bound(m, c, frame, span),
-                    None => Raw::ERR,
-                }
-            }
-            _ => {
-                let f = ok!(m, m.lookup_global(sym, env, fspan));
-                general::<O>(m, f, span, fspan, &ops, &spans, env)
+    Box::new(move |m, env| call_global::<O>(m, env, sym, &ops, &spans, span, fspan))
+}
+
+/// A call whose head is a global name: a builtin is called in place (up to [`INLINE_ARGS`]
+/// arguments), a procedure whose parameters the arguments fit is bound straight into its
+/// frame, anything else goes the general way; each after the call's step and its head's (as
+/// `eval` and `eval_flow`). Inlined into each closure, so a fixed count's test is folded away.
+#[inline(always)]
+fn call_global<O: Out>(
+    m: &mut Machine,
+    env: &Env,
+    sym: Sym,
+    ops: &[Operand],
+    spans: &[Span],
+    span: Span,
+    fspan: Span,
+) -> Raw {
+    ok!(m, m.step2(&span, &fspan));
+    match m.globals.get(sym) {
+        Some(&Value::Builtin(b)) if ops.len() <= INLINE_ARGS => {
+            builtin(m, b, ops, spans, span, env)
+        }
+        Some(Value::Closure(c)) if Machine::binds_directly(c, ops.len()) => {
+            let c = c.clone();
+            match bind(m, &c, ops, env) {
+                Some(frame) => O::bound(m, c, frame, span),
+                None => Raw::ERR,
             }
         }
-    })
+        _ => {
+            let f = ok!(m, m.lookup_global(sym, env, fspan));
+            general::<O>(m, f, span, fspan, ops, spans, env)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -223,7 +223,7 @@ pub const SETTINGS: &[Setting] = &[
         kind: Kind::Level(&["quick", "default", "thorough"]),
         default: DefaultValue::Is("default"),
         value_name: "LEVEL",
-        help: "how hard the scheduler works on a plan: quick (its fixed orders only), default (an improvement phase of re-ordering the critical chain, skipped above 100,000 route steps; with --buffer 0, a search over clear paths when every task writes before it reads), thorough (20 times as much, any size), or SECONDS (as many rounds as fit; not reproducible across machines)",
+        help: "how hard the scheduler works on a plan: quick (its fixed orders only), default (an improvement phase of re-ordering the critical chain, skipped above 100,000 route steps; with --buffer 0, a search over clear paths when every task writes before it reads; a periodic slot table's solver, with a tenth of its budget where switches buffer), thorough (20 times as much, any size), or SECONDS (as many rounds as fit; not reproducible across machines)",
         target: true,
         model: true,
     },

@@ -89,6 +89,8 @@ pub(super) fn plan_periodic(
     cfg: &PlanConfig,
     progress: &Progress,
 ) -> Result<Option<Plan>, PipelineError> {
+    // The slot table of one iteration, found once for every sample.
+    let mut memo = schedule::modulo::Memo::default();
     for m0 in Periodic::SAMPLES {
         if 2 * m0 > n {
             break;
@@ -98,32 +100,43 @@ pub(super) fn plan_periodic(
         for _ in 0..2 {
             let (t, layout, routing) = resized(traffic, shape, m, network, placement, cfg)?;
             // A program whose writes no read gates is planned as a slot table (a modulo
-            // schedule, its paths chosen with it); any other by scheduling the sample.
+            // schedule, its paths chosen with it); any other by scheduling the sample. A table
+            // far above its bound is set beside the sample's schedule: the shorter period wins.
             let slotted = if cfg.schedule == schedule::Method::Lp {
                 None
             } else {
                 let problem =
                     schedule::Problem::new(&t, network, placement, &routing, cfg.hardware)?;
-                schedule::modulo::plan(&problem, &layout, cfg.seed, cfg.effort, progress)?
+                schedule::modulo::plan(
+                    &problem, &layout, cfg.seed, cfg.effort, progress, &mut memo,
+                )?
             };
-            let (s, routing) = match slotted {
-                Some(p) => (p.schedule, p.routing),
-                None => (
-                    schedule::schedule_with_effort(
-                        &t,
-                        network,
-                        placement,
-                        &routing,
-                        cfg.schedule,
-                        cfg.hardware,
-                        cfg.lp_solver,
-                        &cfg.improve(),
-                        progress,
-                    )?,
-                    routing,
-                ),
-            };
-            let Some(k) = schedule::kernel::detect(&layout, &s, 4) else {
+            let table = slotted.map(|p| (p.near, p.schedule, p.routing));
+            let mut candidates = Vec::new();
+            if let Some((true, s, r)) = table {
+                candidates.push((s, r));
+            } else {
+                let s = schedule::schedule_with_effort(
+                    &t,
+                    network,
+                    placement,
+                    &routing,
+                    cfg.schedule,
+                    cfg.hardware,
+                    cfg.lp_solver,
+                    &cfg.improve(),
+                    progress,
+                )?;
+                candidates.push((s, routing));
+                if let Some((false, s, r)) = table {
+                    candidates.push((s, r));
+                }
+            }
+            let best = candidates
+                .into_iter()
+                .filter_map(|(s, r)| Some((schedule::kernel::detect(&layout, &s, 4)?, s, r)))
+                .min_by_key(|(k, _, _)| (k.period * 1_000_000).div_ceil(k.q));
+            let Some((k, s, routing)) = best else {
                 break;
             };
             if k.copies(n).is_some() {

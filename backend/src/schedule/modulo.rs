@@ -35,11 +35,20 @@ use crate::traffic::{Op, Route, Routing};
 /// How hard the search works.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Params {
-    /// Placements tried per message of one iteration before a period is given up for the next.
+    /// Placements tried per message of one iteration before a period is given up, over all
+    /// the fresh starts at that period.
     pub moves_per_message: usize,
-    /// How far above the bound a table is still taken, in percent: a longer one is left to
-    /// the sample scheduler, which may do better.
+    /// Fresh starts per period, each from its own random stream with an equal share of the
+    /// moves. The repair search either finds a table within a few hundred moves or wanders
+    /// (on the 8×8 mesh's all-to-all: 170 moves from one start, none in 240,000 from another),
+    /// so many short starts find more tables than one long one.
+    pub restarts: usize,
+    /// How far above the bound a table is taken at once, in percent: a longer one is set
+    /// beside the sample scheduler's plan, which may do better, and the shorter period wins.
     pub slack_percent: u64,
+    /// How far above the bound the descent starts, in percent: tables are found there in
+    /// a few moves, and each shorter period starts from the last table.
+    pub start_percent: u64,
     /// Conflicts the satisfiability search may spend on each period it tries (0: none).
     pub sat_conflicts: u64,
     /// When set, the conflicts of every period tried together, as conflicts × millions of
@@ -57,16 +66,23 @@ impl Params {
     /// The search's effort at `--effort`. The satisfiability search is left out when quick;
     /// at default it takes formulas of up to eight million cells (the all-to-all of an 8×8
     /// mesh: 4 million) and spends on all the periods it tries what [`Params::sat_work`]
-    /// allows (seconds to a minute); thorough takes any size up to
-    /// [`slot_sat::MAX_CELL_HITS`] with a million conflicts per period (minutes).
-    pub fn for_effort(effort: Effort) -> Params {
+    /// allows: [`SAT_WORK`] on bufferless switches (seconds to a minute), where the table is
+    /// what the network runs and each cycle of its period is paid on every iteration, and
+    /// [`SAT_WORK_BUFFERED`] where words may wait in the switches, so that a default plan
+    /// costs seconds; thorough takes any size up to [`slot_sat::MAX_CELL_HITS`] with a
+    /// million conflicts per period (minutes).
+    pub fn for_effort(effort: Effort, bufferless: bool) -> Params {
         let base = Params::default();
         match effort {
             Effort::Quick | Effort::Seconds(0) => Params {
                 sat_conflicts: 0,
                 ..base
             },
-            Effort::Default => base,
+            Effort::Default if bufferless => base,
+            Effort::Default => Params {
+                sat_work: Some(SAT_WORK_BUFFERED),
+                ..base
+            },
             Effort::Thorough => Params {
                 sat_conflicts: 1_000_000,
                 sat_work: None,
@@ -88,7 +104,9 @@ impl Default for Params {
     fn default() -> Self {
         Params {
             moves_per_message: 60,
+            restarts: 16,
             slack_percent: 5,
+            start_percent: 15,
             sat_conflicts: 100_000,
             sat_work: Some(SAT_WORK),
             sat_seconds: None,
@@ -107,6 +125,9 @@ pub struct Planned {
     pub period: u64,
     /// The period bound the search started from.
     pub bound: u64,
+    /// Whether the period is within [`Params::slack_percent`] of the bound (else the sample
+    /// scheduler's plan may be better).
+    pub near: bool,
     /// Per period tried, from the bound up: the placements the search made.
     pub moves: Vec<(u64, usize)>,
 }
@@ -220,6 +241,16 @@ const INF: u64 = u64::MAX / 4;
 /// cycles, which takes 23,000: about 25 s), all of the 100,000 per period on a 6×6 mesh's.
 const SAT_WORK: u64 = 120_000;
 
+/// The default effort of the satisfiability search where switches buffer words: a tenth of
+/// [`SAT_WORK`]: 28,000 conflicts on the 6×6 mesh's all-to-all, the whole 100,000 per period
+/// on the 4×4 mesh's (18,000 cells), and on the 8×8 mesh's 3,000: fewer than [`SAT_LEAST`], so
+/// none (its repair search's table is taken).
+const SAT_WORK_BUFFERED: u64 = 12_000;
+
+/// The fewest conflicts worth building a formula for: the solver decided none of the 8×8
+/// mesh's periods in fewer than 16,000.
+const SAT_LEAST: u64 = 10_000;
+
 /// Search nodes the translation-wave table may spend per period, per placement a message
 /// would get in the general search.
 const WAVE_NODES_PER_MOVE: usize = 20_000;
@@ -236,6 +267,10 @@ pub(super) fn splitmix64(state: &mut u64) -> u64 {
 
 /// A table found: per slot its offset and its path (layer indices).
 type Found = (Vec<u64>, Vec<Vec<usize>>);
+
+/// What the search for one iteration's table gives: the shortest table found with its period,
+/// and per period tried the placements made.
+type Searched = (Option<(u64, Found)>, Vec<(u64, usize)>);
 
 impl Table<'_> {
     fn next_rand(&mut self) -> u64 {
@@ -291,10 +326,19 @@ impl Table<'_> {
         let (p, l, w) = (self.period, self.latency, slot.words);
         let h = dag.hops();
         let own: Vec<usize> = self.links_of(j, &self.path[j]);
-        let allowed = |link: usize| -> bool {
-            let mine = if own.contains(&link) { w } else { 0 };
-            self.load[link] - mine + w <= self.load_cap
-        };
+        // Which edges the link loads allow, found once for every offset tried.
+        let allowed: Vec<Vec<bool>> = dag
+            .edges
+            .iter()
+            .map(|es| {
+                es.iter()
+                    .map(|&(_, _, link)| {
+                        let mine = if own.contains(&link) { w } else { 0 };
+                        self.load[link] - mine + w <= self.load_cap
+                    })
+                    .collect()
+            })
+            .collect();
         let mut best = (INF, 0u64, self.path[j].clone());
         let mut cost: Vec<Vec<u64>> = dag.layers.iter().map(|ly| vec![INF; ly.len()]).collect();
         let mut pred: Vec<Vec<usize>> = dag.layers.iter().map(|ly| vec![0; ly.len()]).collect();
@@ -312,9 +356,9 @@ impl Table<'_> {
             for i in 0..h {
                 cost[i + 1].iter_mut().for_each(|c| *c = INF);
                 let t = (s + (i as u64 + 1) * l) % p;
-                for &(a, b, link) in &dag.edges[i] {
+                for (&(a, b, link), &ok) in dag.edges[i].iter().zip(&allowed[i]) {
                     let ca = cost[i][a];
-                    if ca >= limit || !allowed(link) {
+                    if ca >= limit || !ok {
                         continue;
                     }
                     let c = ca + self.span_cost(self.link_res(link), t, w);
@@ -510,6 +554,194 @@ fn search(
     Ok((table.step, Some((offsets, table.path))))
 }
 
+/// The search for one iteration's table: the torus waves' constructed table when the iteration
+/// is made of translations, else the repair search descending from above the bound; then the
+/// satisfiability search below both. The shortest table found and the moves made.
+#[allow(clippy::too_many_arguments)]
+fn search_table(
+    params: &Params,
+    seed: u64,
+    bound: u64,
+    busiest: u64,
+    slots: &[Slot],
+    dags: &[Dag],
+    initial: &[Vec<usize>],
+    nodes: usize,
+    cap: &[u32],
+    net: &Network,
+    hw: super::Hardware,
+    progress: &Progress,
+) -> Result<Searched, ScheduleError> {
+    progress.stage("schedule (slot table)", 1);
+    let top = bound + bound * params.slack_percent / 100;
+    let budget = params.moves_per_message.saturating_mul(slots.len());
+    let per_start = (budget / params.restarts.max(1)).max(1);
+    // New paths may fill a link up to the bound, no further, so the bound printed for the
+    // plan's routes stays the one the search aimed at; when no table is found so (every link of
+    // a torus at the bound leaves no path to change), links may fill up to the period.
+    let mut found: Option<(u64, Found)> = None;
+    let mut moves = Vec::new();
+    // One run of the repair search at one period, links filled up to `load_cap`, from a table
+    // or afresh, from its own random stream.
+    let run = |period: u64, load_cap: u64, warm: Option<&Found>, start: u64, budget: usize| {
+        search(
+            period,
+            hw.hop_latency,
+            slots,
+            dags,
+            initial,
+            nodes,
+            cap,
+            load_cap,
+            seed ^ start.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            budget,
+            warm,
+            progress,
+        )
+    };
+    // The repair search of one period: from the last table when there is one, then from
+    // `restarts` fresh starts, each with its share of the moves.
+    let repair = |period: u64, load_cap: u64, warm: Option<&Found>| {
+        let mut made = 0;
+        if let Some(w) = warm {
+            let (m, t) = run(period, load_cap, Some(w), 0, per_start)?;
+            made += m;
+            if t.is_some() {
+                return Ok((made, t));
+            }
+        }
+        for start in 0..params.restarts.max(1) as u64 {
+            let (m, t) = run(period, load_cap, None, start, per_start)?;
+            made += m;
+            if t.is_some() {
+                return Ok((made, t));
+            }
+        }
+        Ok::<_, ScheduleError>((made, None))
+    };
+    // A table made otherwise (the torus waves', the solver's) is checked by the search, which
+    // repairs what conflicts (nothing, in a table without conflicts) and may fill links to the
+    // period.
+    let check = |period: u64, warm: &Found| run(period, u64::MAX, Some(warm), 0, budget);
+    // Whole translations of a 2-D torus: a constructed table, from a little further above the
+    // bound (its search is cheap: one offset and route per translation) down while one is
+    // found, each checked (and repaired if need be) by the search, before the general search.
+    let pairs: Vec<(NodeId, NodeId, u64)> = slots.iter().map(|s| (s.src, s.dst, s.words)).collect();
+    if let Some(waves) = torus_seed::Waves::detect(net, &pairs, hw.hop_latency) {
+        let seed_top = bound + bound * params.slack_percent.max(10) / 100;
+        let nodes_budget = params.moves_per_message.saturating_mul(WAVE_NODES_PER_MOVE);
+        for period in (bound..=seed_top).rev() {
+            if progress.is_cancelled() {
+                return Err(ScheduleError::Interrupted);
+            }
+            let Some((offsets, node_paths)) = waves.table(
+                period,
+                hw.ports.max(1),
+                busiest.max(bound),
+                seed,
+                nodes_budget,
+            ) else {
+                break;
+            };
+            let Some(paths) = layer_paths(slots, dags, &node_paths) else {
+                break;
+            };
+            let (made, t) = check(period, &(offsets, paths))?;
+            moves.push((period, made));
+            match t {
+                Some(t) => found = Some((period, t)),
+                None => break,
+            }
+        }
+    }
+    // The descent: the first table from a little above the bound (a tenth further up while
+    // none is found, to twice the bound), then one cycle shorter at a time, each period from
+    // the last table, until one fails or the bound is reached.
+    let start = (bound + bound * params.start_percent / 100).max(top);
+    for load_cap in [busiest.max(bound), u64::MAX] {
+        if found.is_some() {
+            break;
+        }
+        let mut period = start;
+        while found.is_none() && period <= 2 * bound.max(1) {
+            let (made, t) = repair(period, load_cap, None)?;
+            moves.push((period, made));
+            match t {
+                Some(t) => found = Some((period, t)),
+                None => period += (period / 10).max(1),
+            }
+        }
+        while let Some((p, t)) = found.as_ref().filter(|(p, _)| *p > bound) {
+            let period = p - 1;
+            let (made, table) = repair(period, load_cap, Some(t))?;
+            moves.push((period, made));
+            match table {
+                Some(t) => found = Some((period, t)),
+                None => break,
+            }
+        }
+    }
+    // Below the repair search's table, from the highest period taken at once at most (the
+    // solver's time goes into the shortest periods), by satisfiability under the network's symmetry, each message on the router's path: one
+    // period shorter at a time while a table is found within the budget.
+    if params.sat_conflicts > 0 && params.sat_largest > 0 {
+        let messages = slots
+            .iter()
+            .zip(initial)
+            .map(|(slot, path)| slot_sat::Message {
+                src: slot.src,
+                dst: slot.dst,
+                words: slot.words,
+                path: dags[slot.dag].nodes(path),
+            })
+            .collect();
+        let input = slot_sat::Input {
+            net,
+            latency: hw.hop_latency,
+            cap,
+            messages,
+        };
+        let from = found.as_ref().map_or(top + 1, |(p, _)| *p).min(top + 1);
+        let cells = slot_sat::cell_hits(&input, from - 1);
+        let mut sat = slot_sat::Budget {
+            conflicts: params.sat_work.map_or(u64::MAX, |w| {
+                (w.saturating_mul(1_000_000) / cells.max(1) as u64).min(params.sat_conflicts)
+            }),
+            per_formula: params.sat_conflicts,
+            until: params
+                .sat_seconds
+                .map(|s| std::time::Instant::now() + std::time::Duration::from_secs(s)),
+        };
+        let mut period = from;
+        // No formula when a route leaves the network, or when the budget is too small to
+        // decide one (building the 8×8 mesh's takes seconds by itself).
+        let shared = (sat.conflicts >= SAT_LEAST)
+            .then(|| slot_sat::prepare(&input))
+            .flatten();
+        if let Some(shared) = shared {
+            while period > bound && slot_sat::cell_hits(&input, period - 1) <= params.sat_largest {
+                period -= 1;
+                progress.stage(
+                    &format!("schedule (slot table by satisfiability, {period} cycles)"),
+                    1,
+                );
+                let slot_sat::Outcome::Table(offsets) =
+                    slot_sat::table(&input, &shared, period, &mut sat, progress)?
+                else {
+                    break;
+                };
+                let (made, t) = check(period, &(offsets, initial.to_vec()))?;
+                moves.push((period, made));
+                match t {
+                    Some(t) => found = Some((period, t)),
+                    None => break,
+                }
+            }
+        }
+    }
+    Ok((found, moves))
+}
+
 /// Node paths as layer indices of the slots' path graphs, when every slot may take its path.
 fn layer_paths(
     slots: &[Slot],
@@ -564,8 +796,19 @@ pub fn plan(
     seed: u64,
     effort: Effort,
     progress: &Progress,
+    memo: &mut Memo,
 ) -> Result<Option<Planned>, ScheduleError> {
-    plan_with(problem, layout, seed, &Params::for_effort(effort), progress)
+    let bufferless = problem.hardware.buffer == Some(0);
+    let params = Params::for_effort(effort, bufferless);
+    plan_with(problem, layout, seed, &params, progress, memo)
+}
+
+/// The table found for one iteration, kept for the next sample of the same program: the
+/// table depends on one iteration's messages and the period bound, not on the sample's length.
+#[derive(Default)]
+pub struct Memo {
+    /// The bound searched from, the table found (if any) and the moves made.
+    done: Option<(u64, Searched)>,
 }
 
 /// [`plan`] with the search's effort given.
@@ -575,6 +818,7 @@ pub fn plan_with(
     seed: u64,
     params: &Params,
     progress: &Progress,
+    memo: &mut Memo,
 ) -> Result<Option<Planned>, ScheduleError> {
     let traffic = problem.traffic;
     let net = problem.network;
@@ -702,146 +946,14 @@ pub fn plan_with(
     }
     let busiest = load.iter().copied().max().unwrap_or(0);
     let bound = bound.max(busiest);
-    progress.stage("schedule (slot table)", 1);
-    // The search starts a few cycles above the bound, where tables are easy to find, and
-    // shortens the period one cycle at a time, each search starting from the last table found,
-    // until one fails (or the bound is reached).
     let top = bound + bound * params.slack_percent / 100;
-    let budget = params.moves_per_message.saturating_mul(slots.len());
-    // New paths may fill a link up to the bound, no further, so the bound printed for the
-    // plan's routes stays the one the search aimed at; when no table is found so (every link of
-    // a torus at the bound leaves no path to change), links may fill up to the period.
-    let mut found: Option<(u64, Found)> = None;
-    let mut moves = Vec::new();
-    // The repair search of one period, links filled up to `load_cap`, from a table or afresh.
-    let repair = |period: u64, load_cap: u64, warm: Option<&Found>| {
-        search(
-            period,
-            hw.hop_latency,
-            &slots,
-            &dags,
-            &initial,
-            nodes,
-            &cap,
-            load_cap,
-            seed,
-            budget,
-            warm,
-            progress,
-        )
+    let (found, moves) = match memo.done.take() {
+        Some((b, searched)) if b == bound => searched,
+        _ => search_table(
+            params, seed, bound, busiest, &slots, &dags, &initial, nodes, &cap, net, hw, progress,
+        )?,
     };
-    // A table made otherwise (the torus waves', the solver's) is checked by the search, which
-    // repairs what conflicts (nothing, in a table without conflicts) and may fill links to the
-    // period.
-    let check = |period: u64, warm: &Found| repair(period, u64::MAX, Some(warm));
-    // Whole translations of a 2-D torus: a constructed table, from a little further above the
-    // bound (its search is cheap: one offset and route per translation) down while one is
-    // found, each checked (and repaired if need be) by the search, before the general search.
-    let pairs: Vec<(NodeId, NodeId, u64)> = slots.iter().map(|s| (s.src, s.dst, s.words)).collect();
-    if let Some(waves) = torus_seed::Waves::detect(net, &pairs, hw.hop_latency) {
-        let seed_top = bound + bound * params.slack_percent.max(10) / 100;
-        let nodes_budget = params.moves_per_message.saturating_mul(WAVE_NODES_PER_MOVE);
-        for period in (bound..=seed_top).rev() {
-            if progress.is_cancelled() {
-                return Err(ScheduleError::Interrupted);
-            }
-            let Some((offsets, node_paths)) = waves.table(
-                period,
-                hw.ports.max(1),
-                busiest.max(bound),
-                seed,
-                nodes_budget,
-            ) else {
-                break;
-            };
-            let Some(paths) = layer_paths(&slots, &dags, &node_paths) else {
-                break;
-            };
-            let (made, t) = check(period, &(offsets, paths))?;
-            moves.push((period, made));
-            match t {
-                Some(t) => found = Some((period, t)),
-                None => break,
-            }
-        }
-    }
-    for load_cap in [busiest.max(bound), u64::MAX] {
-        if found.is_some() {
-            break;
-        }
-        for period in (bound..=top).rev() {
-            // Each period from the last table, then afresh when that fails.
-            let mut table = None;
-            for warm in [found.as_ref().map(|(_, t)| t), None] {
-                let (made, t) = repair(period, load_cap, warm)?;
-                moves.push((period, made));
-                if t.is_some() || warm.is_none() {
-                    table = t;
-                    break;
-                }
-            }
-            match table {
-                Some(t) => found = Some((period, t)),
-                None => break,
-            }
-        }
-        if found.is_some() {
-            break;
-        }
-    }
-    // Below the repair search's table (or from the highest period taken when it found none),
-    // by satisfiability under the network's symmetry, each message on the router's path: one
-    // period shorter at a time while a table is found within the budget.
-    if params.sat_conflicts > 0 && params.sat_largest > 0 {
-        let messages = slots
-            .iter()
-            .zip(&initial)
-            .map(|(slot, path)| slot_sat::Message {
-                src: slot.src,
-                dst: slot.dst,
-                words: slot.words,
-                path: dags[slot.dag].nodes(path),
-            })
-            .collect();
-        let input = slot_sat::Input {
-            net,
-            latency: hw.hop_latency,
-            cap: &cap,
-            messages,
-        };
-        let cells = slot_sat::cell_hits(&input, found.as_ref().map_or(top, |(p, _)| *p));
-        let mut sat = slot_sat::Budget {
-            conflicts: params.sat_work.map_or(u64::MAX, |w| {
-                (w.saturating_mul(1_000_000) / cells.max(1) as u64).min(params.sat_conflicts)
-            }),
-            per_formula: params.sat_conflicts,
-            until: params
-                .sat_seconds
-                .map(|s| std::time::Instant::now() + std::time::Duration::from_secs(s)),
-        };
-        let mut period = found.as_ref().map_or(top + 1, |(p, _)| *p);
-        // No formula when a route leaves the network.
-        if let Some(shared) = slot_sat::prepare(&input) {
-            while period > bound && slot_sat::cell_hits(&input, period - 1) <= params.sat_largest {
-                period -= 1;
-                progress.stage(
-                    &format!("schedule (slot table by satisfiability, {period} cycles)"),
-                    1,
-                );
-                let slot_sat::Outcome::Table(offsets) =
-                    slot_sat::table(&input, &shared, period, &mut sat, progress)?
-                else {
-                    break;
-                };
-                let (made, t) = check(period, &(offsets, initial.clone()))?;
-                moves.push((period, made));
-                match t {
-                    Some(t) => found = Some((period, t)),
-                    None => break,
-                }
-            }
-        }
-    }
+    memo.done = Some((bound, (found.clone(), moves.clone())));
     let Some((period, (offsets, paths))) = found else {
         return Ok(None);
     };
@@ -896,6 +1008,7 @@ pub fn plan_with(
         routing,
         period,
         bound,
+        near: period <= top,
         moves,
     }))
 }
@@ -947,9 +1060,16 @@ mod tests {
             slack_percent: 30,
             ..Params::default()
         };
-        plan_with(&problem, &layout, 1, &params, &Progress::none())
-            .expect("no error")
-            .expect("a slot table")
+        plan_with(
+            &problem,
+            &layout,
+            1,
+            &params,
+            &Progress::none(),
+            &mut Memo::default(),
+        )
+        .expect("no error")
+        .expect("a slot table")
     }
 
     /// The slot table comes within two cycles of the period bound (the ports' words per
@@ -976,6 +1096,40 @@ mod tests {
         }
     }
 
+    /// A table above the slack is still returned, marked as not near the bound (the pipeline
+    /// sets it beside the sample scheduler's plan), and a second sample of the same program
+    /// takes the table its memo kept rather than searching again.
+    #[test]
+    fn a_table_above_the_slack_is_kept_and_found_once() {
+        // On the 3×3 torus with one cycle per hop the bound of 8 is out of reach (see above).
+        let (t, net, placement, layout) = all_to_all("torus:3x3", 4);
+        let routing = route::route(&t, &net, &placement, RouteMethod::Dor, 1).expect("routes");
+        let hw = crate::schedule::Hardware {
+            hop_latency: 1,
+            buffer: Some(0),
+            ..Default::default()
+        };
+        let problem = Problem::new(&t, &net, &placement, &routing, hw).expect("problem");
+        let params = Params {
+            slack_percent: 0,
+            sat_conflicts: 0,
+            ..Params::default()
+        };
+        let mut memo = Memo::default();
+        let mut plan_once = || {
+            plan_with(&problem, &layout, 1, &params, &Progress::none(), &mut memo)
+                .expect("no error")
+                .expect("a slot table above the bound")
+        };
+        let first = plan_once();
+        assert_eq!(first.bound, 8);
+        assert!(first.period > 8 && !first.near, "{:?}", first.moves);
+        let second = plan_once();
+        assert_eq!(second.period, first.period);
+        assert_eq!(second.schedule.holds, first.schedule.holds);
+        assert!(memo.done.is_some());
+    }
+
     /// A task that writes after reading is not planned as a slot table.
     #[test]
     fn a_read_gating_a_write_is_left_to_the_sample_scheduler() {
@@ -1000,10 +1154,15 @@ mod tests {
             count: 4,
             suffix: 0,
         };
-        assert!(
-            plan(&problem, &layout, 1, Effort::Default, &Progress::none())
-                .expect("no error")
-                .is_none()
-        );
+        assert!(plan(
+            &problem,
+            &layout,
+            1,
+            Effort::Default,
+            &Progress::none(),
+            &mut Memo::default()
+        )
+        .expect("no error")
+        .is_none());
     }
 }

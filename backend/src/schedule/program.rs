@@ -76,6 +76,10 @@ pub struct Executor<'a> {
     phase_start: Vec<Option<u64>>,
     ready: Vec<TaskId>,
     waiting_at_barrier: Vec<bool>,
+    /// Per task blocked in a run of receives: the run's first op, how far its messages have
+    /// all arrived and the latest arrival among them, so that each arrival is looked at once
+    /// (a reader of k messages in one run would otherwise scan the run k times).
+    scanned: Vec<(usize, usize, u64)>,
     /// Raises the start of a run of receives (given with each message's release) above the
     /// arrivals alone: the lower-bound timing counts the words the reader's ejection port must
     /// drain first.
@@ -125,6 +129,7 @@ impl<'a> Executor<'a> {
             phase_start: vec![None; phases],
             ready: (0..n).rev().collect(),
             waiting_at_barrier: vec![false; n],
+            scanned: vec![(usize::MAX, 0, 0); n],
             read_bound: None,
             release_at_subtask_end: false,
         }
@@ -201,12 +206,17 @@ impl<'a> Executor<'a> {
                 Op::Recv(_) => {
                     // A subtask's reads are the run of consecutive receives: it starts when all
                     // have arrived, and that start is every one of their deadlines.
-                    let mut end = self.pc[t];
-                    let mut start = self.clock[t];
+                    let (mut end, mut start) = match self.scanned[t] {
+                        (pc, end, start) if pc == self.pc[t] => (end, start),
+                        _ => (self.pc[t], self.clock[t]),
+                    };
                     while let Some(Op::Recv(m)) = ops.get(end) {
                         match self.arrival(*m, t) {
                             Some(a) => start = start.max(a),
-                            None => return,
+                            None => {
+                                self.scanned[t] = (self.pc[t], end, start);
+                                return;
+                            }
                         }
                         end += 1;
                     }

@@ -719,22 +719,40 @@ fn search_table(
             .then(|| slot_sat::prepare(&input))
             .flatten();
         if let Some(shared) = shared {
-            while period > bound && slot_sat::cell_hits(&input, period - 1) <= params.sat_largest {
-                period -= 1;
+            // Down from there while tables are found. When the first period is proved
+            // impossible on the router's paths (a bound out of reach), up from it instead, to
+            // the first table or below the repair search's.
+            let ceiling = found.as_ref().map_or(2 * bound.max(1), |(p, _)| *p);
+            let mut up = false;
+            loop {
+                let next = if up { period + 1 } else { period - 1 };
+                if (!up && period <= bound)
+                    || next >= ceiling
+                    || slot_sat::cell_hits(&input, next) > params.sat_largest
+                {
+                    break;
+                }
+                period = next;
                 progress.stage(
                     &format!("schedule (slot table by satisfiability, {period} cycles)"),
                     1,
                 );
-                let slot_sat::Outcome::Table(offsets) =
-                    slot_sat::table(&input, &shared, period, &mut sat, progress)?
-                else {
-                    break;
+                let offsets = match slot_sat::table(&input, &shared, period, &mut sat, progress)? {
+                    slot_sat::Outcome::Table(offsets) => offsets,
+                    slot_sat::Outcome::Impossible if up || period + 1 == from => {
+                        up = true;
+                        continue;
+                    }
+                    _ => break,
                 };
                 let (made, t) = check(period, &(offsets, initial.to_vec()))?;
                 moves.push((period, made));
                 match t {
                     Some(t) => found = Some((period, t)),
                     None => break,
+                }
+                if up {
+                    break;
                 }
             }
         }
@@ -1128,6 +1146,23 @@ mod tests {
         assert_eq!(second.period, first.period);
         assert_eq!(second.schedule.holds, first.schedule.holds);
         assert!(memo.done.is_some());
+        // With the solver, 8 cycles are proved impossible on the router's paths, and the
+        // search goes up from there to 9, the least period.
+        let params = Params {
+            slack_percent: 0,
+            ..Params::default()
+        };
+        let p = plan_with(
+            &problem,
+            &layout,
+            1,
+            &params,
+            &Progress::none(),
+            &mut Memo::default(),
+        )
+        .expect("no error")
+        .expect("a slot table");
+        assert_eq!(p.period, 9, "{:?}", p.moves);
     }
 
     /// A task that writes after reading is not planned as a slot table.

@@ -186,6 +186,9 @@ enum Next<'a> {
 pub(super) enum Entry {
     Args(Vec<Value>),
     Frame(Env),
+    /// The arguments on the machine's value stack, from this index to its top (a call of a
+    /// procedure whose locals live there: see [`super::code`]).
+    Stack(usize),
 }
 
 impl Machine {
@@ -641,14 +644,24 @@ impl Machine {
         mut span: Span,
     ) -> R<Value> {
         loop {
-            let env = match entry {
-                Entry::Args(args) => self.bind_args(&c, args, span)?,
-                Entry::Frame(env) => env,
+            let r = if c.lambda.compiled().is_flat() {
+                let base = self.flat_entry(&c, entry, span)?;
+                self.run_flat_at(&c, base)
+            } else {
+                let env = match entry {
+                    Entry::Args(args) => self.bind_args(&c, args, span)?,
+                    Entry::Frame(env) => env,
+                    Entry::Stack(from) => {
+                        let args = self.stack_args(from);
+                        self.bind_args(&c, args, span)?
+                    }
+                };
+                let r = self.run_body(&c.lambda, &env);
+                // The call is over, even by an error: its frame serves the next one unless a
+                // closure captured it.
+                self.frames.give_back(env);
+                r
             };
-            let r = self.run_body(&c.lambda, &env);
-            // The call is over, even by an error: its frame serves the next one unless a closure
-            // captured it.
-            self.frames.give_back(env);
             (c, entry, span) = match self.outcome(r)? {
                 Outcome::Value(v) => return Ok(v),
                 Outcome::Tail(next, entry, next_span) => (next, entry, next_span),

@@ -65,12 +65,17 @@ const _: () = assert!(
 /// The tags of the signals, past every value's (`Value` has 14 kinds).
 const ERR: u64 = 64;
 const TAIL: u64 = 65;
+/// A call in tail position of a procedure whose locals are on the stack, its arguments pushed
+/// (the callee, where they start and the call's span kept in [`Pending`] field by field: moved
+/// as one tuple, its words were read back as 16-byte pieces, a stall on every such call).
+const FLAT_TAIL: u64 = 66;
 /// The tag of `Value::Int` (its place among `Value`'s kinds; a test checks it).
 const INT: u64 = 2;
 
 impl Raw {
     const ERR: Raw = Raw::signal(ERR);
     const TAIL: Raw = Raw::signal(TAIL);
+    const FLAT_TAIL: Raw = Raw::signal(FLAT_TAIL);
 
     const fn signal(tag: u64) -> Raw {
         Raw {
@@ -181,6 +186,9 @@ macro_rules! ok {
 pub struct Pending {
     failure: Option<Diagnostic>,
     tail: Option<(Rc<Closure>, Entry, Span)>,
+    flat_next: Option<Rc<Closure>>,
+    flat_from: usize,
+    flat_span: Span,
 }
 
 /// A copy of the machine (a snapshot) is taken between evaluations, with nothing pending.
@@ -212,6 +220,27 @@ impl Pending {
         self.tail = Some((c, entry, span));
         Raw::TAIL
     }
+
+    #[inline(always)]
+    fn flat_tail(&mut self, c: Rc<Closure>, from: usize, span: Span) -> Raw {
+        self.flat_next = Some(c);
+        self.flat_from = from;
+        self.flat_span = span;
+        Raw::FLAT_TAIL
+    }
+
+    /// The call a signal stands for, if it is one: a call in tail position of either kind.
+    #[inline(always)]
+    fn take_tail(&mut self, r: Raw) -> Option<(Rc<Closure>, Entry, Span)> {
+        match r.tag() {
+            TAIL => self.tail.take(),
+            FLAT_TAIL => self
+                .flat_next
+                .take()
+                .map(|c| (c, Entry::Stack(self.flat_from), self.flat_span)),
+            _ => None,
+        }
+    }
 }
 
 /// What a procedure's body came to, for the loop that runs it: its value, its error, or the
@@ -240,9 +269,9 @@ impl Machine {
 
     #[inline(never)]
     fn signalled(&mut self, r: Raw) -> R<Outcome> {
-        match (r.tag(), self.pending.tail.take()) {
-            (TAIL, Some((c, entry, span))) => Ok(Outcome::Tail(c, entry, span)),
-            _ => Err(self.pending.failure.take().unwrap_or_else(|| {
+        match self.pending.take_tail(r) {
+            Some((c, entry, span)) => Ok(Outcome::Tail(c, entry, span)),
+            None => Err(self.pending.failure.take().unwrap_or_else(|| {
                 Diagnostic::new("internal", "an evaluation failed without a diagnostic")
             })),
         }
@@ -279,13 +308,13 @@ impl Machine {
         // The call is over, even by an error: its frame serves the next one unless a closure
         // captured it.
         self.frames.give_back(frame);
-        let r = match (r.tag(), self.pending.tail.take()) {
+        let r = match self.pending.take_tail(r) {
             // The body's call in tail position, and the calls it makes in turn, run in the loop.
-            (TAIL, Some((next, entry, next_span))) => {
+            Some((next, entry, next_span)) => {
                 let v = self.run_closure(next, entry, next_span);
                 Raw::result(self, v)
             }
-            _ => r,
+            None => r,
         };
         self.depth -= 1;
         if !r.is_value() {
@@ -411,15 +440,34 @@ impl Machine {
         let saved = std::mem::replace(&mut self.stack.base, base);
         let r = (body.code)(self, &c.env);
         self.stack.base = saved;
-        if r.tag() == TAIL {
-            if let Some((_, Entry::Stack(from), _)) = &mut self.pending.tail {
-                let args = std::mem::replace(from, base);
-                self.stack.values.drain(base..args);
-                return r;
-            }
+        if r.tag() == FLAT_TAIL {
+            let args = std::mem::replace(&mut self.pending.flat_from, base);
+            self.stack.values.drain(base..args);
+            return r;
         }
         self.stack.cut(base);
         r
+    }
+
+    /// Runs `c`, whose locals are on the stack from `base`, and the calls in tail position of
+    /// procedures whose locals are on the stack it makes in turn, in the same region; any other
+    /// outcome is returned (a value, an error, a call in tail position of another kind).
+    #[inline(always)]
+    pub(super) fn run_flat_loop(&mut self, mut c: Rc<Closure>, base: usize) -> Raw {
+        loop {
+            let r = self.run_flat_at(&c, base);
+            if r.tag() != FLAT_TAIL {
+                return r;
+            }
+            match self.pending.flat_next.take() {
+                Some(next) if next.lambda.compiled().is_flat() => c = next,
+                Some(next) => {
+                    self.pending.flat_next = Some(next);
+                    return r;
+                }
+                None => return r,
+            }
+        }
     }
 
     /// A non-tail call of `c`, whose locals are on the stack from `base` (as
@@ -447,20 +495,21 @@ impl Machine {
             return self.pending.fail(e);
         }
         self.depth += 1;
-        let r = self.run_flat_at(&c, base);
-        let r = match (r.tag(), self.pending.tail.take()) {
-            (TAIL, Some((next, entry, next_span))) => {
+        let name = c.name();
+        let r = self.run_flat_loop(c, base);
+        let r = match self.pending.take_tail(r) {
+            Some((next, entry, next_span)) => {
                 let v = self.run_closure(next, entry, next_span);
                 Raw::result(self, v)
             }
-            _ => r,
+            None => r,
         };
         self.depth -= 1;
         if !r.is_value() {
             let e = self.pending.failure.take().unwrap_or_else(|| {
                 Diagnostic::new("internal", "an evaluation failed without a diagnostic")
             });
-            let e = self.add_call_site(e, c.name(), span);
+            let e = self.add_call_site(e, name, span);
             return self.pending.fail(e);
         }
         r
@@ -590,7 +639,7 @@ impl Out for Tail {
     }
     #[inline(always)]
     fn flat(m: &mut Machine, c: Rc<Closure>, base: usize, span: Span) -> Raw {
-        m.pending.tail(c, Entry::Stack(base), span)
+        m.pending.flat_tail(c, base, span)
     }
     fn args(m: &mut Machine, c: Rc<Closure>, vals: Vec<Value>, span: Span) -> Raw {
         m.pending.tail(c, Entry::Args(vals), span)

@@ -646,7 +646,7 @@ impl Machine {
         loop {
             let r = if c.lambda.compiled().is_flat() {
                 let base = self.flat_entry(&c, entry, span)?;
-                self.run_flat_at(&c, base)
+                self.run_flat_loop(c, base)
             } else {
                 let env = match entry {
                     Entry::Args(args) => self.bind_args(&c, args, span)?,

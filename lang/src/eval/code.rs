@@ -308,13 +308,10 @@ impl Machine {
         // The call is over, even by an error: its frame serves the next one unless a closure
         // captured it.
         self.frames.give_back(frame);
-        let r = match self.pending.take_tail(r) {
-            // The body's call in tail position, and the calls it makes in turn, run in the loop.
-            Some((next, entry, next_span)) => {
-                let v = self.run_closure(next, entry, next_span);
-                Raw::result(self, v)
-            }
-            None => r,
+        let r = if r.tag() == TAIL || r.tag() == FLAT_TAIL {
+            self.run_tail(r)
+        } else {
+            r
         };
         self.depth -= 1;
         if !r.is_value() {
@@ -486,6 +483,20 @@ impl Machine {
         r
     }
 
+    /// The call a body left in tail position, and the calls it makes in turn, run in the loop.
+    /// Out of line: inlined, the loop's locals made the frame of every level of a non-tail
+    /// recursion larger.
+    #[inline(never)]
+    fn run_tail(&mut self, r: Raw) -> Raw {
+        match self.pending.take_tail(r) {
+            Some((next, entry, next_span)) => {
+                let v = self.run_closure(next, entry, next_span);
+                Raw::result(self, v)
+            }
+            None => r,
+        }
+    }
+
     /// [`Machine::call_flat`] on the stack as it is (as [`Machine::call_bound_here`]).
     #[inline(never)]
     fn call_flat_here(&mut self, c: Rc<Closure>, base: usize, span: Span) -> Raw {
@@ -497,12 +508,10 @@ impl Machine {
         self.depth += 1;
         let name = c.name();
         let r = self.run_flat_loop(c, base);
-        let r = match self.pending.take_tail(r) {
-            Some((next, entry, next_span)) => {
-                let v = self.run_closure(next, entry, next_span);
-                Raw::result(self, v)
-            }
-            None => r,
+        let r = if r.tag() == TAIL || r.tag() == FLAT_TAIL {
+            self.run_tail(r)
+        } else {
+            r
         };
         self.depth -= 1;
         if !r.is_value() {

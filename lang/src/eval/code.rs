@@ -22,6 +22,12 @@
 //! evaluates a copy of the node. Top-level forms are walked too; a program's loops are in its
 //! procedures.
 //!
+//! Locals: a procedure of required parameters only whose body nothing in it could capture or
+//! name at run time (no `lambda`, named `let`, internal `define`, walked form) keeps its
+//! parameters and `let` bindings in slots of one value stack ([`Stack`]), read by index from the
+//! call's base; a call in tail position between such procedures moves its arguments down over
+//! the caller's slots and runs in the same region. Every other body keeps pooled frames.
+//!
 //! Stack: a non-tail procedure call counts its nesting and looks at the room left on the stack
 //! every few levels ([`Machine::enter`]); a body nested deeper than [`LEVELS_PER_CHECK`] forms
 //! looks at every such level (code may nest up to `Limits::CODE_NESTING` deep).

@@ -22,6 +22,12 @@
 //! evaluates a copy of the node. Top-level forms are walked too; a program's loops are in its
 //! procedures.
 //!
+//! Locals: a procedure of required parameters only whose body nothing in it could capture or
+//! name at run time (no `lambda`, named `let`, internal `define`, walked form) keeps its
+//! parameters and `let` bindings in slots of one value stack ([`Stack`]), read by index from the
+//! call's base; a call in tail position between such procedures moves its arguments down over
+//! the caller's slots and runs in the same region. Every other body keeps pooled frames.
+//!
 //! Stack: a non-tail procedure call counts its nesting and looks at the room left on the stack
 //! every few levels ([`Machine::enter`]); a body nested deeper than [`LEVELS_PER_CHECK`] forms
 //! looks at every such level (code may nest up to `Limits::CODE_NESTING` deep).
@@ -65,12 +71,17 @@ const _: () = assert!(
 /// The tags of the signals, past every value's (`Value` has 14 kinds).
 const ERR: u64 = 64;
 const TAIL: u64 = 65;
+/// A call in tail position of a procedure whose locals are on the stack, its arguments pushed
+/// (the callee, where they start and the call's span kept in [`Pending`] field by field: moved
+/// as one tuple, its words were read back as 16-byte pieces, a stall on every such call).
+const FLAT_TAIL: u64 = 66;
 /// The tag of `Value::Int` (its place among `Value`'s kinds; a test checks it).
 const INT: u64 = 2;
 
 impl Raw {
     const ERR: Raw = Raw::signal(ERR);
     const TAIL: Raw = Raw::signal(TAIL);
+    const FLAT_TAIL: Raw = Raw::signal(FLAT_TAIL);
 
     const fn signal(tag: u64) -> Raw {
         Raw {
@@ -181,6 +192,9 @@ macro_rules! ok {
 pub struct Pending {
     failure: Option<Diagnostic>,
     tail: Option<(Rc<Closure>, Entry, Span)>,
+    flat_next: Option<Rc<Closure>>,
+    flat_from: usize,
+    flat_span: Span,
 }
 
 /// A copy of the machine (a snapshot) is taken between evaluations, with nothing pending.
@@ -212,6 +226,27 @@ impl Pending {
         self.tail = Some((c, entry, span));
         Raw::TAIL
     }
+
+    #[inline(always)]
+    fn flat_tail(&mut self, c: Rc<Closure>, from: usize, span: Span) -> Raw {
+        self.flat_next = Some(c);
+        self.flat_from = from;
+        self.flat_span = span;
+        Raw::FLAT_TAIL
+    }
+
+    /// The call a signal stands for, if it is one: a call in tail position of either kind.
+    #[inline(always)]
+    fn take_tail(&mut self, r: Raw) -> Option<(Rc<Closure>, Entry, Span)> {
+        match r.tag() {
+            TAIL => self.tail.take(),
+            FLAT_TAIL => self
+                .flat_next
+                .take()
+                .map(|c| (c, Entry::Stack(self.flat_from), self.flat_span)),
+            _ => None,
+        }
+    }
 }
 
 /// What a procedure's body came to, for the loop that runs it: its value, its error, or the
@@ -225,7 +260,7 @@ impl Machine {
     /// Runs a procedure's compiled body in its frame.
     #[inline(always)]
     pub(super) fn run_body(&mut self, lambda: &Lambda, env: &Env) -> Raw {
-        (lambda.compiled())(self, env)
+        (lambda.compiled().code)(self, env)
     }
 
     /// What a body's [`Raw`] stands for, taken out of the machine.
@@ -240,9 +275,9 @@ impl Machine {
 
     #[inline(never)]
     fn signalled(&mut self, r: Raw) -> R<Outcome> {
-        match (r.tag(), self.pending.tail.take()) {
-            (TAIL, Some((c, entry, span))) => Ok(Outcome::Tail(c, entry, span)),
-            _ => Err(self.pending.failure.take().unwrap_or_else(|| {
+        match self.pending.take_tail(r) {
+            Some((c, entry, span)) => Ok(Outcome::Tail(c, entry, span)),
+            None => Err(self.pending.failure.take().unwrap_or_else(|| {
                 Diagnostic::new("internal", "an evaluation failed without a diagnostic")
             })),
         }
@@ -279,13 +314,10 @@ impl Machine {
         // The call is over, even by an error: its frame serves the next one unless a closure
         // captured it.
         self.frames.give_back(frame);
-        let r = match (r.tag(), self.pending.tail.take()) {
-            // The body's call in tail position, and the calls it makes in turn, run in the loop.
-            (TAIL, Some((next, entry, next_span))) => {
-                let v = self.run_closure(next, entry, next_span);
-                Raw::result(self, v)
-            }
-            _ => r,
+        let r = if r.tag() == TAIL || r.tag() == FLAT_TAIL {
+            self.run_tail(r)
+        } else {
+            r
         };
         self.depth -= 1;
         if !r.is_value() {
@@ -293,6 +325,206 @@ impl Machine {
                 Diagnostic::new("internal", "an evaluation failed without a diagnostic")
             });
             let e = self.add_call_site(e, c.name(), span);
+            return self.pending.fail(e);
+        }
+        r
+    }
+}
+
+/// The locals of the running procedures whose locals nothing captures, one region of slots
+/// per call, on one vector: a call pushes its arguments and makes room for its `let`s, reads a
+/// local by its index from the region's base, and cuts the vector back when it returns. A
+/// pooled frame cost a reference-counted, borrow-checked vector of named slots, a name compared
+/// on each read, and a trip through the pool on each call.
+#[derive(Default)]
+pub struct Stack {
+    values: Vec<Value>,
+    /// Where the running procedure's region starts (its first parameter).
+    base: usize,
+}
+
+/// A copy of the machine (a snapshot) is taken between evaluations, with the stack empty.
+impl Clone for Stack {
+    fn clone(&self) -> Self {
+        Stack::default()
+    }
+}
+
+impl std::fmt::Debug for Stack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stack")
+            .field("values", &self.values.len())
+            .field("base", &self.base)
+            .finish()
+    }
+}
+
+impl Stack {
+    /// The running procedure's local `i`.
+    #[inline(always)]
+    fn local(&self, i: u32) -> &Value {
+        &self.values[self.base + i as usize]
+    }
+
+    /// Pushes a value given as its words, written word by word: moved as a value, it was read
+    /// back as one 16-byte piece from the two words just written, a stall the store buffer
+    /// cannot forward.
+    #[inline(always)]
+    fn push(&mut self, r: Raw) {
+        self.values.reserve(1);
+        let len = self.values.len();
+        // SAFETY: `reserve` made room at `len`; a `Raw` value has a value's layout, and its
+        // words (what it owns with them) are handed over to the slot before the length covers it.
+        unsafe {
+            let dst = self.values.as_mut_ptr().add(len).cast::<MaybeUninit<u64>>();
+            dst.write(r.tag);
+            dst.add(1).write(r.word);
+            self.values.set_len(len + 1);
+        }
+    }
+
+    /// Puts a value given as its words into slot `at` (word by word, as [`Stack::push`]),
+    /// letting go of what it held.
+    #[inline(always)]
+    fn put(&mut self, at: usize, r: Raw) {
+        let slot = &mut self.values[at];
+        // SAFETY: the old value is read out whole before its place is overwritten by the words
+        // of the new one, which the slot then owns.
+        unsafe {
+            let old = ptr::read(slot);
+            let dst = ptr::from_mut(slot).cast::<MaybeUninit<u64>>();
+            dst.write(r.tag);
+            dst.add(1).write(r.word);
+            Raw::of(old).release();
+        }
+    }
+
+    /// Lets go of every value from `from` on.
+    #[inline(always)]
+    fn cut(&mut self, from: usize) {
+        self.values.truncate(from);
+    }
+}
+
+impl Machine {
+    /// The arguments of an [`Entry::Stack`], taken off the stack (for a procedure whose locals
+    /// are pooled).
+    pub(super) fn stack_args(&mut self, from: usize) -> Vec<Value> {
+        self.stack
+            .values
+            .split_off(from.min(self.stack.values.len()))
+    }
+
+    /// The base of a call's region, its arguments in place (as `Machine::bind_args`, whose
+    /// arity error it gives): pushed, moved out of a frame the walk bound, or already there.
+    pub(super) fn flat_entry(&mut self, c: &Closure, entry: Entry, span: Span) -> R<usize> {
+        let n = c.lambda.required.len();
+        let args = match entry {
+            Entry::Stack(from) => return Ok(from),
+            Entry::Args(args) => args,
+            Entry::Frame(env) => env.into_values(),
+        };
+        if args.len() != n {
+            return Err(self.arity_error(&c.lambda, args.len(), span));
+        }
+        let base = self.stack.values.len();
+        self.stack.values.extend(args);
+        Ok(base)
+    }
+
+    /// Runs the body of `c`, whose locals are on the stack from `base` (its arguments pushed),
+    /// then lets go of them: all of them, or, for a call it leaves in tail position with its
+    /// arguments on the stack, all but those arguments, moved down to `base`.
+    #[inline(always)]
+    pub(super) fn run_flat_at(&mut self, c: &Closure, base: usize) -> Raw {
+        let body = c.lambda.compiled();
+        let n = body.flat.unwrap_or(0) as usize;
+        self.stack.values.resize_with(base + n, || Value::Nil);
+        let saved = std::mem::replace(&mut self.stack.base, base);
+        let r = (body.code)(self, &c.env);
+        self.stack.base = saved;
+        if r.tag() == FLAT_TAIL {
+            let args = std::mem::replace(&mut self.pending.flat_from, base);
+            self.stack.values.drain(base..args);
+            return r;
+        }
+        self.stack.cut(base);
+        r
+    }
+
+    /// Runs `c`, whose locals are on the stack from `base`, and the calls in tail position of
+    /// procedures whose locals are on the stack it makes in turn, in the same region; any other
+    /// outcome is returned (a value, an error, a call in tail position of another kind).
+    #[inline(always)]
+    pub(super) fn run_flat_loop(&mut self, mut c: Rc<Closure>, base: usize) -> Raw {
+        loop {
+            let r = self.run_flat_at(&c, base);
+            if r.tag() != FLAT_TAIL {
+                return r;
+            }
+            match self.pending.flat_next.take() {
+                Some(next) if next.lambda.compiled().is_flat() => c = next,
+                Some(next) => {
+                    self.pending.flat_next = Some(next);
+                    return r;
+                }
+                None => return r,
+            }
+        }
+    }
+
+    /// A non-tail call of `c`, whose locals are on the stack from `base` (as
+    /// [`Machine::call_bound`]).
+    #[inline(always)]
+    fn call_flat(&mut self, c: Rc<Closure>, base: usize, span: Span) -> Raw {
+        self.nesting += 1;
+        let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
+            stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+                self.call_flat_here(c, base, span)
+            })
+        } else {
+            self.call_flat_here(c, base, span)
+        };
+        self.nesting -= 1;
+        r
+    }
+
+    /// The call a body left in tail position, and the calls it makes in turn, run in the loop.
+    /// Out of line: inlined, the loop's locals made the frame of every level of a non-tail
+    /// recursion larger.
+    #[inline(never)]
+    fn run_tail(&mut self, r: Raw) -> Raw {
+        match self.pending.take_tail(r) {
+            Some((next, entry, next_span)) => {
+                let v = self.run_closure(next, entry, next_span);
+                Raw::result(self, v)
+            }
+            None => r,
+        }
+    }
+
+    /// [`Machine::call_flat`] on the stack as it is (as [`Machine::call_bound_here`]).
+    #[inline(never)]
+    fn call_flat_here(&mut self, c: Rc<Closure>, base: usize, span: Span) -> Raw {
+        if self.depth >= self.budget.depth {
+            self.stack.cut(base);
+            let e = self.runaway_recursion(span);
+            return self.pending.fail(e);
+        }
+        self.depth += 1;
+        let name = c.name();
+        let r = self.run_flat_loop(c, base);
+        let r = if r.tag() == TAIL || r.tag() == FLAT_TAIL {
+            self.run_tail(r)
+        } else {
+            r
+        };
+        self.depth -= 1;
+        if !r.is_value() {
+            let e = self.pending.failure.take().unwrap_or_else(|| {
+                Diagnostic::new("internal", "an evaluation failed without a diagnostic")
+            });
+            let e = self.add_call_site(e, name, span);
             return self.pending.fail(e);
         }
         r
@@ -312,7 +544,23 @@ const LEVELS_PER_CHECK: usize = 8;
 
 /// A procedure's body, compiled at its first call.
 #[derive(Default)]
-pub struct Compiled(OnceCell<Code>);
+pub struct Compiled(OnceCell<CompiledBody>);
+
+/// A compiled body, and where its locals live: in a frame of the pool (`None`), or, for a
+/// procedure whose locals nothing captures, in `Some(n)` slots of the machine's value stack
+/// (its parameters, then its `let`s' bindings).
+pub(super) struct CompiledBody {
+    code: Code,
+    flat: Option<u32>,
+}
+
+impl CompiledBody {
+    /// Whether the procedure's locals live on the value stack.
+    #[inline(always)]
+    pub(super) fn is_flat(&self) -> bool {
+        self.flat.is_some()
+    }
+}
 
 impl std::fmt::Debug for Compiled {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -325,12 +573,40 @@ impl std::fmt::Debug for Compiled {
 }
 
 impl Lambda {
-    /// The body's code, compiled on first use, its last form in tail position.
+    /// The body's code, compiled on first use, its last form in tail position. A procedure of
+    /// required parameters only whose body has nothing that could capture or name a local at
+    /// run time (a `lambda`, a named `let`, an internal `define`, a form left to the walk) keeps
+    /// its locals on the value stack; any other, in pooled frames.
     #[inline]
-    pub(super) fn compiled(&self) -> &Code {
-        self.code
-            .0
-            .get_or_init(|| Compiler { depth: 0 }.body::<Tail>(&self.body))
+    pub(super) fn compiled(&self) -> &CompiledBody {
+        self.code.0.get_or_init(|| self.compile())
+    }
+
+    #[cold]
+    fn compile(&self) -> CompiledBody {
+        #[cfg(test)]
+        let pooled_only = tests::POOLED_ONLY.with(std::cell::Cell::get);
+        #[cfg(not(test))]
+        let pooled_only = false;
+        if self.optional.is_empty() && self.rest.is_none() && !pooled_only {
+            let mut c = Compiler {
+                depth: 0,
+                flat: Some(FlatScope::new(&self.required)),
+            };
+            let code = c.body::<Tail>(&self.body);
+            if let Some(f) = c.flat.filter(|f| !f.failed) {
+                return CompiledBody {
+                    code,
+                    flat: Some(f.next),
+                };
+            }
+        }
+        let code = Compiler {
+            depth: 0,
+            flat: None,
+        }
+        .body::<Tail>(&self.body);
+        CompiledBody { code, flat: None }
     }
 }
 
@@ -338,6 +614,8 @@ impl Lambda {
 trait Out: 'static {
     /// A call of `c` whose frame is bound.
     fn bound(m: &mut Machine, c: Rc<Closure>, frame: Env, span: Span) -> Raw;
+    /// A call of `c` whose arguments are on the stack from `base`.
+    fn flat(m: &mut Machine, c: Rc<Closure>, base: usize, span: Span) -> Raw;
     /// A call of `c` with these arguments (to bind, with their arity checked).
     fn args(m: &mut Machine, c: Rc<Closure>, vals: Vec<Value>, span: Span) -> Raw;
     /// A form left to the walk.
@@ -355,6 +633,10 @@ impl Out for NonTail {
     fn bound(m: &mut Machine, c: Rc<Closure>, frame: Env, span: Span) -> Raw {
         m.call_bound(c, frame, span)
     }
+    #[inline(always)]
+    fn flat(m: &mut Machine, c: Rc<Closure>, base: usize, span: Span) -> Raw {
+        m.call_flat(c, base, span)
+    }
     fn args(m: &mut Machine, c: Rc<Closure>, vals: Vec<Value>, span: Span) -> Raw {
         let r = m.enter(c, Entry::Args(vals), span);
         Raw::result(m, r)
@@ -369,6 +651,10 @@ impl Out for Tail {
     #[inline(always)]
     fn bound(m: &mut Machine, c: Rc<Closure>, frame: Env, span: Span) -> Raw {
         m.pending.tail(c, Entry::Frame(frame), span)
+    }
+    #[inline(always)]
+    fn flat(m: &mut Machine, c: Rc<Closure>, base: usize, span: Span) -> Raw {
+        m.pending.flat_tail(c, base, span)
     }
     fn args(m: &mut Machine, c: Rc<Closure>, vals: Vec<Value>, span: Span) -> Raw {
         m.pending.tail(c, Entry::Args(vals), span)
@@ -388,8 +674,11 @@ impl Out for Tail {
 /// variable or of two integer leaves made in place (`(car l)`, `(- n 1)`), or a compiled form.
 enum Operand {
     Local(Sym, Slot, Span),
+    /// A local of a procedure whose locals are on the stack: its index in the call's region.
+    Flat(u32, Span),
     Const(Value, Span),
     Apply1(Box<Apply1>),
+    Apply11(Box<Apply11>),
     Apply2(Box<Apply2>),
     Code(Code),
 }
@@ -398,10 +687,31 @@ enum Operand {
 /// value, it is, with the three steps of the call, its head and `X`; otherwise `code` runs.
 struct Apply1 {
     f: Sym,
-    x: Sym,
-    slot: Slot,
+    x: Loc,
     spans: [Span; 3],
     code: Code,
+}
+
+/// `(F (G X))`, `F` and `G` global names, `X` a variable (`(cadr (car l))`): when `G` is `car`
+/// or `cdr`, `X` a pair, and `F` a builtin made in place on that half of it, borrowed in the
+/// cell, it is, with the five steps of the two calls, their heads and `X`, in their order; the
+/// half is neither counted nor let go. Otherwise `code` runs.
+struct Apply11 {
+    f: Sym,
+    g: Sym,
+    x: Loc,
+    spans: [Span; 5],
+    code: Code,
+}
+
+/// `F` of the car or cdr (by `inner`) of `x`, borrowed in the cell (see [`Apply11`]).
+#[inline(always)]
+fn fast_of_half(outer: Op, inner: Op, x: &Value) -> Option<Value> {
+    match (inner, x) {
+        (Op::Car, Value::Pair(c)) => fast_one(outer, &c.car()),
+        (Op::Cdr, Value::Pair(c)) => fast_one(outer, &c.cdr()),
+        _ => None,
+    }
 }
 
 /// `(F X Y)`, `F` a global name, `X` and `Y` variables or constants: when `F` is integer
@@ -413,6 +723,36 @@ struct Apply2 {
     y: Operand,
     spans: [Span; 2],
     code: Code,
+}
+
+/// Where a local variable lies: in a pooled frame (its resolved slot, checked to hold its name)
+/// or in the running call's region of the stack.
+#[derive(Clone, Copy)]
+enum Loc {
+    Env(Sym, Slot),
+    Flat(u32),
+}
+
+/// `$f` (a function of a `&Value` answering an `Option`) of a local's value, borrowed where it
+/// lies; `None` when `$f` answers none, or a pooled slot does not hold the name yet (a frame
+/// still being filled). A macro: through a closure, the answer came back through memory.
+macro_rules! at {
+    ($m:expr, $env:expr, $loc:expr, $f:path, $op:expr) => {
+        match $loc {
+            Loc::Flat(i) => $f($op, $m.stack.local(i)),
+            Loc::Env(sym, slot) => match $env.at(slot, sym) {
+                Some(x) => $f($op, &x),
+                None => None,
+            },
+        }
+    };
+}
+
+/// A local of the stack, with its step.
+#[inline(always)]
+fn flat_local(m: &mut Machine, i: u32, span: &Span) -> Raw {
+    ok!(m, m.step(span));
+    Raw::shared(m.stack.local(i))
 }
 
 /// A variable's value where its resolved slot holds it, or found by name (a frame still being
@@ -433,6 +773,7 @@ impl Operand {
     fn eval(&self, m: &mut Machine, env: &Env) -> Raw {
         match self {
             Operand::Local(sym, slot, span) => local(m, env, *sym, *slot, span),
+            Operand::Flat(i, span) => flat_local(m, *i, span),
             Operand::Const(v, span) => {
                 ok!(m, m.step(span));
                 Raw::shared(v)
@@ -440,11 +781,7 @@ impl Operand {
             Operand::Apply1(a) => {
                 if let Some(&Value::Builtin(b)) = m.globals.get(a.f) {
                     let op = b.op;
-                    let v = match env.at(a.slot, a.x) {
-                        Some(x) => fast_one(op, &x),
-                        None => None,
-                    };
-                    if let Some(v) = v {
+                    if let Some(v) = at!(m, env, a.x, fast_one, op) {
                         let [s, f, x] = &a.spans;
                         let r = Raw::of(v);
                         if let Err(e) = m.step3(s, f, x) {
@@ -456,9 +793,32 @@ impl Operand {
                 }
                 (a.code)(m, env)
             }
+            Operand::Apply11(a) => {
+                if let (Some(&Value::Builtin(f)), Some(&Value::Builtin(g))) =
+                    (m.globals.get(a.f), m.globals.get(a.g))
+                {
+                    let (outer, inner) = (f.op, g.op);
+                    let v = match a.x {
+                        Loc::Flat(i) => fast_of_half(outer, inner, m.stack.local(i)),
+                        Loc::Env(sym, slot) => match env.at(slot, sym) {
+                            Some(x) => fast_of_half(outer, inner, &x),
+                            None => None,
+                        },
+                    };
+                    if let Some(v) = v {
+                        let r = Raw::of(v);
+                        if let Err(e) = step_all(m, &a.spans) {
+                            r.release();
+                            return m.pending.fail(e);
+                        }
+                        return r;
+                    }
+                }
+                (a.code)(m, env)
+            }
             Operand::Apply2(a) => {
                 if let Some(&Value::Builtin(b)) = m.globals.get(a.f) {
-                    if let (Some((i, xs)), Some((j, ys))) = (a.x.int(env), a.y.int(env)) {
+                    if let (Some((i, xs)), Some((j, ys))) = (a.x.int(m, env), a.y.int(m, env)) {
                         if let Some(v) = fast_ints(b.op, i, j) {
                             let [s, f] = &a.spans;
                             ok!(m, m.step4(s, f, xs, ys));
@@ -475,8 +835,12 @@ impl Operand {
     /// The integer a variable or constant holds, read where it lies, and the span of its step
     /// (still to be taken); `None` for anything else.
     #[inline(always)]
-    fn int(&self, env: &Env) -> Option<(i64, &Span)> {
+    fn int(&self, m: &Machine, env: &Env) -> Option<(i64, &Span)> {
         match self {
+            Operand::Flat(i, span) => match m.stack.local(*i) {
+                Value::Int(i) => Some((*i, span)),
+                _ => None,
+            },
             Operand::Local(sym, slot, span) => env
                 .with_at(*slot, *sym, |v| match v {
                     Value::Int(i) => Some((*i, span)),
@@ -489,7 +853,10 @@ impl Operand {
     }
 
     fn is_leaf(&self) -> bool {
-        matches!(self, Operand::Local(..) | Operand::Const(..))
+        matches!(
+            self,
+            Operand::Local(..) | Operand::Flat(..) | Operand::Const(..)
+        )
     }
 }
 
@@ -521,6 +888,45 @@ fn bind(m: &mut Machine, c: &Closure, ops: &[Operand], env: &Env) -> Option<Env>
         m.locals.mark(p);
     }
     Some(frame)
+}
+
+/// A call of `c`, whose parameters the arguments fit exactly: its arguments pushed on the
+/// stack when its locals live there, else bound into a pooled frame.
+#[inline(always)]
+fn call_proc<O: Out>(
+    m: &mut Machine,
+    c: Rc<Closure>,
+    ops: &[Operand],
+    env: &Env,
+    span: Span,
+) -> Raw {
+    if c.lambda.compiled().is_flat() {
+        match push_args(m, ops, env) {
+            Some(base) => O::flat(m, c, base, span),
+            None => Raw::ERR,
+        }
+    } else {
+        match bind(m, &c, ops, env) {
+            Some(frame) => O::bound(m, c, frame, span),
+            None => Raw::ERR,
+        }
+    }
+}
+
+/// Evaluates arguments, in order with their steps, onto the stack; where they start, or `None`
+/// for an error (kept in the machine; what was pushed let go).
+#[inline(never)]
+fn push_args(m: &mut Machine, ops: &[Operand], env: &Env) -> Option<usize> {
+    let base = m.stack.values.len();
+    for a in ops {
+        let r = a.eval(m, env);
+        if !r.is_value() {
+            m.stack.cut(base);
+            return None;
+        }
+        m.stack.push(r);
+    }
+    Some(base)
 }
 
 /// Room for `N` values filled from their words in place (moved into an array, each was copied
@@ -592,12 +998,13 @@ fn builtin(
 ) -> Raw {
     match ops {
         [a] => {
-            if let Operand::Local(sym, slot, aspan) = a {
-                let v = match env.at(*slot, *sym) {
-                    Some(x) => fast_one(b.op, &x),
-                    None => None,
-                };
-                if let Some(v) = v {
+            let leaf = match a {
+                Operand::Local(sym, slot, aspan) => Some((Loc::Env(*sym, *slot), aspan)),
+                Operand::Flat(i, aspan) => Some((Loc::Flat(*i), aspan)),
+                _ => None,
+            };
+            if let Some((loc, aspan)) = leaf {
+                if let Some(v) = at!(m, env, loc, fast_one, b.op) {
                     let r = Raw::of(v);
                     if let Err(e) = m.step(aspan) {
                         r.release();
@@ -622,7 +1029,7 @@ fn builtin(
             let x = val!(a.eval(m, env));
             if let Some(i) = x.int() {
                 if let Some((v, cspan)) = c
-                    .int(env)
+                    .int(m, env)
                     .and_then(|(j, s)| fast_ints(b.op, i, j).map(|v| (v, s)))
                 {
                     ok!(m, m.step(cspan));
@@ -722,9 +1129,92 @@ fn general<O: Out>(
     }
 }
 
-/// The compiler of one body; `depth` is the nesting of the form being compiled within it.
+/// The frames of a procedure whose locals are on the stack, as the walk would have them at a
+/// form: each one's names bound so far and where its slots start, outermost first. Only for
+/// the diagnostic of an unbound name, which suggests the names in scope; `None` for a body
+/// whose frames are pooled (the scope is then the frame itself).
+type Scope = Option<Rc<[(Vec<Sym>, u32)]>>;
+
+/// A global name's value (as `Machine::lookup_global`), the locals in scope on the stack made
+/// into frames for the diagnostic when it is unbound.
+fn lookup_global_in(m: &Machine, sym: Sym, env: &Env, scope: &Scope, span: Span) -> R<Value> {
+    if let Some(v) = m.globals.get(sym) {
+        return Ok(super::env::share(v));
+    }
+    let env = match scope {
+        Some(frames) => {
+            let mut e = env.clone();
+            for (names, offset) in frames.iter() {
+                let f = e.extend(names.len());
+                for (i, &n) in names.iter().enumerate() {
+                    f.push(n, m.stack.local(*offset + i as u32).clone());
+                }
+                e = f;
+            }
+            e
+        }
+        None => env.clone(),
+    };
+    m.lookup(sym, &env, span)
+}
+
+/// The frames of a body whose locals go on the stack, as its compiler meets them (mirroring
+/// [`super::resolve`]'s): each frame's names, where its slots start in the call's region, and
+/// how many of them are bound where the compiler stands (`let*` fills its frame one binding at a
+/// time). `failed` once the body has a form that needs its locals in frames.
+struct FlatScope {
+    frames: Vec<FlatFrame>,
+    next: u32,
+    failed: bool,
+}
+
+struct FlatFrame {
+    names: Vec<Sym>,
+    offset: u32,
+    filled: usize,
+}
+
+impl FlatScope {
+    fn new(params: &[Sym]) -> Self {
+        FlatScope {
+            frames: vec![FlatFrame {
+                names: params.to_vec(),
+                offset: 0,
+                filled: params.len(),
+            }],
+            next: u32::try_from(params.len()).unwrap_or(u32::MAX),
+            failed: false,
+        }
+    }
+
+    /// Where a reference resolved to `slot` reads: its slot, if bound there already; else, as
+    /// the walk's lookup by name, the latest binding of the name in the innermost frame that has
+    /// one. `None` for a reference out of the procedure's own frames (a captured variable).
+    fn loc(&self, sym: Sym, slot: Slot) -> Option<u32> {
+        let n = self.frames.len();
+        let depth = slot.depth as usize;
+        if depth >= n {
+            return None;
+        }
+        let f = &self.frames[n - 1 - depth];
+        let i = slot.index as usize;
+        if i < f.filled && f.names.get(i) == Some(&sym) {
+            return Some(f.offset + slot.index);
+        }
+        self.frames.iter().rev().find_map(|f| {
+            f.names[..f.filled]
+                .iter()
+                .rposition(|&s| s == sym)
+                .map(|i| f.offset + i as u32)
+        })
+    }
+}
+
+/// The compiler of one body; `depth` is the nesting of the form being compiled within it;
+/// `flat`, for a body compiled to keep its locals on the stack.
 struct Compiler {
     depth: usize,
+    flat: Option<FlatScope>,
 }
 
 /// A `cond` clause's test: `else`, a test of a clause with a body (whether it holds), or of one
@@ -742,7 +1232,42 @@ struct CondClause {
 }
 
 impl Compiler {
+    /// The body being compiled needs its locals in frames after all.
+    fn unflat(&mut self) {
+        if let Some(f) = &mut self.flat {
+            f.failed = true;
+        }
+    }
+
+    /// Where a local variable lies (see [`FlatScope::loc`]).
+    fn loc(&mut self, sym: Sym, slot: Slot) -> Loc {
+        match &self.flat {
+            None => Loc::Env(sym, slot),
+            Some(f) => match f.loc(sym, slot) {
+                Some(i) => Loc::Flat(i),
+                None => {
+                    self.unflat();
+                    Loc::Env(sym, slot)
+                }
+            },
+        }
+    }
+
+    /// The locals in scope on the stack where the compiler stands (see [`Scope`]).
+    fn scope(&self) -> Scope {
+        let f = self.flat.as_ref()?;
+        Some(
+            f.frames
+                .iter()
+                .map(|fr| (fr.names[..fr.filled].to_vec(), fr.offset))
+                .collect(),
+        )
+    }
+
     fn body<O: Out>(&mut self, body: &Body) -> Code {
+        if !body.defines.is_empty() {
+            self.unflat();
+        }
         let (init, last) = self.seq::<O>(&body.forms);
         if body.defines.is_empty() {
             return seq_code(init, last);
@@ -793,7 +1318,10 @@ impl Compiler {
 
     fn operand(&mut self, a: &Node) -> Operand {
         match &a.kind {
-            NodeKind::Local(sym, slot) => Operand::Local(*sym, *slot, a.span),
+            &NodeKind::Local(sym, slot) => match self.loc(sym, slot) {
+                Loc::Flat(i) => Operand::Flat(i, a.span),
+                Loc::Env(sym, slot) => Operand::Local(sym, slot, a.span),
+            },
             NodeKind::Const(v) => Operand::Const(v.clone(), a.span),
             NodeKind::Call { func, args, .. } => {
                 let (f, fspan) = match func.kind {
@@ -801,14 +1329,28 @@ impl Compiler {
                     _ => return Operand::Code(self.node::<NonTail>(a)),
                 };
                 match args.as_slice() {
-                    [x] => match x.kind {
-                        NodeKind::Local(xs, slot) => Operand::Apply1(Box::new(Apply1 {
+                    [x] => match &x.kind {
+                        &NodeKind::Local(xs, slot) => Operand::Apply1(Box::new(Apply1 {
                             f,
-                            x: xs,
-                            slot,
+                            x: self.loc(xs, slot),
                             spans: [a.span, fspan, x.span],
                             code: self.node::<NonTail>(a),
                         })),
+                        NodeKind::Call {
+                            func: g, args: xs, ..
+                        } => match (&g.kind, xs.as_slice()) {
+                            (&NodeKind::Global(gs), [y]) => match y.kind {
+                                NodeKind::Local(ys, slot) => Operand::Apply11(Box::new(Apply11 {
+                                    f,
+                                    g: gs,
+                                    x: self.loc(ys, slot),
+                                    spans: [a.span, fspan, x.span, g.span, y.span],
+                                    code: self.node::<NonTail>(a),
+                                })),
+                                _ => Operand::Code(self.node::<NonTail>(a)),
+                            },
+                            _ => Operand::Code(self.node::<NonTail>(a)),
+                        },
                         _ => Operand::Code(self.node::<NonTail>(a)),
                     },
                     [x, y] => {
@@ -842,17 +1384,26 @@ impl Compiler {
                     Raw::shared(&v)
                 })
             }
-            &NodeKind::Local(sym, slot) => Box::new(move |m, env| local(m, env, sym, slot, &span)),
-            &NodeKind::Global(sym) => Box::new(move |m, env| {
-                ok!(m, m.step(&span));
-                let r = m.lookup_global(sym, env, span);
-                Raw::result(m, r)
-            }),
-            &NodeKind::Var(sym) => Box::new(move |m, env| {
-                ok!(m, m.step(&span));
-                let r = m.lookup(sym, env, span);
-                Raw::result(m, r)
-            }),
+            &NodeKind::Local(sym, slot) => match self.loc(sym, slot) {
+                Loc::Flat(i) => Box::new(move |m, _| flat_local(m, i, &span)),
+                Loc::Env(sym, slot) => Box::new(move |m, env| local(m, env, sym, slot, &span)),
+            },
+            &NodeKind::Global(sym) => {
+                let scope = self.scope();
+                Box::new(move |m, env| {
+                    ok!(m, m.step(&span));
+                    let r = lookup_global_in(m, sym, env, &scope, span);
+                    Raw::result(m, r)
+                })
+            }
+            &NodeKind::Var(sym) => {
+                self.unflat();
+                Box::new(move |m, env| {
+                    ok!(m, m.step(&span));
+                    let r = m.lookup(sym, env, span);
+                    Raw::result(m, r)
+                })
+            }
             NodeKind::Call {
                 func,
                 args,
@@ -896,6 +1447,21 @@ impl Compiler {
             NodeKind::Set { name, value, slot } => {
                 let (name, slot) = (*name, *slot);
                 let value = self.node::<NonTail>(value);
+                if self.flat.is_some() {
+                    let Some(Loc::Flat(i)) = slot.map(|slot| self.loc(name, slot)) else {
+                        self.unflat();
+                        return value;
+                    };
+                    return Box::new(move |m, env| {
+                        ok!(m, m.step(&span));
+                        // SAFETY: a value, handed over.
+                        let v = unsafe { val!(value(m, env)).value() };
+                        m.effects += 1;
+                        let at = m.stack.base + i as usize;
+                        m.stack.values[at] = v.clone();
+                        Raw::of(v)
+                    });
+                }
                 Box::new(move |m, env| {
                     ok!(m, m.step(&span));
                     // SAFETY: a value, handed over.
@@ -915,6 +1481,11 @@ impl Compiler {
                     Raw::of(v)
                 })
             }
+            NodeKind::Let {
+                bindings,
+                body,
+                sequential,
+            } if self.flat.is_some() => self.flat_let::<O>(span, bindings, body, *sequential),
             NodeKind::Let {
                 bindings,
                 body,
@@ -950,6 +1521,7 @@ impl Compiler {
                 })
             }
             NodeKind::Lambda(l) => {
+                self.unflat();
                 let l = l.clone();
                 Box::new(move |m, env| {
                     ok!(m, m.step(&span));
@@ -957,6 +1529,7 @@ impl Compiler {
                 })
             }
             NodeKind::Define { name, value, local } => {
+                self.unflat();
                 let (name, local) = (*name, *local);
                 let value = self.node::<NonTail>(value);
                 Box::new(move |m, env| {
@@ -969,10 +1542,77 @@ impl Compiler {
                 })
             }
             _ => {
+                self.unflat();
                 let node = n.clone();
                 Box::new(move |m, env| O::walk(m, &node, env))
             }
         }
+    }
+
+    /// `let` and `let*` in a body whose locals are on the stack (as the pooled `let`): each
+    /// binding fills its slot of the call's region, let go again when the `let` is over.
+    fn flat_let<O: Out>(
+        &mut self,
+        span: Span,
+        bindings: &[(Sym, Node)],
+        body: &Body,
+        sequential: bool,
+    ) -> Code {
+        let names: Vec<Sym> = bindings.iter().map(|(s, _)| *s).collect();
+        let len = names.len();
+        let Some(flat) = &mut self.flat else {
+            return Box::new(|_, _| Raw::of(Value::Nil));
+        };
+        let offset = flat.next;
+        flat.next = flat
+            .next
+            .saturating_add(u32::try_from(len).unwrap_or(u32::MAX));
+        let frame = FlatFrame {
+            names,
+            offset,
+            filled: 0,
+        };
+        let mut inits = Vec::with_capacity(len);
+        if sequential {
+            // `let*`: each init sees the bindings before it.
+            flat.frames.push(frame);
+            for (i, (_, init)) in bindings.iter().enumerate() {
+                if let Some(f) = self.flat.as_mut().and_then(|f| f.frames.last_mut()) {
+                    f.filled = i;
+                }
+                inits.push(self.node::<NonTail>(init));
+            }
+        } else {
+            for (_, init) in bindings {
+                inits.push(self.node::<NonTail>(init));
+            }
+            if let Some(f) = &mut self.flat {
+                f.frames.push(frame);
+            }
+        }
+        if let Some(f) = self.flat.as_mut().and_then(|f| f.frames.last_mut()) {
+            f.filled = len;
+        }
+        let body = self.body::<O>(body);
+        if let Some(f) = &mut self.flat {
+            f.frames.pop();
+        }
+        let offset = offset as usize;
+        Box::new(move |m, env| {
+            ok!(m, m.step(&span));
+            let start = m.stack.base + offset;
+            for (i, init) in inits.iter().enumerate() {
+                let r = init(m, env);
+                if !r.is_value() {
+                    clear(m, start, i);
+                    return r;
+                }
+                m.stack.put(start + i, r);
+            }
+            let r = body(m, env);
+            clear(m, start, len);
+            r
+        })
     }
 
     fn call<O: Out>(&mut self, span: Span, func: &Node, args: &[Node], arg_spans: &[Span]) -> Code {
@@ -980,16 +1620,17 @@ impl Compiler {
         let spans: Box<[Span]> = arg_spans.into();
         let fspan = func.span;
         if let NodeKind::Global(sym) = func.kind {
+            let scope = self.scope();
             return match ops.len() {
                 1 => match <[Operand; 1]>::try_from(ops) {
-                    Ok(ops) => global_call::<O, 1>(span, fspan, sym, ops, spans),
-                    Err(ops) => global_call_any::<O>(span, fspan, sym, ops, spans),
+                    Ok(ops) => global_call::<O, 1>(span, fspan, sym, ops, spans, scope),
+                    Err(ops) => global_call_any::<O>(span, fspan, sym, ops, spans, scope),
                 },
                 2 => match <[Operand; 2]>::try_from(ops) {
-                    Ok(ops) => global_call::<O, 2>(span, fspan, sym, ops, spans),
-                    Err(ops) => global_call_any::<O>(span, fspan, sym, ops, spans),
+                    Ok(ops) => global_call::<O, 2>(span, fspan, sym, ops, spans, scope),
+                    Err(ops) => global_call_any::<O>(span, fspan, sym, ops, spans, scope),
                 },
-                _ => global_call_any::<O>(span, fspan, sym, ops, spans),
+                _ => global_call_any::<O>(span, fspan, sym, ops, spans, scope),
             };
         }
         let head = self.node::<NonTail>(func);
@@ -998,10 +1639,7 @@ impl Compiler {
             // SAFETY: a value, handed over.
             match unsafe { val!(head(m, env)).value() } {
                 Value::Closure(c) if Machine::binds_directly(&c, ops.len()) => {
-                    match bind(m, &c, &ops, env) {
-                        Some(frame) => O::bound(m, c, frame, span),
-                        None => Raw::ERR,
-                    }
+                    call_proc::<O>(m, c, &ops, env, span)
                 }
                 f => general::<O>(m, f, span, fspan, &ops, &spans, env),
             }
@@ -1019,15 +1657,12 @@ impl Compiler {
                     [a] => {
                         if let NodeKind::Local(s, slot) = a.kind {
                             let aspan = a.span;
+                            let x = self.loc(s, slot);
                             let general = self.node::<NonTail>(t);
                             return Box::new(move |m, env| {
                                 if let Some(&Value::Builtin(b)) = m.globals.get(sym) {
                                     let op = b.op;
-                                    let hit = match env.at(slot, s) {
-                                        Some(x) => holds(op, &x),
-                                        None => None,
-                                    };
-                                    if let Some(hit) = hit {
+                                    if let Some(hit) = at!(m, env, x, holds, op) {
                                         return match m.step3(&tspan, &fspan, &aspan) {
                                             Ok(()) => Some(hit),
                                             Err(e) => {
@@ -1047,7 +1682,8 @@ impl Compiler {
                             let general = self.node::<NonTail>(t);
                             return Box::new(move |m, env| {
                                 if let Some(&Value::Builtin(b)) = m.globals.get(sym) {
-                                    if let (Some((i, xs)), Some((j, ys))) = (x.int(env), y.int(env))
+                                    if let (Some((i, xs)), Some((j, ys))) =
+                                        (x.int(m, env), y.int(m, env))
                                     {
                                         if let Some(v) = fast_ints(b.op, i, j) {
                                             return match m.step4(&tspan, &fspan, xs, ys) {
@@ -1141,6 +1777,36 @@ impl Compiler {
     }
 }
 
+/// Takes one step for each span, in order, with one comparison when none reaches the next
+/// checkpoint (as `Machine::step2`); where one would, one by one, so a budget runs out at the
+/// same step and span.
+#[inline(always)]
+fn step_all(m: &mut Machine, spans: &[Span]) -> R<()> {
+    let n = spans.len() as u64;
+    if m.steps + n <= m.next_check {
+        m.steps += n;
+        return Ok(());
+    }
+    steps_one_by_one(m, spans)
+}
+
+#[cold]
+#[inline(never)]
+fn steps_one_by_one(m: &mut Machine, spans: &[Span]) -> R<()> {
+    for s in spans {
+        m.step(s)?;
+    }
+    Ok(())
+}
+
+/// Lets go of `n` slots of the stack from `start` (a `let` that is over).
+#[inline(always)]
+fn clear(m: &mut Machine, start: usize, n: usize) {
+    for v in &mut m.stack.values[start..start + n] {
+        Raw::of(std::mem::take(v)).release();
+    }
+}
+
 /// Whether a compiled form's value is true; `None` for an error.
 #[inline(always)]
 fn truth(r: Raw) -> Option<bool> {
@@ -1170,8 +1836,9 @@ fn global_call<O: Out, const N: usize>(
     sym: Sym,
     ops: [Operand; N],
     spans: Box<[Span]>,
+    scope: Scope,
 ) -> Code {
-    Box::new(move |m, env| call_global::<O>(m, env, sym, &ops, &spans, span, fspan))
+    Box::new(move |m, env| call_global::<O>(m, env, sym, &ops, &spans, span, fspan, &scope))
 }
 
 /// [`global_call`] of any number of arguments.
@@ -1181,8 +1848,9 @@ fn global_call_any<O: Out>(
     sym: Sym,
     ops: Vec<Operand>,
     spans: Box<[Span]>,
+    scope: Scope,
 ) -> Code {
-    Box::new(move |m, env| call_global::<O>(m, env, sym, &ops, &spans, span, fspan))
+    Box::new(move |m, env| call_global::<O>(m, env, sym, &ops, &spans, span, fspan, &scope))
 }
 
 /// A call whose head is a global name: a builtin is called in place (up to [`INLINE_ARGS`]
@@ -1190,6 +1858,7 @@ fn global_call_any<O: Out>(
 /// frame, anything else goes the general way; each after the call's step and its head's (as
 /// `eval` and `eval_flow`). Inlined into each closure, so a fixed count's test is folded away.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn call_global<O: Out>(
     m: &mut Machine,
     env: &Env,
@@ -1198,6 +1867,7 @@ fn call_global<O: Out>(
     spans: &[Span],
     span: Span,
     fspan: Span,
+    scope: &Scope,
 ) -> Raw {
     ok!(m, m.step2(&span, &fspan));
     match m.globals.get(sym) {
@@ -1206,13 +1876,10 @@ fn call_global<O: Out>(
         }
         Some(Value::Closure(c)) if Machine::binds_directly(c, ops.len()) => {
             let c = c.clone();
-            match bind(m, &c, ops, env) {
-                Some(frame) => O::bound(m, c, frame, span),
-                None => Raw::ERR,
-            }
+            call_proc::<O>(m, c, ops, env, span)
         }
         _ => {
-            let f = ok!(m, m.lookup_global(sym, env, fspan));
+            let f = ok!(m, lookup_global_in(m, sym, env, scope, fspan));
             general::<O>(m, f, span, fspan, ops, spans, env)
         }
     }
@@ -1221,6 +1888,75 @@ fn call_global<O: Out>(
 #[cfg(test)]
 mod tests {
     use crate::{Interpreter, Limits};
+
+    thread_local! {
+        /// Compiles every body with its locals in pooled frames (to compare with the stack).
+        pub(super) static POOLED_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// A program's printed value or full diagnostics (rendered), and its step count, with
+    /// locals on the stack where they can be or in pooled frames only.
+    fn run_both(src: &str, limits: Limits) -> [(String, u64); 2] {
+        [false, true].map(|pooled| {
+            POOLED_ONLY.with(|p| p.set(pooled));
+            let mut i = Interpreter::new(limits);
+            let out = match i.eval_source("t.ttdl", src) {
+                Ok(v) => v,
+                Err(d) => format!("{}\n{d:?}", i.render(&d, false)),
+            };
+            POOLED_ONLY.with(|p| p.set(false));
+            (out, i.machine().steps)
+        })
+    }
+
+    /// Procedures whose locals live on the stack answer, fail (diagnostics, suggestions of the
+    /// names in scope, call sites) and count steps exactly as with pooled frames: `let*`
+    /// filling its frame, shadowing, `set!`, tail and non-tail calls between the two kinds,
+    /// calls from the walk and from builtins, arity, depth and step limits.
+    #[test]
+    fn stack_locals_answer_as_pooled_frames() {
+        let programs = [
+            "(define (f abc) (let* ((xyz 1) (q abx)) q)) (f 1)",
+            "(define (f abc) (let ((xyz 1)) (abx xyz))) (f 1)",
+            "(define (f x) (let* ((a x) (x 2) (b x)) (list a x b))) (f 1)",
+            "(define (f x) (let* ((x (+ x 1)) (x (* x 10))) x)) (f 1)",
+            "(define (f x) (let ((x (+ x 1)) (y x)) (list x y))) (f 1)",
+            "(define (f x) (set! x (+ x 1)) (let ((y x)) (set! y (* y 2)) (list x y))) (f 1)",
+            "(define (l n acc) (if (= n 0) acc (l (- n 1) (+ acc 1)))) (l 100000 0)",
+            "(define (r n) (+ 1 (r n))) (r 1)",
+            "(define (g a b) a) (define (f x) (g x)) (f 1)",
+            "(define (g a b) a) (apply g '(1))",
+            "(define (g a b) (car a)) (define (f x) (list (g x 2))) (f 5)",
+            "(map (lambda (x) (* x 2)) '(1 2 3))",
+            "(define (p x &optional y) (list x y)) (define (f x) (p x)) (f 1)",
+            "(define (f x) (list (let ((a (car x))) a) 2)) (f 5)",
+            "(define (f x) (let ((a 1) (b (car x))) a)) (f 5)",
+            "((lambda (x x) x) 1 2)",
+            "(define (ev n) (if (= n 0) #t (od (- n 1))))              (define (od n) (let loop ((i 0)) (if (= n 0) #f (ev (- n 1))))) (ev 1001)",
+            "(define (f n) (let ((k (lambda (y) (+ n y)))) (g (k 1)))) (define (g x) (* x 2)) (f 3)",
+            "(define (sum l) (if (null? l) 0 (+ (car l) (sum (cdr l)))))              (define (iota n acc) (if (= n 0) acc (iota (- n 1) (cons n acc)))) (sum (iota 3000 '()))",
+            "(define (f x) (let* ((a (cons x x)) (b (car a))) (if (pair? a) (g b a) 0)))              (define (g u v) (cdr v)) (f 7)",
+            "(define (f x) (cond ((null? x) 'none) ((pair? x) (let ((h (car x))) (f (cdr x)))) (else x))) (f '(1 2 3))",
+            "(define (f x) (undefined-proc x)) (f 1)",
+            "(define (f x) (set! x (car x)) x) (f 1)",
+        ];
+        for p in programs {
+            let [flat, pooled] = run_both(p, Limits::default());
+            assert_eq!(flat, pooled, "{p}");
+        }
+        // A runaway tail loop stops at the same step, with the same error.
+        let limits = Limits {
+            steps: 5_000,
+            ..Limits::default()
+        };
+        for p in [
+            "(define (l n) (let ((m (+ n 1))) (l m))) (l 0)",
+            "(define (l n) (if (< n 0) n (l (+ n 1)))) (l 0)",
+        ] {
+            let [flat, pooled] = run_both(p, limits);
+            assert_eq!(flat, pooled, "{p}");
+        }
+    }
 
     fn run(src: &str) -> String {
         let mut i = Interpreter::new(Limits::default());
@@ -1267,6 +2003,7 @@ mod tests {
                     "(list (H x))",
                     "(if (H x) (H x) (list (H x)))",
                     "(H (car (list x)))",
+                    "(list (H (car x)) (H (cdr x)))",
                     "(cond ((H x) 1) (else 2))",
                 ] {
                     check(t, f, "x", v);

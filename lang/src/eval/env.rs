@@ -89,6 +89,21 @@ impl Env {
         Some((vars.into_iter().map(|(_, v)| v).collect(), parent))
     }
 
+    /// The values of this scope's innermost frame, in binding order: moved out when no one
+    /// else holds the frame, copied otherwise.
+    pub(crate) fn into_values(mut self) -> Vec<Value> {
+        let Some(rc) = self.0.take() else {
+            return Vec::new();
+        };
+        match Rc::try_unwrap(rc) {
+            Ok(mut frame) => std::mem::take(frame.vars.get_mut())
+                .into_iter()
+                .map(|(_, v)| v)
+                .collect(),
+            Err(rc) => rc.vars.borrow().iter().map(|(_, v)| v.clone()).collect(),
+        }
+    }
+
     /// A new, empty frame in front of this scope.
     pub fn extend(&self, capacity: usize) -> Env {
         #[cfg(test)]

@@ -186,6 +186,9 @@ enum Next<'a> {
 pub(super) enum Entry {
     Args(Vec<Value>),
     Frame(Env),
+    /// The arguments on the machine's value stack, from this index to its top (a call of a
+    /// procedure whose locals live there: see [`super::code`]).
+    Stack(usize),
 }
 
 impl Machine {
@@ -641,14 +644,24 @@ impl Machine {
         mut span: Span,
     ) -> R<Value> {
         loop {
-            let env = match entry {
-                Entry::Args(args) => self.bind_args(&c, args, span)?,
-                Entry::Frame(env) => env,
+            let r = if c.lambda.compiled().is_flat() {
+                let base = self.flat_entry(&c, entry, span)?;
+                self.run_flat_loop(c, base)
+            } else {
+                let env = match entry {
+                    Entry::Args(args) => self.bind_args(&c, args, span)?,
+                    Entry::Frame(env) => env,
+                    Entry::Stack(from) => {
+                        let args = self.stack_args(from);
+                        self.bind_args(&c, args, span)?
+                    }
+                };
+                let r = self.run_body(&c.lambda, &env);
+                // The call is over, even by an error: its frame serves the next one unless a
+                // closure captured it.
+                self.frames.give_back(env);
+                r
             };
-            let r = self.run_body(&c.lambda, &env);
-            // The call is over, even by an error: its frame serves the next one unless a closure
-            // captured it.
-            self.frames.give_back(env);
             (c, entry, span) = match self.outcome(r)? {
                 Outcome::Value(v) => return Ok(v),
                 Outcome::Tail(next, entry, next_span) => (next, entry, next_span),
@@ -1364,7 +1377,9 @@ mod tests {
             "        (else (walk (cdr l) (+ n 1) (+ (cadr (cons 1 l)) acc)))))",
             "(define (tree t) (if (pair? t) (+ (tree (car t)) (tree (cdr t))) t))",
             "(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))",
+            "(define (second l) (+ (car (cdr l)) (cadr (cdr l))))",
             "(list (walk '(5 1 7 3 9) 4 0) (tree (cons (cons 1 2) (cons 3 4))) (count 10)",
+            "      (second '(1 2 3))",
             "      (let ((i 0)) (while (< i 5) (set! i (+ i 1))) i))"
         );
         let names = [
@@ -1382,7 +1397,7 @@ mod tests {
         }
         let direct = steps(body);
         let table = steps(&format!("(let ({locals}) {through_table})"));
-        assert_eq!(direct.0, "(30 10 10 5)");
+        assert_eq!(direct.0, "(30 10 10 5 5)");
         assert_eq!(direct.0, table.0);
         // The `let` binding the names costs one step per name and one for the `let`.
         assert_eq!(
@@ -1399,7 +1414,7 @@ mod tests {
     fn a_budget_runs_out_at_the_step_that_crosses_it() {
         let src = "(define (one x) (if (pair? x) 1 0)) \
                    (define (walk l acc) (if (null? l) acc \
-                   (walk (cdr l) (if (< (car l) 3) (+ acc (one (cons 0 l))) acc)))) \
+                   (walk (cdr l) (if (< (car l) 3) (+ acc (one (cons (car (cdr l)) l))) acc)))) \
                    (walk '(1 2 3 4 5) 0)";
         let mut i = Interpreter::new(Limits::default());
         assert_eq!(i.eval_source("t.ttdl", src).unwrap(), "2");

@@ -132,6 +132,8 @@ pub struct Machine {
     pub frames: FramePool,
     /// What compiled code signalled to its caller (an error, a call in tail position).
     pub(crate) pending: super::code::Pending,
+    /// The locals of the running procedures whose locals nothing captures (see [`super::code`]).
+    pub(crate) stack: super::code::Stack,
 }
 
 /// The last frames that close on themselves are held by global closures (a procedure made by a
@@ -183,6 +185,7 @@ impl Machine {
             interrupt: None,
             frames: FramePool::default(),
             pending: Default::default(),
+            stack: Default::default(),
             start: Start::now(),
         };
         m.reset_steps();

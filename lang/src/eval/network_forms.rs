@@ -491,6 +491,7 @@ impl Machine {
             fold: self.fold,
             frames: Default::default(),
             pending: Default::default(),
+            stack: Default::default(),
             start: self.start,
         };
         m.reset_steps();

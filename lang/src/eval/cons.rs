@@ -787,6 +787,36 @@ mod tests {
         assert_eq!(ConsRef::strong_count(head), 1);
     }
 
+    /// A spine whose runs of atoms are broken by cells that own something (a string, a nested
+    /// list, a shared tail) is freed run by run, every reference given back once.
+    #[test]
+    fn runs_of_atoms_and_owning_cells_are_all_freed() {
+        let s = std::rc::Rc::new(String::from("s"));
+        let shared = Value::list([Value::Int(1), Value::Int(2)]);
+        let mut list = shared.clone();
+        for i in 0..300 {
+            let car = match i % 7 {
+                3 => Value::Str(s.clone()),
+                5 => Value::list([Value::Int(i), Value::Str(s.clone())]),
+                6 => shared.clone(),
+                _ => Value::Int(i),
+            };
+            list = Value::cons(car, list);
+        }
+        // Two cells of numbers in front of it, sharing it: freeing them stops at the shared cell.
+        let front = Value::cons(Value::Int(-1), Value::cons(Value::Int(-2), list.clone()));
+        let Value::Pair(head) = &shared else {
+            panic!("a list")
+        };
+        assert_eq!(std::rc::Rc::strong_count(&s), 1 + 2 * 43);
+        assert_eq!(ConsRef::strong_count(head), 2 + 42);
+        drop(front);
+        assert_eq!(std::rc::Rc::strong_count(&s), 1 + 2 * 43);
+        drop(list);
+        assert_eq!(std::rc::Rc::strong_count(&s), 1);
+        assert_eq!(ConsRef::strong_count(head), 1);
+    }
+
     /// The packed tags that own nothing are those of the values that own nothing.
     #[test]
     fn packed_tags_own_what_their_values_own() {

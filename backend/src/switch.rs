@@ -82,7 +82,8 @@ pub fn build_from_holds(problem: &Problem, holds: &[crate::schedule::Hold]) -> S
     // of instructions, which vectors grown by doubling would hold up to twice over.
     let mut count = vec![0usize; network.nodes()];
     for h in holds {
-        if let Some(c) = output_of(network, h.resource).and_then(|(node, _)| count.get_mut(node)) {
+        if let Some(c) = output_of(network, h.resource()).and_then(|(node, _)| count.get_mut(node))
+        {
             *c += 1;
         }
     }
@@ -93,25 +94,25 @@ pub fn build_from_holds(problem: &Problem, holds: &[crate::schedule::Hold]) -> S
         })
         .collect();
     for h in holds {
-        let Some((node, output)) = output_of(network, h.resource) else {
+        let Some((node, output)) = output_of(network, h.resource()) else {
             continue;
         };
         let Some(step) = problem
             .steps
-            .get(h.msg)
-            .and_then(|s| s.iter().find(|s| s.resource == h.resource))
+            .get(h.msg())
+            .and_then(|s| s.iter().find(|s| s.resource == h.resource()))
         else {
             continue;
         };
         let input = match step.parent() {
-            Some(p) => input_of(network, problem.steps[h.msg][p].resource),
+            Some(p) => input_of(network, problem.steps[h.msg()][p].resource),
             None => Port::Inject,
         };
         if let Some(np) = nodes.get_mut(node) {
             np.instructions.push(Instruction {
-                start: h.start,
-                end: h.end,
-                msg: h.msg,
+                start: h.start(),
+                end: h.end(),
+                msg: h.msg(),
                 input,
                 output,
             });
@@ -159,7 +160,7 @@ pub fn injections(schedule: &Schedule) -> Vec<Hold> {
     schedule
         .holds
         .iter()
-        .filter(|h| matches!(h.resource, Resource::Inject(_)))
+        .filter(|h| matches!(h.resource(), Resource::Inject(_)))
         .copied()
         .collect()
 }

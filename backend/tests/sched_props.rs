@@ -93,8 +93,8 @@ proptest! {
             if buffer == Some(0) {
                 // Bufferless: every fragment on a clear path, each hop `latency` after the last.
                 for (m, steps) in problem.steps.iter().enumerate() {
-                    let on = |r| s.holds.iter().filter(|h| h.msg == m && h.resource == r)
-                        .map(|h| h.start).collect::<Vec<_>>();
+                    let on = |r| s.holds.iter().filter(|h| h.msg() == m && h.resource() == r)
+                        .map(|h| h.start()).collect::<Vec<_>>();
                     for st in steps {
                         if let Some(p) = st.parent() {
                             let here = on(st.resource);

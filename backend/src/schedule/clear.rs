@@ -779,12 +779,7 @@ fn assemble(problem: &Problem, search: &Search, spots: &[Spot]) -> Result<Schedu
         let s = search.size[m];
         for (i, &r) in spot.res.iter().enumerate() {
             let start = spot.t + i as u64 * h;
-            holds.push(Hold {
-                msg: m,
-                resource: all[r as usize],
-                start,
-                end: start + s,
-            });
+            holds.push(Hold::new(m, all[r as usize], start, start + s)?);
         }
         arrival[m] = spot.t + (spot.res.len() as u64 - 1) * h + s;
     }
@@ -916,7 +911,7 @@ mod tests {
         super::super::verify_on(&problem, &s).unwrap();
         // Every hold of a message one cycle after the one before: no word waits.
         for m in 0..traffic.messages.len() {
-            let starts: Vec<u64> = s.holds_of(m).map(|h| h.start).collect();
+            let starts: Vec<u64> = s.holds_of(m).map(|h| h.start()).collect();
             assert!(starts.windows(2).all(|w| w[1] == w[0] + 1), "{starts:?}");
         }
         assert_eq!(run(7).holds, s.holds);

@@ -365,7 +365,7 @@ fn schedule_with(
                     return Err(ScheduleError::Interrupted);
                 }
             }
-            let placed = place(problem, &mut occ, &mut load, m, r, &mut chosen);
+            let placed = place(problem, &mut occ, &mut load, m, r, &mut chosen)?;
             for &d in &traffic.messages[m].dst {
                 let node = problem.placement.node_of[d];
                 ex.deliver(m, d, arrival_at(&placed, node));
@@ -402,8 +402,8 @@ fn schedule_with(
                     return Err(ScheduleError::Interrupted);
                 }
             }
-            let placed = place(problem, &mut occ, &mut load, m, r, &mut chosen);
-            end = placed.iter().map(|h| h.end).max().unwrap_or(r).max(end);
+            let placed = place(problem, &mut occ, &mut load, m, r, &mut chosen)?;
+            end = placed.iter().map(|h| h.end()).max().unwrap_or(r).max(end);
             holds.extend(placed);
         }
         // The next phase starts when this one is done (`synchronize`).
@@ -426,7 +426,7 @@ pub(crate) fn static_finish(problem: &Problem, holds: &[Hold], release: &[u64]) 
     let mut finish = vec![0u64; traffic.tasks.len()];
     let mut arrival = vec![0u64; traffic.messages.len()];
     for h in holds {
-        arrival[h.msg] = arrival[h.msg].max(h.end);
+        arrival[h.msg()] = arrival[h.msg()].max(h.end());
     }
     for m in &traffic.messages {
         if let Some(f) = finish.get_mut(m.src) {
@@ -445,8 +445,8 @@ pub(crate) fn static_finish(problem: &Problem, holds: &[Hold], release: &[u64]) 
 pub(crate) fn arrival_at(holds: &[Hold], node: usize) -> u64 {
     holds
         .iter()
-        .filter(|h| h.resource == super::Resource::eject(node))
-        .map(|h| h.end)
+        .filter(|h| h.resource() == super::Resource::eject(node))
+        .map(|h| h.end())
         .max()
         .unwrap_or(0)
 }
@@ -462,12 +462,12 @@ fn place(
     m: MsgId,
     release: u64,
     chosen_routes: &mut Chosen,
-) -> Vec<Hold> {
+) -> Result<Vec<Hold>, ScheduleError> {
     let mut steps: &[Step] = &problem.steps[m];
     let size = problem.traffic.messages[m].size;
     let h = problem.hardware.hop_latency;
     if size == 0 {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let mut contiguous = place_contiguous(occ, load, steps, release, size, h);
     let mut contiguous_arrival = last_end(&contiguous, steps, size);
@@ -515,14 +515,9 @@ fn place(
     let mut out = Vec::with_capacity(chosen.len());
     for (j, lane, s, e) in chosen {
         occ.take(steps[j].resource, lane, s, e - s, m);
-        out.push(Hold {
-            msg: m,
-            resource: steps[j].resource,
-            start: s,
-            end: e,
-        });
+        out.push(Hold::new(m, steps[j].resource, s, e)?);
     }
-    out
+    Ok(out)
 }
 
 /// Another minimal route for message `m` that delivers it before `arrival` (its arrival on the

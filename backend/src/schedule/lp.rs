@@ -214,9 +214,9 @@ pub fn schedule(problem: &Problem, solver: &dyn LpSolver) -> Result<Schedule, Sc
         }
         let placed = solve_phase(problem, solver, &win, &mut occ, &mut stats)?;
         for h in &placed {
-            if let Resource::Eject(node) = h.resource {
-                let a = arrival_at.entry((h.msg, node as usize)).or_default();
-                *a = (*a).max(h.end);
+            if let Resource::Eject(node) = h.resource() {
+                let a = arrival_at.entry((h.msg(), node as usize)).or_default();
+                *a = (*a).max(h.end());
             }
         }
         holds.extend(placed);
@@ -274,7 +274,7 @@ fn solve_windows(
             })
             .collect();
         let placed = solve_phase(problem, solver, &win, &mut occ, stats)?;
-        let end = placed.iter().map(|h| h.end).max().unwrap_or(0);
+        let end = placed.iter().map(|h| h.end()).max().unwrap_or(0);
         holds.extend(placed);
         let next = (0..n)
             .filter(|&m| traffic.messages[m].phase > p)
@@ -461,10 +461,11 @@ fn solve_phase(
                     if w == 0 {
                         continue;
                     }
-                    let (hs, d, repaired) = put(problem, occ, win[i].0, cursor.max(last_end[i]), w);
+                    let (hs, d, repaired) =
+                        put(problem, occ, win[i].0, cursor.max(last_end[i]), w)?;
                     drain = drain.max(d);
                     stats.repaired += repaired as usize;
-                    last_end[i] = last_end[i].max(hs.first().map_or(0, |h| h.end));
+                    last_end[i] = last_end[i].max(hs.first().map_or(0, |h| h.end()));
                     holds.extend(hs);
                     *want.entry(i).or_default() -= w;
                     remaining[i] -= w;
@@ -475,10 +476,11 @@ fn solve_phase(
             for (&i, &w) in &want {
                 let w = w.min(remaining[i]);
                 if w > 0 {
-                    let (hs, d, repaired) = put(problem, occ, win[i].0, cursor.max(last_end[i]), w);
+                    let (hs, d, repaired) =
+                        put(problem, occ, win[i].0, cursor.max(last_end[i]), w)?;
                     stats.repaired += repaired as usize;
                     cursor += w + d;
-                    last_end[i] = last_end[i].max(hs.first().map_or(0, |h| h.end));
+                    last_end[i] = last_end[i].max(hs.first().map_or(0, |h| h.end()));
                     holds.extend(hs);
                     remaining[i] -= w;
                 }
@@ -489,7 +491,7 @@ fn solve_phase(
     for i in 0..win.len() {
         let w = remaining[i];
         if w > 0 {
-            let (hs, _, _) = put(problem, occ, win[i].0, last_end[i], w);
+            let (hs, _, _) = put(problem, occ, win[i].0, last_end[i], w)?;
             holds.extend(hs);
             remaining[i] = 0;
         }
@@ -585,7 +587,7 @@ fn put(
     m: MsgId,
     at: u64,
     w: u64,
-) -> (Vec<Hold>, u64, bool) {
+) -> Result<(Vec<Hold>, u64, bool), ScheduleError> {
     let steps = &problem.steps[m];
     let h = problem.hardware.hop_latency;
     let mut depth = vec![0u64; steps.len()];
@@ -619,14 +621,9 @@ fn put(
     for (j, st) in steps.iter().enumerate() {
         let t = s + depth[j] * h;
         occ.take(st.resource, lanes[j], t, w, m);
-        out.push(Hold {
-            msg: m,
-            resource: st.resource,
-            start: t,
-            end: t + w,
-        });
+        out.push(Hold::new(m, st.resource, t, t + w)?);
     }
-    (out, drain, s != at)
+    Ok((out, drain, s != at))
 }
 
 #[cfg(test)]

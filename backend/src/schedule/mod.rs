@@ -22,6 +22,8 @@ mod choice;
 mod clear;
 pub mod exact;
 pub mod feedback;
+pub mod hold;
+pub use hold::Hold;
 pub mod from_run;
 pub mod improve;
 pub mod kernel;
@@ -101,15 +103,6 @@ impl fmt::Display for Resource {
             Resource::Eject(n) => write!(f, "eject@{n}"),
         }
     }
-}
-
-/// A message fragment holding one resource for cycles `start ≤ t < end`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct Hold {
-    pub msg: MsgId,
-    pub resource: Resource,
-    pub start: u64,
-    pub end: u64,
 }
 
 /// The hardware parameters the schedule must respect (SPEC §2: one word per link per cycle each
@@ -342,7 +335,7 @@ impl Schedule {
 
     /// Holds of one message, in schedule order.
     pub fn holds_of(&self, msg: MsgId) -> impl Iterator<Item = &Hold> {
-        self.holds.iter().filter(move |h| h.msg == msg)
+        self.holds.iter().filter(move |h| h.msg() == msg)
     }
 }
 
@@ -912,7 +905,7 @@ mod tests {
     fn plan_rows_stay_small() {
         assert_eq!(std::mem::size_of::<Resource>(), 12);
         assert_eq!(std::mem::size_of::<Step>(), 16);
-        assert!(std::mem::size_of::<Hold>() <= 40);
+        assert_eq!(std::mem::size_of::<Hold>(), 20);
         assert_eq!(Resource::link(3, 4).node(), 3);
         assert_eq!(Resource::inject(5).node(), 5);
         assert_eq!(Resource::eject(6), Resource::Eject(6));

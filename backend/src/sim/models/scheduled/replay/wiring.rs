@@ -148,7 +148,10 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
 
     // Instructions and injections grouped by message (a counting sort).
     let by_msg = Groups::new(n, all.iter().map(|(_, i)| Some(i.msg).filter(|&m| m < n)));
-    let inj_by_msg = Groups::new(n, injections.iter().map(|h| (h.msg < n).then_some(h.msg)));
+    let inj_by_msg = Groups::new(
+        n,
+        injections.iter().map(|h| (h.msg() < n).then_some(h.msg())),
+    );
 
     let mut inj_q = vec![NONE; injections.len()];
     // A queue per (node, input) of each message: at most one per instruction and injection,
@@ -201,7 +204,7 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
             }
         }
         for &j in inj_by_msg.of(m) {
-            if let Resource::Inject(node) = injections[j as usize].resource {
+            if let Resource::Inject(node) = injections[j as usize].resource() {
                 keys.push(((node, Port::Inject), 2, j));
             }
         }

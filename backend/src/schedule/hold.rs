@@ -104,6 +104,12 @@ impl Hold {
         self.end as u64
     }
 
+    /// The message, first cycle and end as kept: 32 bits each.
+    #[inline]
+    pub fn fields32(&self) -> (u32, u32, u32) {
+        (self.msg, self.start, self.end)
+    }
+
     /// The same hold moved to `start ≤ t < end`, or the error of [`Hold::new`].
     pub fn at(&self, start: u64, end: u64) -> Result<Hold, ScheduleError> {
         Hold::new(self.msg(), self.resource(), start, end)

@@ -192,7 +192,7 @@ pub(super) fn execute(
             }
             si += 1;
         }
-        active.retain(|a| a.end > t);
+        active.retain(|a| a.end as u64 > t);
         if !fresh.is_empty() {
             fresh.sort_unstable_by_key(|a| (a.depth, a.k));
             merged.clear();
@@ -350,7 +350,7 @@ fn collision<T>(
         .iter()
         .enumerate()
         .filter(|&(b, o)| done[b] && o.slot == act.slot)
-        .map(|(_, o)| all.get(o.k as usize).1.msg)
+        .map(|(_, o)| all.get(o.k as usize).1.msg())
         .collect();
     let (node, ins) = all.get(act.k as usize);
     mismatch(format!(

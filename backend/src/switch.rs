@@ -111,12 +111,12 @@ pub fn build_from_holds(problem: &Problem, holds: &[crate::schedule::Hold]) -> S
         let Some(step) = problem
             .steps
             .get(h.msg())
-            .and_then(|s| s.iter().find(|s| s.resource == h.resource()))
+            .and_then(|s| s.iter().find(|s| s.resource() == h.resource()))
         else {
             continue;
         };
         let input = match step.parent() {
-            Some(p) => input_of(network, problem.steps[h.msg()][p].resource),
+            Some(p) => input_of(network, problem.steps[h.msg()][p].resource()),
             None => Port::Inject,
         };
         if let Some(np) = nodes.get_mut(node) {

@@ -97,8 +97,8 @@ proptest! {
                         .map(|h| h.start()).collect::<Vec<_>>();
                     for st in steps {
                         if let Some(p) = st.parent() {
-                            let here = on(st.resource);
-                            let before: Vec<u64> = on(steps[p].resource).iter()
+                            let here = on(st.resource());
+                            let before: Vec<u64> = on(steps[p].resource()).iter()
                                 .map(|t| t + latency).collect();
                             prop_assert_eq!(here, before, "message {}", m);
                         }

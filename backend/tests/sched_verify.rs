@@ -215,7 +215,7 @@ proptest::proptest! {
         // Nothing else on the network: the plan is the clear path.
         proptest::prop_assert_eq!(schedule::buffers::usage(&problem, &s.holds).max, 0);
         // Steps: inject@0, 0->1, 1->2, eject@2. Delay `hop` and everything after it.
-        let steps: Vec<Resource> = problem.steps[0].iter().map(|st| st.resource).collect();
+        let steps: Vec<Resource> = problem.steps[0].iter().map(|st| st.resource()).collect();
         for h in s.holds.iter_mut() {
             if steps.iter().position(|&r| r == h.resource()).is_some_and(|j| j >= hop) {
                 *h = h.at(h.start() + delay, h.end() + delay).unwrap();

@@ -56,7 +56,7 @@ impl<'a> Plan<'a> {
             .map(|m| {
                 let links = problem.steps[m.id]
                     .iter()
-                    .filter(|s| matches!(s.resource, Resource::Link { .. }))
+                    .filter(|s| matches!(s.resource(), Resource::Link { .. }))
                     .count() as u64;
                 m.size * links
             })

@@ -132,12 +132,12 @@ pub fn usage(problem: &Problem, holds: &[Hold]) -> Usage {
         // `run`, which is in resource order too.
         by_res.clear();
         by_res.extend(0..steps.len() as u32);
-        by_res.sort_unstable_by_key(|&j| (steps[j as usize].resource, j));
+        by_res.sort_unstable_by_key(|&j| (steps[j as usize].resource(), j));
         lists.clear();
         lists.resize(steps.len(), (0, 0));
         let mut p = 0;
         for &j in &by_res {
-            let r = steps[j as usize].resource;
+            let r = steps[j as usize].resource();
             while p < run.len() && holds[run[p] as usize].resource() < r {
                 p += 1;
             }
@@ -172,8 +172,8 @@ pub fn usage(problem: &Problem, holds: &[Hold]) -> Usage {
                 if d == 0 {
                     continue;
                 }
-                let id = *ids.entry(st.resource).or_insert_with(|| {
-                    inputs.push(st.resource);
+                let id = *ids.entry(st.resource()).or_insert_with(|| {
+                    inputs.push(st.resource());
                     inputs.len() as u32 - 1
                 });
                 let top = len.min(d);

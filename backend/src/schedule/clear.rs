@@ -679,13 +679,17 @@ fn ends(problem: &Problem, m: usize) -> Option<(NodeId, NodeId)> {
     }
     let chain = steps.iter().enumerate().all(|(j, st)| {
         st.parent() == j.checked_sub(1)
-            && match st.resource {
+            && match st.resource() {
                 Resource::Inject(_) => j == 0,
                 Resource::Eject(_) => j + 1 == steps.len(),
                 Resource::Link { .. } => j > 0 && j + 1 < steps.len(),
             }
     });
-    match (chain, steps[0].resource, steps[steps.len() - 1].resource) {
+    match (
+        chain,
+        steps[0].resource(),
+        steps[steps.len() - 1].resource(),
+    ) {
         (true, Resource::Inject(src), Resource::Eject(dst)) => Some((src as NodeId, dst as NodeId)),
         _ => None,
     }
@@ -740,7 +744,7 @@ fn prepare(problem: &Problem, start: &Schedule, seed: u64) -> Option<Search> {
             None => {
                 let mut nodes = vec![src];
                 for st in &steps[1..steps.len() - 1] {
-                    if let Resource::Link { to, .. } = st.resource {
+                    if let Resource::Link { to, .. } = st.resource() {
                         nodes.push(to as NodeId);
                     }
                 }

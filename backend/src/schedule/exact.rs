@@ -514,8 +514,8 @@ fn place(
     }
     let mut out = Vec::with_capacity(chosen.len());
     for (j, lane, s, e) in chosen {
-        occ.take(steps[j].resource, lane, s, e - s, m);
-        out.push(Hold::new(m, steps[j].resource, s, e)?);
+        occ.take(steps[j].resource(), lane, s, e - s, m);
+        out.push(Hold::new(m, steps[j].resource(), s, e)?);
     }
     Ok(out)
 }
@@ -565,7 +565,7 @@ fn last_end(placed: &[(usize, u64)], steps: &[Step], size: u64) -> u64 {
     steps
         .iter()
         .zip(placed)
-        .filter(|(st, _)| matches!(st.resource, super::Resource::Eject(_)))
+        .filter(|(st, _)| matches!(st.resource(), super::Resource::Eject(_)))
         .map(|(_, &(_, s))| s + size)
         .max()
         .unwrap_or(0)
@@ -599,7 +599,7 @@ fn record_waits(
                 let a = frag[j].2 + h;
                 let d = c.saturating_sub(a);
                 if d > 0 {
-                    waits.push((st.resource, a, frag[j].3 - frag[j].2, d));
+                    waits.push((st.resource(), a, frag[j].3 - frag[j].2, d));
                 }
             }
         }
@@ -649,7 +649,7 @@ fn place_contiguous(
                 Some(p) => placed[p].1 + h,
                 None => release,
             };
-            let (s, lane) = occ.earliest(st.resource, t, size);
+            let (s, lane) = occ.earliest(st.resource(), t, size);
             placed.push((lane, s));
         }
         return placed;
@@ -664,11 +664,11 @@ fn place_contiguous(
             Some(p) => placed[p].1 + h,
             None => release,
         };
-        let (s, lane) = occ.earliest(st.resource, ready.max(lb[j]), size);
+        let (s, lane) = occ.earliest(st.resource(), ready.max(lb[j]), size);
         if let Some(p) = st.parent() {
             let d = s - ready;
             if d > wait[p] {
-                let input = steps[p].resource;
+                let input = steps[p].resource();
                 if !load.fits(input, ready, size, d) {
                     let ok = load.longest_fitting(input, ready, size, d);
                     lb[p] = s - h - ok;
@@ -699,7 +699,7 @@ fn place_words(
     let k = steps.len();
     let at: Vec<Option<(usize, usize)>> = steps
         .iter()
-        .map(|st| occ.lanes_index(st.resource))
+        .map(|st| occ.lanes_index(st.resource()))
         .collect();
     // times[w][j] = (cycle, lane)
     let mut times: Vec<Vec<(u64, usize)>> = Vec::with_capacity(size as usize);
@@ -731,7 +731,7 @@ fn place_words(
             for j in 0..k {
                 let (s, lane) = times[w0][j];
                 frags.push((j, lane, s, s + len));
-                if matches!(steps[j].resource, super::Resource::Eject(_)) {
+                if matches!(steps[j].resource(), super::Resource::Eject(_)) {
                     arrival = arrival.max(s + len);
                 }
             }

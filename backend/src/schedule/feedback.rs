@@ -223,10 +223,10 @@ fn blame(
     let first: Vec<Option<u64>> = steps
         .iter()
         .map(|st| {
-            let i = starts.partition_point(|&(r, _)| r < st.resource);
+            let i = starts.partition_point(|&(r, _)| r < st.resource());
             starts
                 .get(i)
-                .filter(|&&(r, _)| r == st.resource)
+                .filter(|&&(r, _)| r == st.resource())
                 .map(|&(_, s)| s)
         })
         .collect();
@@ -240,9 +240,9 @@ fn blame(
         if start <= ready {
             continue;
         }
-        let (holders, more_holders) = by_resource.holders(holds, st.resource, m, ready, start);
+        let (holders, more_holders) = by_resource.holders(holds, st.resource(), m, ready, start);
         out.push(Blame {
-            resource: st.resource,
+            resource: st.resource(),
             waited: start - ready,
             holders,
             more_holders,

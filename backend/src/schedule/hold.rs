@@ -1,5 +1,6 @@
 //! A hold, the plan's row: one message fragment on one resource for a run of cycles, kept in
-//! 20 bytes because a million messages make a hundred million of them.
+//! 20 bytes because a million messages make a hundred million of them; and a route step, the
+//! resource a hold is on, in 12.
 
 use std::fmt;
 
@@ -169,6 +170,55 @@ impl<'de> Deserialize<'de> for Hold {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let h = HoldFields::deserialize(d)?;
         Hold::new(h.msg, h.resource, h.start, h.end).map_err(serde::de::Error::custom)
+    }
+}
+
+/// One step of a message's journey: a resource and the step it follows (None for the first).
+/// 12 bytes: a million messages of a hundred hops keep a hundred million of them, so the
+/// resource is kept as a hold keeps it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    resource: PackedResource,
+    /// The step before this one (its index in the message's steps), [`Step::NO_PARENT`] for the
+    /// first; 32 bits, as a message's route is far shorter, and no `Option` (which would take
+    /// 8 bytes) to keep the millions of steps of a large program small.
+    parent: u32,
+}
+
+impl Step {
+    const NO_PARENT: u32 = u32::MAX;
+
+    pub fn new(resource: Resource, parent: Option<usize>) -> Step {
+        Step {
+            resource: PackedResource::pack(resource),
+            parent: parent.map_or(Step::NO_PARENT, |p| {
+                u32::try_from(p)
+                    .ok()
+                    .filter(|&p| p != Step::NO_PARENT)
+                    .expect("a route of fewer than 2^32 - 1 hops")
+            }),
+        }
+    }
+
+    /// The resource it holds.
+    #[inline]
+    pub fn resource(&self) -> Resource {
+        self.resource.unpack()
+    }
+
+    /// The step before this one, `None` for the injection.
+    #[inline]
+    pub fn parent(&self) -> Option<usize> {
+        (self.parent != Step::NO_PARENT).then_some(self.parent as usize)
+    }
+}
+
+impl fmt::Debug for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Step")
+            .field("resource", &self.resource())
+            .field("parent", &self.parent)
+            .finish()
     }
 }
 

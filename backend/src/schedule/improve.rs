@@ -401,7 +401,7 @@ impl Holders {
         let (from, to) = (s.released[m], s.arrival[m]);
         let mut out: Vec<MsgId> = Vec::new();
         for st in &problem.steps[m] {
-            if let Some(v) = self.by_resource.get(&st.resource) {
+            if let Some(v) = self.by_resource.get(&st.resource()) {
                 out.extend(
                     v.iter()
                         .take_while(|h| h.0 < to)

@@ -334,7 +334,7 @@ fn solve_phase(
             a..b
         })
         .collect();
-    let resources = |i: usize| problem.steps[win[i].0].iter().map(|s| s.resource);
+    let resources = |i: usize| problem.steps[win[i].0].iter().map(|s| s.resource());
     // The formulation has a variable per message per interval of its window. A message whose
     // window spans the whole run (a writer far ahead of its reader) makes that quadratic in the
     // messages, and the solver's time grows faster still: past the limit the LP is refused
@@ -559,7 +559,8 @@ fn link_feasible_sets(
         let mut set = Vec::new();
         let fits = |used: &BTreeMap<Resource, u32>, i: usize| {
             problem.steps[win[i].0].iter().all(|s| {
-                used.get(&s.resource).copied().unwrap_or(0) < problem.hardware.capacity(s.resource)
+                used.get(&s.resource()).copied().unwrap_or(0)
+                    < problem.hardware.capacity(s.resource())
             })
         };
         for &i in std::iter::once(a).chain(order.iter().map(|(i, _)| i)) {
@@ -567,7 +568,7 @@ fn link_feasible_sets(
                 continue;
             }
             for s in &problem.steps[win[i].0] {
-                *used.entry(s.resource).or_default() += 1;
+                *used.entry(s.resource()).or_default() += 1;
             }
             set.push(i);
         }
@@ -603,10 +604,10 @@ fn put(
         let mut moved = None;
         for (j, st) in steps.iter().enumerate() {
             let t = s + depth[j] * h;
-            match occ.free_lane(st.resource, t, w) {
+            match occ.free_lane(st.resource(), t, w) {
                 Some(l) => lanes[j] = l,
                 None => {
-                    let (e, _) = occ.earliest(st.resource, t, w);
+                    let (e, _) = occ.earliest(st.resource(), t, w);
                     moved = Some(e - depth[j] * h);
                     break;
                 }
@@ -620,8 +621,8 @@ fn put(
     let mut out = Vec::with_capacity(steps.len());
     for (j, st) in steps.iter().enumerate() {
         let t = s + depth[j] * h;
-        occ.take(st.resource, lanes[j], t, w, m);
-        out.push(Hold::new(m, st.resource, t, t + w)?);
+        occ.take(st.resource(), lanes[j], t, w, m);
+        out.push(Hold::new(m, st.resource(), t, t + w)?);
     }
     Ok((out, drain, s != at))
 }

@@ -873,7 +873,7 @@ pub fn plan_with(
             .enumerate()
             .map(|(i, st)| {
                 let t = start + i as u64 * hw.hop_latency;
-                Hold::new(m, st.resource, t, t + w)
+                Hold::new(m, st.resource(), t, t + w)
             })
             .collect::<Result<_, _>>()?;
         mine.sort_by_key(|h| (h.start(), h.resource()));

@@ -118,7 +118,7 @@ fn check_routes(problem: &Problem, schedule: &Schedule, by_msg: &Groups) -> Resu
     let mut route: Vec<Resource> = Vec::new();
     for m in 0..problem.traffic.messages.len() {
         route.clear();
-        route.extend(problem.steps[m].iter().map(|s| s.resource));
+        route.extend(problem.steps[m].iter().map(|s| s.resource()));
         route.sort_unstable();
         for &i in by_msg.of(m) {
             let h = &holds[i as usize];
@@ -214,7 +214,7 @@ fn check_message(
     let steps = &problem.steps[m];
     let lists: Vec<&[u32]> = steps
         .iter()
-        .map(|s| on(holds, by_msg, m, s.resource))
+        .map(|s| on(holds, by_msg, m, s.resource()))
         .collect();
     if msg.size == 0 {
         if lists.iter().any(|l| !l.is_empty()) {
@@ -234,7 +234,7 @@ fn check_message(
             fail!(
                 "message {m} has {frags} fragments at its source but {} on {}",
                 l.len(),
-                steps[j].resource
+                steps[j].resource()
             );
         }
         let words: u64 = l
@@ -245,7 +245,7 @@ fn check_message(
             fail!(
                 "message {m} carries {words} of its {} words over {}",
                 msg.size,
-                steps[j].resource
+                steps[j].resource()
             );
         }
         if let Some(p) = steps[j].parent() {

@@ -177,7 +177,7 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
             problem.steps[m]
                 .iter()
                 .enumerate()
-                .map(|(j, s)| (s.resource, j as u32)),
+                .map(|(j, s)| (s.resource(), j as u32)),
         );
         steps_sorted.sort();
         for &k in ks {

@@ -164,7 +164,7 @@ proptest! {
         let s = &plan.schedule;
         for (m, w) in plan.traffic.messages.iter().zip(&traffic.messages) {
             prop_assert_eq!(m.size, if w.size == 0 { 0 } else { w.size + setup });
-            let on_first = s.holds.iter().filter(|h| h.msg == m.id && matches!(h.resource, schedule::Resource::Inject(_))).count();
+            let on_first = s.holds.iter().filter(|h| h.msg() == m.id && matches!(h.resource(), schedule::Resource::Inject(_))).count();
             prop_assert!(on_first <= 1, "message {} in {} transfers\n{}", m.id, on_first, src);
         }
         let problem = Problem::new(&plan.traffic, &plan.network, &plan.placement, &plan.routing, s.hardware).unwrap();

@@ -15,13 +15,24 @@ use crate::topology::{Network, NodeId, Port};
 use crate::traffic::MsgId;
 
 /// One `SWITCH` instruction.
+///
+/// 20 bytes: the programs of a plan hold one per hold that leaves a switch, a hundred million
+/// for a million messages, so the cycles and the message are kept in 32 bits as a
+/// [`Hold`] keeps them (which the instruction is made from).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Instruction {
-    pub start: u64,
-    pub end: u64,
-    pub msg: MsgId,
+    pub start: u32,
+    pub end: u32,
+    pub msg: u32,
     pub input: Port,
     pub output: Port,
+}
+
+impl Instruction {
+    /// The message it moves.
+    pub fn msg(&self) -> MsgId {
+        self.msg as MsgId
+    }
 }
 
 /// A node's program.
@@ -82,7 +93,8 @@ pub fn build_from_holds(problem: &Problem, holds: &[crate::schedule::Hold]) -> S
     // of instructions, which vectors grown by doubling would hold up to twice over.
     let mut count = vec![0usize; network.nodes()];
     for h in holds {
-        if let Some(c) = output_of(network, h.resource).and_then(|(node, _)| count.get_mut(node)) {
+        if let Some(c) = output_of(network, h.resource()).and_then(|(node, _)| count.get_mut(node))
+        {
             *c += 1;
         }
     }
@@ -93,25 +105,26 @@ pub fn build_from_holds(problem: &Problem, holds: &[crate::schedule::Hold]) -> S
         })
         .collect();
     for h in holds {
-        let Some((node, output)) = output_of(network, h.resource) else {
+        let Some((node, output)) = output_of(network, h.resource()) else {
             continue;
         };
         let Some(step) = problem
             .steps
-            .get(h.msg)
-            .and_then(|s| s.iter().find(|s| s.resource == h.resource))
+            .get(h.msg())
+            .and_then(|s| s.iter().find(|s| s.resource() == h.resource()))
         else {
             continue;
         };
         let input = match step.parent() {
-            Some(p) => input_of(network, problem.steps[h.msg][p].resource),
+            Some(p) => input_of(network, problem.steps[h.msg()][p].resource()),
             None => Port::Inject,
         };
         if let Some(np) = nodes.get_mut(node) {
+            let (msg, start, end) = h.fields32();
             np.instructions.push(Instruction {
-                start: h.start,
-                end: h.end,
-                msg: h.msg,
+                start,
+                end,
+                msg,
                 input,
                 output,
             });
@@ -159,7 +172,7 @@ pub fn injections(schedule: &Schedule) -> Vec<Hold> {
     schedule
         .holds
         .iter()
-        .filter(|h| matches!(h.resource, Resource::Inject(_)))
+        .filter(|h| matches!(h.resource(), Resource::Inject(_)))
         .copied()
         .collect()
 }
@@ -216,20 +229,20 @@ impl LoopPrograms {
             // period later, with the kernel's window `[t, t + period)` in between.
             let first = ia
                 .get(c)
-                .map_or(u64::MAX, |i| i.start)
-                .min(ib.get(c)?.start);
+                .map_or(u64::MAX, |i| i.start as u64)
+                .min(ib.get(c)?.start as u64);
             let cut = (0..=4 * period)
                 .filter_map(|back| first.checked_sub(back))
                 .find_map(|t| {
-                    let lo_a = ia.partition_point(|i| i.start < t);
-                    let lo_b = ib.partition_point(|i| i.start < t);
-                    let hi_b = ib.partition_point(|i| i.start < t + period);
-                    let moved: Vec<Instruction> = ia[lo_a..]
+                    let lo_a = ia.partition_point(|i| (i.start as u64) < t);
+                    let lo_b = ib.partition_point(|i| (i.start as u64) < t);
+                    let hi_b = ib.partition_point(|i| (i.start as u64) < t + period);
+                    let moved: Option<Vec<Instruction>> = ia[lo_a..]
                         .iter()
                         .map(|i| shifted(i, period, msg_step))
                         .collect();
-                    (ia[..lo_a] == ib[..lo_b] && ib[hi_b..] == moved[..] && hi_b > lo_b)
-                        .then_some((lo_a, lo_b, hi_b))
+                    let same = moved.is_some_and(|moved| ib[hi_b..] == moved[..]);
+                    (ia[..lo_a] == ib[..lo_b] && same && hi_b > lo_b).then_some((lo_a, lo_b, hi_b))
                 });
             let (lo_a, lo_b, hi_b) = cut?;
             let c = lo_a;
@@ -265,11 +278,16 @@ impl LoopPrograms {
                 .nodes
                 .iter()
                 .map(|np| {
+                    // A repetition past 32-bit cycles is left out, so the check fails.
                     let mut instructions = np.prologue.clone();
                     for r in 0..np.count {
-                        instructions.extend(np.body.iter().map(|i| self.repetition(i, r)));
+                        instructions.extend(np.body.iter().filter_map(|i| self.repetition(i, r)));
                     }
-                    instructions.extend(np.epilogue.iter().map(|i| self.repetition(i, np.count)));
+                    instructions.extend(
+                        np.epilogue
+                            .iter()
+                            .filter_map(|i| self.repetition(i, np.count)),
+                    );
                     NodeProgram {
                         node: np.node,
                         instructions,
@@ -279,9 +297,24 @@ impl LoopPrograms {
         }
     }
 
-    /// Instruction `i` of the loop body (or the epilogue) after `r` repetitions.
-    fn repetition(&self, i: &Instruction, r: u64) -> Instruction {
-        shifted(i, self.period * r, self.msg_step * r as usize)
+    /// Instruction `i` of the loop body (or the epilogue) after `r` repetitions; `None` past
+    /// 32-bit cycles or message numbers.
+    fn repetition(&self, i: &Instruction, r: u64) -> Option<Instruction> {
+        shifted(
+            i,
+            self.period.checked_mul(r)?,
+            self.msg_step.checked_mul(r as usize)?,
+        )
+    }
+
+    /// [`LoopPrograms::repetition`] in full width, for the listing: (message, start, end).
+    fn listed(&self, i: &Instruction, r: u64) -> (u128, u128, u128) {
+        let (r, p, m) = (r as u128, self.period as u128, self.msg_step as u128);
+        (
+            i.msg as u128 + m * r,
+            i.start as u128 + p * r,
+            i.end as u128 + p * r,
+        )
     }
 }
 
@@ -289,13 +322,13 @@ impl fmt::Display for LoopPrograms {
     /// The Fig 5-9 listing with a loop: the body's cycles and message ids are those of its first
     /// repetition; each repetition runs `Period` cycles later on messages `MsgStep` higher.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let line = |f: &mut fmt::Formatter<'_>, indent: &str, i: &Instruction| {
+        // Repetition `r` of an instruction, in full width (a long run's epilogue may lie past
+        // the 32-bit cycles an instruction keeps).
+        let line = |f: &mut fmt::Formatter<'_>, indent: &str, i: &Instruction, r: u64| {
+            let (msg, start, end) = self.listed(i, r);
             writeln!(
                 f,
-                "#Instruction# {indent}SWITCH Msg:{} Start: {} End: {} In: {} Out: {}",
-                i.msg,
-                i.start,
-                i.end,
+                "#Instruction# {indent}SWITCH Msg:{msg} Start: {start} End: {end} In: {} Out: {}",
                 i.input.name(),
                 i.output.name()
             )
@@ -304,7 +337,7 @@ impl fmt::Display for LoopPrograms {
             writeln!(f, "[Schedule for node: {}]", np.node)?;
             writeln!(f, "#Instruction# WAIT-FOR-VALID-BIT")?;
             for i in &np.prologue {
-                line(f, "", i)?;
+                line(f, "", i, 0)?;
             }
             if np.count > 0 {
                 writeln!(
@@ -313,23 +346,25 @@ impl fmt::Display for LoopPrograms {
                     np.count, self.period, self.msg_step
                 )?;
                 for i in &np.body {
-                    line(f, "  ", i)?;
+                    line(f, "  ", i, 0)?;
                 }
                 writeln!(f, "#Instruction# END-LOOP")?;
             }
             for i in &np.epilogue {
-                line(f, "", &self.repetition(i, np.count))?;
+                line(f, "", i, np.count)?;
             }
         }
         Ok(())
     }
 }
 
-fn shifted(i: &Instruction, cycles: u64, msgs: usize) -> Instruction {
-    Instruction {
-        start: i.start + cycles,
-        end: i.end + cycles,
-        msg: i.msg + msgs,
+/// `i`, `cycles` later on a message `msgs` higher; `None` past 32 bits.
+fn shifted(i: &Instruction, cycles: u64, msgs: usize) -> Option<Instruction> {
+    let up = |x: u32, by: u64| u32::try_from(x as u64 + by).ok();
+    Some(Instruction {
+        start: up(i.start, cycles)?,
+        end: up(i.end, cycles)?,
+        msg: up(i.msg, u64::try_from(msgs).ok()?)?,
         ..*i
-    }
+    })
 }

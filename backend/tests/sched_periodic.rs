@@ -89,13 +89,13 @@ fn multicast_is_scheduled_once_as_a_tree() {
     // One injection of 4 words for the broadcast, ejections at its four readers.
     let inj: Vec<_> = s
         .holds_of(0)
-        .filter(|h| matches!(h.resource, schedule::Resource::Inject(_)))
+        .filter(|h| matches!(h.resource(), schedule::Resource::Inject(_)))
         .collect();
     assert_eq!(inj.len(), 1);
-    assert_eq!(inj[0].end - inj[0].start, 4);
+    assert_eq!(inj[0].end() - inj[0].start(), 4);
     let ej = s
         .holds_of(0)
-        .filter(|h| matches!(h.resource, schedule::Resource::Eject(_)))
+        .filter(|h| matches!(h.resource(), schedule::Resource::Eject(_)))
         .count();
     assert_eq!(ej, 4);
 }

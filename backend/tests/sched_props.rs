@@ -93,12 +93,12 @@ proptest! {
             if buffer == Some(0) {
                 // Bufferless: every fragment on a clear path, each hop `latency` after the last.
                 for (m, steps) in problem.steps.iter().enumerate() {
-                    let on = |r| s.holds.iter().filter(|h| h.msg == m && h.resource == r)
-                        .map(|h| h.start).collect::<Vec<_>>();
+                    let on = |r| s.holds.iter().filter(|h| h.msg() == m && h.resource() == r)
+                        .map(|h| h.start()).collect::<Vec<_>>();
                     for st in steps {
                         if let Some(p) = st.parent() {
-                            let here = on(st.resource);
-                            let before: Vec<u64> = on(steps[p].resource).iter()
+                            let here = on(st.resource());
+                            let before: Vec<u64> = on(steps[p].resource()).iter()
                                 .map(|t| t + latency).collect();
                             prop_assert_eq!(here, before, "message {}", m);
                         }

@@ -2,7 +2,7 @@
 //! rule in an otherwise valid Jacobi schedule and expects the verifier to name it.
 
 use crate::support::*;
-use ttdl_backend::schedule::{self, verify, Hardware, Method, Problem, Resource, Schedule};
+use ttdl_backend::schedule::{self, verify, Hardware, Hold, Method, Problem, Resource, Schedule};
 
 fn fixture() -> (
     ttdl_backend::Traffic,
@@ -31,7 +31,7 @@ fn check(mutate: impl FnOnce(&mut Schedule), expect: &str) {
 fn link_hold(s: &Schedule, msg: usize) -> usize {
     s.holds
         .iter()
-        .position(|h| h.msg == msg && matches!(h.resource, Resource::Link { .. }))
+        .position(|h| h.msg() == msg && matches!(h.resource(), Resource::Link { .. }))
         .unwrap()
 }
 
@@ -41,9 +41,9 @@ fn a_hold_off_the_route() {
         |s| {
             // A copy of message 0's first link hold under message 1's name.
             let i = link_hold(s, 0);
-            let mut h = s.holds[i];
-            h.msg = 1;
-            s.holds.push(h);
+            let h = s.holds[i];
+            s.holds
+                .push(Hold::new(1, h.resource(), h.start(), h.end()).unwrap());
         },
         "which is not on its route",
     );
@@ -60,9 +60,9 @@ fn link_capacity_is_one() {
     let mut found = None;
     'outer: for a in &s.holds {
         for b in &s.holds {
-            if a.msg != b.msg
-                && a.resource == b.resource
-                && matches!(a.resource, Resource::Link { .. })
+            if a.msg() != b.msg()
+                && a.resource() == b.resource()
+                && matches!(a.resource(), Resource::Link { .. })
             {
                 found = Some((*a, *b));
                 break 'outer;
@@ -70,10 +70,14 @@ fn link_capacity_is_one() {
         }
     }
     let (a, b) = found.expect("two messages share a link");
-    let delta = b.start as i64 - a.start as i64;
-    for h in s.holds.iter_mut().filter(|h| h.msg == a.msg) {
-        h.start = (h.start as i64 + delta) as u64;
-        h.end = (h.end as i64 + delta) as u64;
+    let delta = b.start() as i64 - a.start() as i64;
+    for h in s.holds.iter_mut().filter(|h| h.msg() == a.msg()) {
+        *h = h
+            .at(
+                (h.start() as i64 + delta) as u64,
+                (h.end() as i64 + delta) as u64,
+            )
+            .unwrap();
     }
     let err = verify::verify(&problem, &s).expect_err("collision");
     assert!(err.0.contains("is held by 2 messages"), "{err}");
@@ -100,10 +104,10 @@ fn causality() {
             let i = s
                 .holds
                 .iter()
-                .position(|h| h.msg == 48 && matches!(h.resource, Resource::Inject(_)))
+                .position(|h| h.msg() == 48 && matches!(h.resource(), Resource::Inject(_)))
                 .unwrap();
-            s.holds[i].start += 1;
-            s.holds[i].end += 1;
+            let h = s.holds[i];
+            s.holds[i] = h.at(h.start() + 1, h.end() + 1).unwrap();
         },
         "(causality)",
     );
@@ -114,7 +118,8 @@ fn missing_words() {
     check(
         |s| {
             let i = link_hold(s, 0);
-            s.holds[i].end -= 1;
+            let h = s.holds[i];
+            s.holds[i] = h.at(h.start(), h.end() - 1).unwrap();
         },
         "carries 7 of its 8 words",
     );
@@ -124,9 +129,8 @@ fn missing_words() {
 fn unreported_late_message() {
     check(
         |s| {
-            for h in s.holds.iter_mut().filter(|h| h.msg == 5) {
-                h.start += 100;
-                h.end += 100;
+            for h in s.holds.iter_mut().filter(|h| h.msg() == 5) {
+                *h = h.at(h.start() + 100, h.end() + 100).unwrap();
             }
             s.sent[5] += 100;
             s.arrival[5] += 100;
@@ -140,10 +144,9 @@ fn unreported_late_message() {
 fn not_on_route() {
     check(
         |s| {
-            let mut h = s.holds[0];
-            h.resource = Resource::Link { from: 14, to: 15 };
-            h.msg = 0;
-            s.holds.push(h);
+            let h = s.holds[0];
+            let off = Resource::Link { from: 14, to: 15 };
+            s.holds.push(Hold::new(0, off, h.start(), h.end()).unwrap());
         },
         "not on its route",
     );
@@ -212,11 +215,10 @@ proptest::proptest! {
         // Nothing else on the network: the plan is the clear path.
         proptest::prop_assert_eq!(schedule::buffers::usage(&problem, &s.holds).max, 0);
         // Steps: inject@0, 0->1, 1->2, eject@2. Delay `hop` and everything after it.
-        let steps: Vec<Resource> = problem.steps[0].iter().map(|st| st.resource).collect();
+        let steps: Vec<Resource> = problem.steps[0].iter().map(|st| st.resource()).collect();
         for h in s.holds.iter_mut() {
-            if steps.iter().position(|&r| r == h.resource).is_some_and(|j| j >= hop) {
-                h.start += delay;
-                h.end += delay;
+            if steps.iter().position(|&r| r == h.resource()).is_some_and(|j| j >= hop) {
+                *h = h.at(h.start() + delay, h.end() + delay).unwrap();
             }
         }
         s.arrival[0] += delay;
@@ -233,7 +235,7 @@ proptest::proptest! {
                 Resource::Link { from, to } => format!("the input of switch {to} from {from}"),
                 Resource::Eject(_) => unreachable!(),
             };
-            let first = s.holds.iter().find(|h| h.resource == steps[hop - 1]).unwrap().start
+            let first = s.holds.iter().find(|h| h.resource() == steps[hop - 1]).unwrap().start()
                 + latency
                 + buffer as u64;
             let expect = format!(

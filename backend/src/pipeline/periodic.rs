@@ -46,9 +46,9 @@ impl Periodic {
             .holds
             .iter()
             .filter(|h| {
-                matches!(self.sample.place(h.msg), ttdl_ir::iterations::Place::Iteration { iteration, .. } if (first..=k.pump).contains(&iteration))
+                matches!(self.sample.place(h.msg()), ttdl_ir::iterations::Place::Iteration { iteration, .. } if (first..=k.pump).contains(&iteration))
             })
-            .map(|h| h.start)
+            .map(|h| h.start())
             .min()
             .unwrap_or(0);
         serde_json::json!({
@@ -354,11 +354,11 @@ fn busiest(
     let lo = kernel.pump + 1 - kernel.q;
     let mut load: BTreeMap<schedule::Resource, (u64, u64)> = BTreeMap::new();
     for h in &s.holds {
-        let e = load.entry(h.resource).or_default();
-        e.0 += h.end - h.start;
-        if let ttdl_ir::iterations::Place::Iteration { iteration, .. } = layout.place(h.msg) {
+        let e = load.entry(h.resource()).or_default();
+        e.0 += h.end() - h.start();
+        if let ttdl_ir::iterations::Place::Iteration { iteration, .. } = layout.place(h.msg()) {
             if (lo..=kernel.pump).contains(&iteration) {
-                e.1 += h.end - h.start;
+                e.1 += h.end() - h.start();
             }
         }
     }

@@ -56,10 +56,10 @@ pub fn schedule(rows: &Rows, w: impl Write) -> std::io::Result<()> {
     out.write_record(["msg", "link", "start", "end"])?;
     let mut f = Field(String::new());
     for h in rows.holds() {
-        out.write_field(f.num(h.msg))?;
-        out.write_field(f.num(h.resource))?;
-        out.write_field(f.num(h.start))?;
-        out.write_field(f.num(h.end))?;
+        out.write_field(f.num(h.msg()))?;
+        out.write_field(f.num(h.resource()))?;
+        out.write_field(f.num(h.start()))?;
+        out.write_field(f.num(h.end()))?;
         out.write_record(None::<&[u8]>)?;
     }
     out.flush()?;

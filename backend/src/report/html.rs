@@ -120,8 +120,8 @@ fn intervals(p: &Plan, max: usize) -> Vec<(u64, u64)> {
     let mut starts: BTreeSet<u64> = s
         .holds
         .iter()
-        .filter(|h| matches!(h.resource, Resource::Link { .. }))
-        .map(|h| h.start)
+        .filter(|h| matches!(h.resource(), Resource::Link { .. }))
+        .map(|h| h.start())
         .collect();
     starts.insert(0);
     starts.insert(s.makespan);
@@ -229,8 +229,8 @@ fn link_busy(p: &Plan) -> Vec<Value> {
         .map(|l| ((l.from, l.to), 0))
         .collect();
     for h in &p.schedule.holds {
-        if let Resource::Link { from, to } = h.resource {
-            *busy.entry((from as usize, to as usize)).or_default() += h.end - h.start;
+        if let Resource::Link { from, to } = h.resource() {
+            *busy.entry((from as usize, to as usize)).or_default() += h.end() - h.start();
         }
     }
     busy.into_iter()
@@ -244,7 +244,7 @@ fn plan_data(p: &Plan) -> Value {
     let resources: Vec<Resource> = s
         .holds
         .iter()
-        .map(|h| h.resource)
+        .map(|h| h.resource())
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
@@ -256,7 +256,15 @@ fn plan_data(p: &Plan) -> Value {
         .holds
         .iter()
         .take(Limits::HTML_HOLDS)
-        .map(|h| json!([h.msg, row[&h.resource], h.start, h.end, cat(h.msg)]))
+        .map(|h| {
+            json!([
+                h.msg(),
+                row[&h.resource()],
+                h.start(),
+                h.end(),
+                cat(h.msg())
+            ])
+        })
         .collect();
     let rows: Vec<Value> = resources
         .iter()

@@ -82,7 +82,7 @@ impl<'a> Rows<'a> {
     pub fn holds(&self) -> impl ExactSizeIterator<Item = &'a Hold> + '_ {
         let holds = &self.schedule.holds;
         let order = self.order.get_or_init(|| {
-            let key = |h: &Hold| (h.start, h.msg, h.resource);
+            let key = |h: &Hold| (h.start(), h.msg(), h.resource());
             if holds.is_sorted_by_key(key) {
                 return (0..holds.len()).collect();
             }
@@ -116,10 +116,10 @@ impl<'a> Rows<'a> {
 /// the rows (the usual case: a plan of 4.4 million rows spans a few thousand cycles), then each
 /// cycle's rows, already in schedule order, sorted by the rest; else one comparison sort.
 fn listing_order(holds: &[Hold]) -> Vec<usize> {
-    let key = |h: &Hold| (h.start, h.msg, h.resource);
-    let (lo, hi) = holds
-        .iter()
-        .fold((u64::MAX, 0), |(l, h), x| (l.min(x.start), h.max(x.start)));
+    let key = |h: &Hold| (h.start(), h.msg(), h.resource());
+    let (lo, hi) = holds.iter().fold((u64::MAX, 0), |(l, h), x| {
+        (l.min(x.start()), h.max(x.start()))
+    });
     let span = hi.saturating_sub(lo);
     if holds.is_empty() || holds.len() >= u32::MAX as usize || span > 4 * holds.len() as u64 {
         let mut order: Vec<usize> = (0..holds.len()).collect();
@@ -128,12 +128,12 @@ fn listing_order(holds: &[Hold]) -> Vec<usize> {
     }
     let mut by_start = crate::schedule::Groups::new(
         span as usize + 1,
-        holds.iter().map(|h| Some((h.start - lo) as usize)),
+        holds.iter().map(|h| Some((h.start() - lo) as usize)),
     );
     for s in 0..=span as usize {
         let group = by_start.of_mut(s);
-        if !group.is_sorted_by_key(|&i| (holds[i as usize].msg, holds[i as usize].resource)) {
-            group.sort_by_key(|&i| (holds[i as usize].msg, holds[i as usize].resource));
+        if !group.is_sorted_by_key(|&i| (holds[i as usize].msg(), holds[i as usize].resource())) {
+            group.sort_by_key(|&i| (holds[i as usize].msg(), holds[i as usize].resource()));
         }
     }
     by_start.all().iter().map(|&i| i as usize).collect()

@@ -56,7 +56,7 @@ impl<'a> Plan<'a> {
             .map(|m| {
                 let links = problem.steps[m.id]
                     .iter()
-                    .filter(|s| matches!(s.resource, Resource::Link { .. }))
+                    .filter(|s| matches!(s.resource(), Resource::Link { .. }))
                     .count() as u64;
                 m.size * links
             })
@@ -64,8 +64,8 @@ impl<'a> Plan<'a> {
         // Hashed, not ordered: the busiest is chosen by a total order below (millions of holds).
         let mut busy: schedule::FastMap<Resource, u64> = Default::default();
         for h in &schedule.holds {
-            if let Resource::Link { .. } = h.resource {
-                *busy.entry(h.resource).or_default() += h.end - h.start;
+            if let Resource::Link { .. } = h.resource() {
+                *busy.entry(h.resource()).or_default() += h.end() - h.start();
             }
         }
         let peak = busy

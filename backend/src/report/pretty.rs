@@ -154,7 +154,7 @@ fn number(w: &mut impl Write, n: u64) -> io::Result<()> {
 /// One `schedule` row, `depth` levels in: `{"end", "link", "msg", "start"}` with the resource
 /// as `[from, to]`, `["inject", n]` or `["eject", n]` (as [`super::json`] names it).
 pub(crate) fn hold_row(w: &mut impl Write, depth: usize, h: &Hold) -> io::Result<()> {
-    let (a, b) = match h.resource {
+    let (a, b) = match h.resource() {
         Resource::Link { from, to } => (None, (from, to)),
         Resource::Inject(n) => (Some(&b"\"inject\""[..]), (0, n)),
         Resource::Eject(n) => (Some(&b"\"eject\""[..]), (0, n)),
@@ -162,7 +162,7 @@ pub(crate) fn hold_row(w: &mut impl Write, depth: usize, h: &Hold) -> io::Result
     w.write_all(b"{\n")?;
     indent(w, depth + 1)?;
     w.write_all(b"\"end\": ")?;
-    number(w, h.end)?;
+    number(w, h.end())?;
     w.write_all(b",\n")?;
     indent(w, depth + 1)?;
     w.write_all(b"\"link\": [\n")?;
@@ -179,11 +179,11 @@ pub(crate) fn hold_row(w: &mut impl Write, depth: usize, h: &Hold) -> io::Result
     w.write_all(b"],\n")?;
     indent(w, depth + 1)?;
     w.write_all(b"\"msg\": ")?;
-    number(w, h.msg as u64)?;
+    number(w, h.msg() as u64)?;
     w.write_all(b",\n")?;
     indent(w, depth + 1)?;
     w.write_all(b"\"start\": ")?;
-    number(w, h.start)?;
+    number(w, h.start())?;
     w.write_all(b"\n")?;
     indent(w, depth)?;
     w.write_all(b"}")
@@ -215,34 +215,19 @@ mod tests {
     #[test]
     fn lists_and_hold_rows_are_the_pretty_printers_lines() {
         let holds = [
-            Hold {
-                msg: 3,
-                resource: Resource::Link { from: 1, to: 2 },
-                start: 4,
-                end: 12,
-            },
-            Hold {
-                msg: 0,
-                resource: Resource::Inject(7),
-                start: 0,
-                end: 8,
-            },
-            Hold {
-                msg: 10,
-                resource: Resource::Eject(0),
-                start: 100,
-                end: 101,
-            },
+            Hold::new(3, Resource::Link { from: 1, to: 2 }, 4, 12).unwrap(),
+            Hold::new(0, Resource::Inject(7), 0, 8).unwrap(),
+            Hold::new(10, Resource::Eject(0), 100, 101).unwrap(),
         ];
         let rows: Vec<_> = holds
             .iter()
             .map(|h| {
-                let link = match h.resource {
+                let link = match h.resource() {
                     Resource::Link { from, to } => json!([from, to]),
                     Resource::Inject(n) => json!(["inject", n]),
                     Resource::Eject(n) => json!(["eject", n]),
                 };
-                json!({"end": h.end, "link": link, "msg": h.msg, "start": h.start})
+                json!({"end": h.end(), "link": link, "msg": h.msg(), "start": h.start()})
             })
             .collect();
         for n in 0..=holds.len() {

@@ -82,7 +82,7 @@ fn esc(s: &str) -> String {
 /// Rows = links and ports in use, columns = cycles; one bar per hold.
 pub fn timeline(p: &Plan) -> String {
     let s = p.schedule;
-    let rows: BTreeSet<Resource> = s.holds.iter().map(|h| h.resource).collect();
+    let rows: BTreeSet<Resource> = s.holds.iter().map(|h| h.resource()).collect();
     let rows: Vec<Resource> = rows.into_iter().collect();
     let index: BTreeMap<Resource, usize> = rows.iter().enumerate().map(|(i, r)| (*r, i)).collect();
     let span = s.makespan.max(1) as f64;
@@ -120,19 +120,19 @@ pub fn timeline(p: &Plan) -> String {
         );
     }
     for h in &s.holds {
-        let i = index[&h.resource];
-        let x = left + h.start as f64 / span * width;
-        let w = ((h.end - h.start) as f64 / span * width).max(0.5);
+        let i = index[&h.resource()];
+        let x = left + h.start() as f64 / span * width;
+        let w = ((h.end() - h.start()) as f64 / span * width).max(0.5);
         let y = top + i as f64 * row_h + 1.0;
         let _ = writeln!(
             o,
             r#"<rect x="{x:.2}" y="{y:.1}" width="{w:.2}" height="{:.1}" fill="{}"><title>M{} {} {}..{}</title></rect>"#,
             row_h - 2.0,
-            msg_colour(&key, h.msg),
-            h.msg,
-            esc(&h.resource.to_string()),
-            h.start,
-            h.end
+            msg_colour(&key, h.msg()),
+            h.msg(),
+            esc(&h.resource().to_string()),
+            h.start(),
+            h.end()
         );
     }
     // Time axis: about ten ticks at round cycles.
@@ -155,8 +155,8 @@ fn intervals(p: &Plan, max: usize) -> Vec<(u64, u64)> {
     let mut starts: BTreeSet<u64> = s
         .holds
         .iter()
-        .filter(|h| matches!(h.resource, Resource::Link { .. }))
-        .map(|h| h.start)
+        .filter(|h| matches!(h.resource(), Resource::Link { .. }))
+        .map(|h| h.start())
         .collect();
     starts.insert(s.makespan);
     let mut cuts: Vec<u64> = starts.into_iter().collect();
@@ -314,7 +314,9 @@ pub fn snapshots(p: &Plan) -> String {
             .schedule
             .holds
             .iter()
-            .filter(|h| matches!(h.resource, Resource::Link { .. }) && h.start < b && h.end > a)
+            .filter(|h| {
+                matches!(h.resource(), Resource::Link { .. }) && h.start() < b && h.end() > a
+            })
             .collect();
         // Names only where there is room: a plane grid (no folded third dimension), roomy
         // cells, few messages in the interval.
@@ -324,7 +326,7 @@ pub fn snapshots(p: &Plan) -> String {
         let width = (cell / 30.0).clamp(1.0, 2.0);
         let mut labelled = BTreeSet::new();
         for h in held {
-            let Resource::Link { from, to } = h.resource else {
+            let Resource::Link { from, to } = h.resource() else {
                 continue;
             };
             let (x1, y1) = at(from as usize);
@@ -341,15 +343,17 @@ pub fn snapshots(p: &Plan) -> String {
                 x2 - dx / len * (r + 1.0) + nx,
                 y2 - dy / len * (r + 1.0) + ny,
             );
-            let c = msg_colour(&key, h.msg);
+            let c = msg_colour(&key, h.msg());
             let _ = writeln!(
                 o,
                 r#"<line x1="{sx:.1}" y1="{sy:.1}" x2="{ex:.1}" y2="{ey:.1}" stroke="{c}" stroke-width="{width:.1}" marker-end="url(#arrow)"><title>M{} {}..{}</title></line>"#,
-                h.msg, h.start, h.end
+                h.msg(),
+                h.start(),
+                h.end()
             );
             // Below a horizontal link or left of a vertical one, a third of the way from the
             // source: clear of the task labels and of the other direction's name.
-            if names && labelled.insert(h.msg) {
+            if names && labelled.insert(h.msg()) {
                 let (mx, my) = (sx + (ex - sx) * 0.35, sy + (ey - sy) * 0.35);
                 let flat = (ex - sx).abs() >= (ey - sy).abs();
                 let _ = writeln!(
@@ -362,7 +366,7 @@ pub fn snapshots(p: &Plan) -> String {
                         my + 3.0
                     },
                     if flat { "middle" } else { "end" },
-                    h.msg
+                    h.msg()
                 );
             }
         }

@@ -22,10 +22,10 @@ pub fn schedule(plan: &Plan) -> String {
         let _ = writeln!(
             s,
             "{:<6} {:<14} {:>8} {:>8}",
-            h.msg,
-            h.resource.to_string(),
-            h.start,
-            h.end
+            h.msg(),
+            h.resource().to_string(),
+            h.start(),
+            h.end()
         );
     }
     cut(&mut s, Limits::TABLE_ROWS, plan.schedule.holds.len());

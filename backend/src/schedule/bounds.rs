@@ -111,7 +111,7 @@ impl Latencies {
                 let d = steps
                     .iter()
                     .zip(&depth)
-                    .find(|(st, _)| Some(st.resource) == node.map(Resource::eject))
+                    .find(|(st, _)| Some(st.resource()) == node.map(Resource::eject))
                     .map_or(0, |(_, &d)| d);
                 cycles.push(d.saturating_mul(lat));
             }
@@ -342,7 +342,7 @@ pub fn makespan(problem: &Problem) -> Result<Bound, ScheduleError> {
         tail.clear();
         tail.resize(steps.len(), 0);
         for (i, st) in steps.iter().enumerate().rev() {
-            if let Resource::Eject(x) = st.resource {
+            if let Resource::Eject(x) = st.resource() {
                 let left = msg
                     .dst
                     .iter()
@@ -363,7 +363,7 @@ pub fn makespan(problem: &Problem) -> Result<Bound, ScheduleError> {
         }
         for (i, st) in steps.iter().enumerate() {
             let head = lower.release[m].saturating_add(depth[i].saturating_mul(lat));
-            jobs.entry(st.resource)
+            jobs.entry(st.resource())
                 .or_default()
                 .push((head, msg.size, tail[i]));
         }
@@ -419,8 +419,8 @@ fn bufferless_clique(
             let mut v: Vec<(Resource, u64)> = problem.steps[*m]
                 .iter()
                 .zip(depth)
-                .filter(|(st, _)| exclusive(st.resource))
-                .map(|(st, &d)| (st.resource, d))
+                .filter(|(st, _)| exclusive(st.resource()))
+                .map(|(st, &d)| (st.resource(), d))
                 .collect();
             v.sort_unstable();
             v

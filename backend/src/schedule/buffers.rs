@@ -113,7 +113,7 @@ pub fn usage(problem: &Problem, holds: &[Hold]) -> Usage {
     let lat = hw.hop_latency;
     // Holds by message, then by (resource, start).
     let mut by_msg =
-        super::occupancy::Groups::new(n, holds.iter().map(|h| (h.msg < n).then_some(h.msg)));
+        super::occupancy::Groups::new(n, holds.iter().map(|h| (h.msg() < n).then_some(h.msg())));
     // Inputs get dense numbers; events are (input, cycle, change of slope).
     let mut ids: FastMap<Resource, u32> = FastMap::default();
     let mut inputs: Vec<Resource> = Vec::new();
@@ -124,7 +124,7 @@ pub fn usage(problem: &Problem, holds: &[Hold]) -> Usage {
     for m in 0..n {
         by_msg.of_mut(m).sort_unstable_by_key(|&i| {
             let h = &holds[i as usize];
-            (h.resource, h.start, i)
+            (h.resource(), h.start(), i)
         });
         let run = by_msg.of(m);
         let steps = &problem.steps[m];
@@ -132,16 +132,16 @@ pub fn usage(problem: &Problem, holds: &[Hold]) -> Usage {
         // `run`, which is in resource order too.
         by_res.clear();
         by_res.extend(0..steps.len() as u32);
-        by_res.sort_unstable_by_key(|&j| (steps[j as usize].resource, j));
+        by_res.sort_unstable_by_key(|&j| (steps[j as usize].resource(), j));
         lists.clear();
         lists.resize(steps.len(), (0, 0));
         let mut p = 0;
         for &j in &by_res {
-            let r = steps[j as usize].resource;
-            while p < run.len() && holds[run[p] as usize].resource < r {
+            let r = steps[j as usize].resource();
+            while p < run.len() && holds[run[p] as usize].resource() < r {
                 p += 1;
             }
-            let hi = p + run[p..].partition_point(|&i| holds[i as usize].resource == r);
+            let hi = p + run[p..].partition_point(|&i| holds[i as usize].resource() == r);
             lists[j as usize] = (p, hi);
         }
         let frags = lists.first().map_or(0, |&(lo, hi)| hi - lo);
@@ -154,7 +154,7 @@ pub fn usage(problem: &Problem, holds: &[Hold]) -> Usage {
                     continue;
                 };
                 if lo + f < hi {
-                    let s = holds[run[lo + f] as usize].start;
+                    let s = holds[run[lo + f] as usize].start();
                     latest[p] = Some(latest[p].map_or(s, |l: u64| l.max(s)));
                 }
             }
@@ -166,14 +166,14 @@ pub fn usage(problem: &Problem, holds: &[Hold]) -> Usage {
                     continue;
                 }
                 let h = &holds[run[lo + f] as usize];
-                let a = h.start + lat;
+                let a = h.start() + lat;
                 let d = child.saturating_sub(a);
-                let len = h.end - h.start;
+                let len = h.end() - h.start();
                 if d == 0 {
                     continue;
                 }
-                let id = *ids.entry(st.resource).or_insert_with(|| {
-                    inputs.push(st.resource);
+                let id = *ids.entry(st.resource()).or_insert_with(|| {
+                    inputs.push(st.resource());
                     inputs.len() as u32 - 1
                 });
                 let top = len.min(d);

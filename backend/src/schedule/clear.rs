@@ -679,13 +679,17 @@ fn ends(problem: &Problem, m: usize) -> Option<(NodeId, NodeId)> {
     }
     let chain = steps.iter().enumerate().all(|(j, st)| {
         st.parent() == j.checked_sub(1)
-            && match st.resource {
+            && match st.resource() {
                 Resource::Inject(_) => j == 0,
                 Resource::Eject(_) => j + 1 == steps.len(),
                 Resource::Link { .. } => j > 0 && j + 1 < steps.len(),
             }
     });
-    match (chain, steps[0].resource, steps[steps.len() - 1].resource) {
+    match (
+        chain,
+        steps[0].resource(),
+        steps[steps.len() - 1].resource(),
+    ) {
         (true, Resource::Inject(src), Resource::Eject(dst)) => Some((src as NodeId, dst as NodeId)),
         _ => None,
     }
@@ -740,7 +744,7 @@ fn prepare(problem: &Problem, start: &Schedule, seed: u64) -> Option<Search> {
             None => {
                 let mut nodes = vec![src];
                 for st in &steps[1..steps.len() - 1] {
-                    if let Resource::Link { to, .. } = st.resource {
+                    if let Resource::Link { to, .. } = st.resource() {
                         nodes.push(to as NodeId);
                     }
                 }
@@ -779,12 +783,7 @@ fn assemble(problem: &Problem, search: &Search, spots: &[Spot]) -> Result<Schedu
         let s = search.size[m];
         for (i, &r) in spot.res.iter().enumerate() {
             let start = spot.t + i as u64 * h;
-            holds.push(Hold {
-                msg: m,
-                resource: all[r as usize],
-                start,
-                end: start + s,
-            });
+            holds.push(Hold::new(m, all[r as usize], start, start + s)?);
         }
         arrival[m] = spot.t + (spot.res.len() as u64 - 1) * h + s;
     }
@@ -916,7 +915,7 @@ mod tests {
         super::super::verify_on(&problem, &s).unwrap();
         // Every hold of a message one cycle after the one before: no word waits.
         for m in 0..traffic.messages.len() {
-            let starts: Vec<u64> = s.holds_of(m).map(|h| h.start).collect();
+            let starts: Vec<u64> = s.holds_of(m).map(|h| h.start()).collect();
             assert!(starts.windows(2).all(|w| w[1] == w[0] + 1), "{starts:?}");
         }
         assert_eq!(run(7).holds, s.holds);

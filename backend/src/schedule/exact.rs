@@ -365,7 +365,7 @@ fn schedule_with(
                     return Err(ScheduleError::Interrupted);
                 }
             }
-            let placed = place(problem, &mut occ, &mut load, m, r, &mut chosen);
+            let placed = place(problem, &mut occ, &mut load, m, r, &mut chosen)?;
             for &d in &traffic.messages[m].dst {
                 let node = problem.placement.node_of[d];
                 ex.deliver(m, d, arrival_at(&placed, node));
@@ -402,8 +402,8 @@ fn schedule_with(
                     return Err(ScheduleError::Interrupted);
                 }
             }
-            let placed = place(problem, &mut occ, &mut load, m, r, &mut chosen);
-            end = placed.iter().map(|h| h.end).max().unwrap_or(r).max(end);
+            let placed = place(problem, &mut occ, &mut load, m, r, &mut chosen)?;
+            end = placed.iter().map(|h| h.end()).max().unwrap_or(r).max(end);
             holds.extend(placed);
         }
         // The next phase starts when this one is done (`synchronize`).
@@ -426,7 +426,7 @@ pub(crate) fn static_finish(problem: &Problem, holds: &[Hold], release: &[u64]) 
     let mut finish = vec![0u64; traffic.tasks.len()];
     let mut arrival = vec![0u64; traffic.messages.len()];
     for h in holds {
-        arrival[h.msg] = arrival[h.msg].max(h.end);
+        arrival[h.msg()] = arrival[h.msg()].max(h.end());
     }
     for m in &traffic.messages {
         if let Some(f) = finish.get_mut(m.src) {
@@ -445,8 +445,8 @@ pub(crate) fn static_finish(problem: &Problem, holds: &[Hold], release: &[u64]) 
 pub(crate) fn arrival_at(holds: &[Hold], node: usize) -> u64 {
     holds
         .iter()
-        .filter(|h| h.resource == super::Resource::eject(node))
-        .map(|h| h.end)
+        .filter(|h| h.resource() == super::Resource::eject(node))
+        .map(|h| h.end())
         .max()
         .unwrap_or(0)
 }
@@ -462,12 +462,12 @@ fn place(
     m: MsgId,
     release: u64,
     chosen_routes: &mut Chosen,
-) -> Vec<Hold> {
+) -> Result<Vec<Hold>, ScheduleError> {
     let mut steps: &[Step] = &problem.steps[m];
     let size = problem.traffic.messages[m].size;
     let h = problem.hardware.hop_latency;
     if size == 0 {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let mut contiguous = place_contiguous(occ, load, steps, release, size, h);
     let mut contiguous_arrival = last_end(&contiguous, steps, size);
@@ -514,15 +514,10 @@ fn place(
     }
     let mut out = Vec::with_capacity(chosen.len());
     for (j, lane, s, e) in chosen {
-        occ.take(steps[j].resource, lane, s, e - s, m);
-        out.push(Hold {
-            msg: m,
-            resource: steps[j].resource,
-            start: s,
-            end: e,
-        });
+        occ.take(steps[j].resource(), lane, s, e - s, m);
+        out.push(Hold::new(m, steps[j].resource(), s, e)?);
     }
-    out
+    Ok(out)
 }
 
 /// Another minimal route for message `m` that delivers it before `arrival` (its arrival on the
@@ -570,7 +565,7 @@ fn last_end(placed: &[(usize, u64)], steps: &[Step], size: u64) -> u64 {
     steps
         .iter()
         .zip(placed)
-        .filter(|(st, _)| matches!(st.resource, super::Resource::Eject(_)))
+        .filter(|(st, _)| matches!(st.resource(), super::Resource::Eject(_)))
         .map(|(_, &(_, s))| s + size)
         .max()
         .unwrap_or(0)
@@ -604,7 +599,7 @@ fn record_waits(
                 let a = frag[j].2 + h;
                 let d = c.saturating_sub(a);
                 if d > 0 {
-                    waits.push((st.resource, a, frag[j].3 - frag[j].2, d));
+                    waits.push((st.resource(), a, frag[j].3 - frag[j].2, d));
                 }
             }
         }
@@ -654,7 +649,7 @@ fn place_contiguous(
                 Some(p) => placed[p].1 + h,
                 None => release,
             };
-            let (s, lane) = occ.earliest(st.resource, t, size);
+            let (s, lane) = occ.earliest(st.resource(), t, size);
             placed.push((lane, s));
         }
         return placed;
@@ -669,11 +664,11 @@ fn place_contiguous(
             Some(p) => placed[p].1 + h,
             None => release,
         };
-        let (s, lane) = occ.earliest(st.resource, ready.max(lb[j]), size);
+        let (s, lane) = occ.earliest(st.resource(), ready.max(lb[j]), size);
         if let Some(p) = st.parent() {
             let d = s - ready;
             if d > wait[p] {
-                let input = steps[p].resource;
+                let input = steps[p].resource();
                 if !load.fits(input, ready, size, d) {
                     let ok = load.longest_fitting(input, ready, size, d);
                     lb[p] = s - h - ok;
@@ -704,7 +699,7 @@ fn place_words(
     let k = steps.len();
     let at: Vec<Option<(usize, usize)>> = steps
         .iter()
-        .map(|st| occ.lanes_index(st.resource))
+        .map(|st| occ.lanes_index(st.resource()))
         .collect();
     // times[w][j] = (cycle, lane)
     let mut times: Vec<Vec<(u64, usize)>> = Vec::with_capacity(size as usize);
@@ -736,7 +731,7 @@ fn place_words(
             for j in 0..k {
                 let (s, lane) = times[w0][j];
                 frags.push((j, lane, s, s + len));
-                if matches!(steps[j].resource, super::Resource::Eject(_)) {
+                if matches!(steps[j].resource(), super::Resource::Eject(_)) {
                     arrival = arrival.max(s + len);
                 }
             }

@@ -36,18 +36,18 @@ pub(crate) fn assemble_unblamed(
     let n = traffic.messages.len();
     // The keys are distinct (a fragment holds a resource once), so an unstable sort gives the
     // same order without a buffer the size of the holds.
-    holds.sort_unstable_by_key(|h| (h.msg, h.start, h.resource));
+    holds.sort_unstable_by_key(|h| (h.msg(), h.start(), h.resource()));
     // The schedule outlives the scheduler and a fragmented message overran the room reserved:
     // keep only what is used.
     holds.shrink_to_fit();
     let mut sent = vec![u64::MAX; n];
     let mut arrival = vec![0u64; n];
     for h in &holds {
-        if let Resource::Inject(_) = h.resource {
-            sent[h.msg] = sent[h.msg].min(h.start);
+        if let Resource::Inject(_) = h.resource() {
+            sent[h.msg()] = sent[h.msg()].min(h.start());
         }
-        if let Resource::Eject(_) = h.resource {
-            arrival[h.msg] = arrival[h.msg].max(h.end);
+        if let Resource::Eject(_) = h.resource() {
+            arrival[h.msg()] = arrival[h.msg()].max(h.end());
         }
     }
     for m in 0..n {
@@ -154,7 +154,7 @@ struct ByResource {
 impl ByResource {
     fn new(holds: &[Hold]) -> Self {
         let (order, groups) = super::occupancy::by_resource(holds);
-        let longest = holds.iter().map(|h| h.end - h.start).max().unwrap_or(0);
+        let longest = holds.iter().map(|h| h.end() - h.start()).max().unwrap_or(0);
         let runs: HashMap<Resource, (usize, usize)> = groups
             .into_iter()
             .map(|(r, lo, hi)| (r, (lo, hi)))
@@ -182,14 +182,14 @@ impl ByResource {
         let o = &self.order[lo..hi];
         // Only holds starting before `start` can overlap; of those, only the ones starting
         // within `longest` cycles before `ready` can still be held at `ready`.
-        let upto = o.partition_point(|&i| holds[i].start < start);
-        let from = o.partition_point(|&i| holds[i].start.saturating_add(self.longest) <= ready);
+        let upto = o.partition_point(|&i| holds[i].start() < start);
+        let from = o.partition_point(|&i| holds[i].start().saturating_add(self.longest) <= ready);
         // Latest first, stopping past the kept number: a message queued behind a long backlog
         // (a writer far ahead of its reader) would otherwise list, and cost, all of it.
         let mut hs: Vec<usize> = Vec::new();
         for h in o[from.min(upto)..upto].iter().rev().map(|&i| &holds[i]) {
-            if h.msg != m && h.end > ready && !hs.contains(&h.msg) {
-                hs.push(h.msg);
+            if h.msg() != m && h.end() > ready && !hs.contains(&h.msg()) {
+                hs.push(h.msg());
                 if hs.len() > HOLDERS_KEPT {
                     break;
                 }
@@ -214,19 +214,19 @@ fn blame(
 ) -> Vec<Blame> {
     let steps = &problem.steps[m];
     // `holds` is sorted by (msg, start): this message's holds are one contiguous run.
-    let lo = holds.partition_point(|h| h.msg < m);
-    let hi = holds.partition_point(|h| h.msg <= m);
+    let lo = holds.partition_point(|h| h.msg() < m);
+    let hi = holds.partition_point(|h| h.msg() <= m);
     let mine = &holds[lo..hi];
     // This message's first start on each resource, looked up per step by binary search.
-    let mut starts: Vec<(Resource, u64)> = mine.iter().map(|h| (h.resource, h.start)).collect();
+    let mut starts: Vec<(Resource, u64)> = mine.iter().map(|h| (h.resource(), h.start())).collect();
     starts.sort_unstable();
     let first: Vec<Option<u64>> = steps
         .iter()
         .map(|st| {
-            let i = starts.partition_point(|&(r, _)| r < st.resource);
+            let i = starts.partition_point(|&(r, _)| r < st.resource());
             starts
                 .get(i)
-                .filter(|&&(r, _)| r == st.resource)
+                .filter(|&&(r, _)| r == st.resource())
                 .map(|&(_, s)| s)
         })
         .collect();
@@ -240,9 +240,9 @@ fn blame(
         if start <= ready {
             continue;
         }
-        let (holders, more_holders) = by_resource.holders(holds, st.resource, m, ready, start);
+        let (holders, more_holders) = by_resource.holders(holds, st.resource(), m, ready, start);
         out.push(Blame {
-            resource: st.resource,
+            resource: st.resource(),
             waited: start - ready,
             holders,
             more_holders,

@@ -385,9 +385,9 @@ impl Holders {
         let mut by_resource: BTreeMap<Resource, Vec<(u64, u64, MsgId)>> = BTreeMap::new();
         for h in &s.holds {
             by_resource
-                .entry(h.resource)
+                .entry(h.resource())
                 .or_default()
-                .push((h.start, h.end, h.msg));
+                .push((h.start(), h.end(), h.msg()));
         }
         for v in by_resource.values_mut() {
             v.sort_unstable();
@@ -401,7 +401,7 @@ impl Holders {
         let (from, to) = (s.released[m], s.arrival[m]);
         let mut out: Vec<MsgId> = Vec::new();
         for st in &problem.steps[m] {
-            if let Some(v) = self.by_resource.get(&st.resource) {
+            if let Some(v) = self.by_resource.get(&st.resource()) {
                 out.extend(
                     v.iter()
                         .take_while(|h| h.0 < to)

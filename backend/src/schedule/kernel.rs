@@ -86,12 +86,10 @@ impl Kernel {
         for m in 0..run.total() {
             let (from, shift) = self.source(run, sample, m)?;
             let (a, b) = ranges[from];
-            holds.extend(s.holds[a..b].iter().map(|h| Hold {
-                msg: m,
-                resource: h.resource,
-                start: h.start + shift,
-                end: h.end + shift,
-            }));
+            for h in &s.holds[a..b] {
+                // A run too long for a plan's 32-bit cycles is not extrapolated.
+                holds.push(Hold::new(m, h.resource(), h.start() + shift, h.end() + shift).ok()?);
+            }
         }
         Some(holds)
     }
@@ -102,9 +100,9 @@ fn ranges_by_msg(s: &Schedule, n: usize) -> Vec<(usize, usize)> {
     let mut ranges = vec![(0, 0); n];
     let mut i = 0;
     while i < s.holds.len() {
-        let m = s.holds[i].msg;
+        let m = s.holds[i].msg();
         let mut j = i;
-        while j < s.holds.len() && s.holds[j].msg == m {
+        while j < s.holds.len() && s.holds[j].msg() == m {
             j += 1;
         }
         if let Some(r) = ranges.get_mut(m) {
@@ -132,8 +130,9 @@ pub fn detect(layout: &Layout, s: &Schedule, max_q: u64) -> Option<Kernel> {
                 return None;
             }
             for (h0, h1) in s.holds[a0..b0].iter().zip(&s.holds[a1..b1]) {
-                let d = h1.start.checked_sub(h0.start)?;
-                if h0.resource != h1.resource || h1.end - h1.start != h0.end - h0.start {
+                let d = h1.start().checked_sub(h0.start())?;
+                if h0.resource() != h1.resource() || h1.end() - h1.start() != h0.end() - h0.start()
+                {
                     return None;
                 }
                 if *p.get_or_insert(d) != d {
@@ -193,9 +192,9 @@ pub fn schedule_from_holds(
     let mut arrival_at: std::collections::HashMap<(usize, usize), u64> =
         std::collections::HashMap::new();
     for h in &holds {
-        if let Resource::Eject(node) = h.resource {
-            let a = arrival_at.entry((h.msg, node as usize)).or_insert(0);
-            *a = (*a).max(h.end);
+        if let Resource::Eject(node) = h.resource() {
+            let a = arrival_at.entry((h.msg(), node as usize)).or_insert(0);
+            *a = (*a).max(h.end());
         }
     }
     let timing = super::program::run_with(traffic, |m, d, at| {

@@ -214,9 +214,9 @@ pub fn schedule(problem: &Problem, solver: &dyn LpSolver) -> Result<Schedule, Sc
         }
         let placed = solve_phase(problem, solver, &win, &mut occ, &mut stats)?;
         for h in &placed {
-            if let Resource::Eject(node) = h.resource {
-                let a = arrival_at.entry((h.msg, node as usize)).or_default();
-                *a = (*a).max(h.end);
+            if let Resource::Eject(node) = h.resource() {
+                let a = arrival_at.entry((h.msg(), node as usize)).or_default();
+                *a = (*a).max(h.end());
             }
         }
         holds.extend(placed);
@@ -274,7 +274,7 @@ fn solve_windows(
             })
             .collect();
         let placed = solve_phase(problem, solver, &win, &mut occ, stats)?;
-        let end = placed.iter().map(|h| h.end).max().unwrap_or(0);
+        let end = placed.iter().map(|h| h.end()).max().unwrap_or(0);
         holds.extend(placed);
         let next = (0..n)
             .filter(|&m| traffic.messages[m].phase > p)
@@ -334,7 +334,7 @@ fn solve_phase(
             a..b
         })
         .collect();
-    let resources = |i: usize| problem.steps[win[i].0].iter().map(|s| s.resource);
+    let resources = |i: usize| problem.steps[win[i].0].iter().map(|s| s.resource());
     // The formulation has a variable per message per interval of its window. A message whose
     // window spans the whole run (a writer far ahead of its reader) makes that quadratic in the
     // messages, and the solver's time grows faster still: past the limit the LP is refused
@@ -461,10 +461,11 @@ fn solve_phase(
                     if w == 0 {
                         continue;
                     }
-                    let (hs, d, repaired) = put(problem, occ, win[i].0, cursor.max(last_end[i]), w);
+                    let (hs, d, repaired) =
+                        put(problem, occ, win[i].0, cursor.max(last_end[i]), w)?;
                     drain = drain.max(d);
                     stats.repaired += repaired as usize;
-                    last_end[i] = last_end[i].max(hs.first().map_or(0, |h| h.end));
+                    last_end[i] = last_end[i].max(hs.first().map_or(0, |h| h.end()));
                     holds.extend(hs);
                     *want.entry(i).or_default() -= w;
                     remaining[i] -= w;
@@ -475,10 +476,11 @@ fn solve_phase(
             for (&i, &w) in &want {
                 let w = w.min(remaining[i]);
                 if w > 0 {
-                    let (hs, d, repaired) = put(problem, occ, win[i].0, cursor.max(last_end[i]), w);
+                    let (hs, d, repaired) =
+                        put(problem, occ, win[i].0, cursor.max(last_end[i]), w)?;
                     stats.repaired += repaired as usize;
                     cursor += w + d;
-                    last_end[i] = last_end[i].max(hs.first().map_or(0, |h| h.end));
+                    last_end[i] = last_end[i].max(hs.first().map_or(0, |h| h.end()));
                     holds.extend(hs);
                     remaining[i] -= w;
                 }
@@ -489,7 +491,7 @@ fn solve_phase(
     for i in 0..win.len() {
         let w = remaining[i];
         if w > 0 {
-            let (hs, _, _) = put(problem, occ, win[i].0, last_end[i], w);
+            let (hs, _, _) = put(problem, occ, win[i].0, last_end[i], w)?;
             holds.extend(hs);
             remaining[i] = 0;
         }
@@ -557,7 +559,8 @@ fn link_feasible_sets(
         let mut set = Vec::new();
         let fits = |used: &BTreeMap<Resource, u32>, i: usize| {
             problem.steps[win[i].0].iter().all(|s| {
-                used.get(&s.resource).copied().unwrap_or(0) < problem.hardware.capacity(s.resource)
+                used.get(&s.resource()).copied().unwrap_or(0)
+                    < problem.hardware.capacity(s.resource())
             })
         };
         for &i in std::iter::once(a).chain(order.iter().map(|(i, _)| i)) {
@@ -565,7 +568,7 @@ fn link_feasible_sets(
                 continue;
             }
             for s in &problem.steps[win[i].0] {
-                *used.entry(s.resource).or_default() += 1;
+                *used.entry(s.resource()).or_default() += 1;
             }
             set.push(i);
         }
@@ -585,7 +588,7 @@ fn put(
     m: MsgId,
     at: u64,
     w: u64,
-) -> (Vec<Hold>, u64, bool) {
+) -> Result<(Vec<Hold>, u64, bool), ScheduleError> {
     let steps = &problem.steps[m];
     let h = problem.hardware.hop_latency;
     let mut depth = vec![0u64; steps.len()];
@@ -601,10 +604,10 @@ fn put(
         let mut moved = None;
         for (j, st) in steps.iter().enumerate() {
             let t = s + depth[j] * h;
-            match occ.free_lane(st.resource, t, w) {
+            match occ.free_lane(st.resource(), t, w) {
                 Some(l) => lanes[j] = l,
                 None => {
-                    let (e, _) = occ.earliest(st.resource, t, w);
+                    let (e, _) = occ.earliest(st.resource(), t, w);
                     moved = Some(e - depth[j] * h);
                     break;
                 }
@@ -618,15 +621,10 @@ fn put(
     let mut out = Vec::with_capacity(steps.len());
     for (j, st) in steps.iter().enumerate() {
         let t = s + depth[j] * h;
-        occ.take(st.resource, lanes[j], t, w, m);
-        out.push(Hold {
-            msg: m,
-            resource: st.resource,
-            start: t,
-            end: t + w,
-        });
+        occ.take(st.resource(), lanes[j], t, w, m);
+        out.push(Hold::new(m, st.resource(), t, t + w)?);
     }
-    (out, drain, s != at)
+    Ok((out, drain, s != at))
 }
 
 #[cfg(test)]

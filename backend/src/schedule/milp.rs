@@ -1076,12 +1076,7 @@ fn rebuild(
                 e += 1;
             }
             for (j, st) in problem.steps[m].iter().enumerate() {
-                holds.push(Hold {
-                    msg: m,
-                    resource: st.resource,
-                    start: words[j][k],
-                    end: words[j][e - 1] + 1,
-                });
+                holds.push(Hold::new(m, st.resource, words[j][k], words[j][e - 1] + 1)?);
             }
             fragments += 1;
             k = e;

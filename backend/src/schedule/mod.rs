@@ -22,6 +22,8 @@ mod choice;
 mod clear;
 pub mod exact;
 pub mod feedback;
+pub mod hold;
+pub use hold::{Hold, Step};
 pub mod from_run;
 pub mod improve;
 pub mod kernel;
@@ -101,15 +103,6 @@ impl fmt::Display for Resource {
             Resource::Eject(n) => write!(f, "eject@{n}"),
         }
     }
-}
-
-/// A message fragment holding one resource for cycles `start ≤ t < end`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct Hold {
-    pub msg: MsgId,
-    pub resource: Resource,
-    pub start: u64,
-    pub end: u64,
 }
 
 /// The hardware parameters the schedule must respect (SPEC §2: one word per link per cycle each
@@ -342,7 +335,7 @@ impl Schedule {
 
     /// Holds of one message, in schedule order.
     pub fn holds_of(&self, msg: MsgId) -> impl Iterator<Item = &Hold> {
-        self.holds.iter().filter(move |h| h.msg == msg)
+        self.holds.iter().filter(move |h| h.msg() == msg)
     }
 }
 
@@ -367,38 +360,6 @@ pub enum ScheduleError {
     /// The front end asked to stop (Ctrl-C) before the schedule was done.
     #[error("interrupted")]
     Interrupted,
-}
-
-/// One step of a message's journey: a resource and the step it follows (None for the first).
-/// 16 bytes: a million messages of a hundred hops keep a hundred million of them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Step {
-    pub resource: Resource,
-    /// The step before this one (its index in the message's steps), [`Step::NO_PARENT`] for the
-    /// first; 32 bits, as a message's route is far shorter, and no `Option` (which would take
-    /// 8 bytes) to keep the millions of steps of a large program small.
-    parent: u32,
-}
-
-impl Step {
-    const NO_PARENT: u32 = u32::MAX;
-
-    pub fn new(resource: Resource, parent: Option<usize>) -> Step {
-        Step {
-            resource,
-            parent: parent.map_or(Step::NO_PARENT, |p| {
-                u32::try_from(p)
-                    .ok()
-                    .filter(|&p| p != Step::NO_PARENT)
-                    .expect("a route of fewer than 2^32 - 1 hops")
-            }),
-        }
-    }
-
-    /// The step before this one, `None` for the injection.
-    pub fn parent(&self) -> Option<usize> {
-        (self.parent != Step::NO_PARENT).then_some(self.parent as usize)
-    }
 }
 
 /// The resources a message holds, parents before children: inject at the source node, the links
@@ -911,8 +872,8 @@ mod tests {
     #[test]
     fn plan_rows_stay_small() {
         assert_eq!(std::mem::size_of::<Resource>(), 12);
-        assert_eq!(std::mem::size_of::<Step>(), 16);
-        assert!(std::mem::size_of::<Hold>() <= 40);
+        assert_eq!(std::mem::size_of::<Step>(), 12);
+        assert_eq!(std::mem::size_of::<Hold>(), 20);
         assert_eq!(Resource::link(3, 4).node(), 3);
         assert_eq!(Resource::inject(5).node(), 5);
         assert_eq!(Resource::eject(6), Resource::Eject(6));

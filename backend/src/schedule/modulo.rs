@@ -1029,14 +1029,12 @@ pub fn plan_with(
         let mut mine: Vec<Hold> = rerouted.steps[m]
             .iter()
             .enumerate()
-            .map(|(i, st)| Hold {
-                msg: m,
-                resource: st.resource,
-                start: start + i as u64 * hw.hop_latency,
-                end: start + i as u64 * hw.hop_latency + w,
+            .map(|(i, st)| {
+                let t = start + i as u64 * hw.hop_latency;
+                Hold::new(m, st.resource(), t, t + w)
             })
-            .collect();
-        mine.sort_by_key(|h| (h.start, h.resource));
+            .collect::<Result<_, _>>()?;
+        mine.sort_by_key(|h| (h.start(), h.resource()));
         holds.extend(mine);
     }
     let schedule = kernel::schedule_from_holds(&rerouted, Method::Exact, holds)?;

@@ -211,8 +211,8 @@ pub(crate) fn by_resource(holds: &[Hold]) -> (Vec<usize>, Vec<(Resource, usize, 
     let prov: Vec<u32> = holds
         .iter()
         .map(|h| {
-            *ids.entry(h.resource).or_insert_with(|| {
-                distinct.push(h.resource);
+            *ids.entry(h.resource()).or_insert_with(|| {
+                distinct.push(h.resource());
                 distinct.len() as u32 - 1
             })
         })
@@ -248,7 +248,7 @@ pub(crate) fn by_resource(holds: &[Hold]) -> (Vec<usize>, Vec<(Resource, usize, 
         keyed.extend(
             order[lo..hi]
                 .iter()
-                .map(|&k| (holds[k].start, holds[k].msg, k)),
+                .map(|&k| (holds[k].start(), holds[k].msg(), k)),
         );
         if !keyed.is_sorted() {
             keyed.sort_unstable();

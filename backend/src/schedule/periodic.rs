@@ -41,7 +41,7 @@ pub fn phase_words(problem: &Problem) -> BTreeMap<(usize, Resource), u64> {
     let mut words = BTreeMap::new();
     for m in &problem.traffic.messages {
         for st in &problem.steps[m.id] {
-            *words.entry((m.phase, st.resource)).or_default() += m.size;
+            *words.entry((m.phase, st.resource())).or_default() += m.size;
         }
     }
     words

@@ -71,16 +71,16 @@ fn check_shape(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> 
         );
     }
     for h in &schedule.holds {
-        if h.msg >= n {
-            fail!("a hold names message {}, which does not exist", h.msg);
+        if h.msg() >= n {
+            fail!("a hold names message {}, which does not exist", h.msg());
         }
-        if h.end <= h.start {
+        if h.end() <= h.start() {
             fail!(
                 "message {} holds {} for the empty span {}..{}",
-                h.msg,
-                h.resource,
-                h.start,
-                h.end
+                h.msg(),
+                h.resource(),
+                h.start(),
+                h.end()
             );
         }
     }
@@ -94,11 +94,11 @@ fn check_shape(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> 
 /// contiguous run.
 fn holds_by_message(problem: &Problem, holds: &[super::Hold]) -> Groups {
     let n = problem.traffic.messages.len();
-    let mut by_msg = Groups::new(n, holds.iter().map(|h| Some(h.msg)));
+    let mut by_msg = Groups::new(n, holds.iter().map(|h| Some(h.msg())));
     for m in 0..n {
         by_msg.of_mut(m).sort_unstable_by_key(|&i| {
             let h = &holds[i as usize];
-            (h.resource, h.start, i)
+            (h.resource(), h.start(), i)
         });
     }
     by_msg
@@ -107,8 +107,8 @@ fn holds_by_message(problem: &Problem, holds: &[super::Hold]) -> Groups {
 /// Message `m`'s holds on resource `r`, by start.
 fn on<'a>(holds: &[super::Hold], by_msg: &'a Groups, m: usize, r: Resource) -> &'a [u32] {
     let run = by_msg.of(m);
-    let lo = run.partition_point(|&i| holds[i as usize].resource < r);
-    let hi = run.partition_point(|&i| holds[i as usize].resource <= r);
+    let lo = run.partition_point(|&i| holds[i as usize].resource() < r);
+    let hi = run.partition_point(|&i| holds[i as usize].resource() <= r);
     &run[lo..hi]
 }
 
@@ -118,15 +118,15 @@ fn check_routes(problem: &Problem, schedule: &Schedule, by_msg: &Groups) -> Resu
     let mut route: Vec<Resource> = Vec::new();
     for m in 0..problem.traffic.messages.len() {
         route.clear();
-        route.extend(problem.steps[m].iter().map(|s| s.resource));
+        route.extend(problem.steps[m].iter().map(|s| s.resource()));
         route.sort_unstable();
         for &i in by_msg.of(m) {
             let h = &holds[i as usize];
-            if route.binary_search(&h.resource).is_err() {
+            if route.binary_search(&h.resource()).is_err() {
                 fail!(
                     "message {} holds {}, which is not on its route",
-                    h.msg,
-                    h.resource
+                    h.msg(),
+                    h.resource()
                 );
             }
         }
@@ -148,8 +148,8 @@ fn check_capacity(problem: &Problem, schedule: &Schedule) -> Result<(), Violatio
             let mut end = 0u64;
             let clear = hs.iter().all(|&i| {
                 let h = &holds[i];
-                let ok = h.start >= end;
-                end = end.max(h.end);
+                let ok = h.start() >= end;
+                end = end.max(h.end());
                 ok
             });
             if clear {
@@ -159,8 +159,8 @@ fn check_capacity(problem: &Problem, schedule: &Schedule) -> Result<(), Violatio
         events.clear();
         for &i in hs {
             let h = &holds[i];
-            events.push((h.start, 1, h.msg));
-            events.push((h.end, -1, h.msg));
+            events.push((h.start(), 1, h.msg()));
+            events.push((h.end(), -1, h.msg()));
         }
         // Ends before starts at the same cycle: holds are half-open.
         events.sort_unstable();
@@ -171,8 +171,8 @@ fn check_capacity(problem: &Problem, schedule: &Schedule) -> Result<(), Violatio
                 let others: Vec<usize> = hs
                     .iter()
                     .map(|&i| &holds[i])
-                    .filter(|h| h.start <= t && t < h.end)
-                    .map(|h| h.msg)
+                    .filter(|h| h.start() <= t && t < h.end())
+                    .map(|h| h.msg())
                     .collect();
                 fail!("{r} is held by {load} messages at cycle {t} (capacity {cap}): messages {others:?} (last taken by {m})");
             }
@@ -186,12 +186,12 @@ fn check_no_self_overlap(schedule: &Schedule, by_msg: &Groups) -> Result<(), Vio
     let holds = &schedule.holds;
     for w in by_msg.all().windows(2) {
         let (a, b) = (&holds[w[0] as usize], &holds[w[1] as usize]);
-        if a.msg == b.msg && a.resource == b.resource && b.start < a.end {
+        if a.msg() == b.msg() && a.resource() == b.resource() && b.start() < a.end() {
             fail!(
                 "message {} holds {} twice at cycle {}",
-                a.msg,
-                a.resource,
-                b.start
+                a.msg(),
+                a.resource(),
+                b.start()
             );
         }
     }
@@ -214,7 +214,7 @@ fn check_message(
     let steps = &problem.steps[m];
     let lists: Vec<&[u32]> = steps
         .iter()
-        .map(|s| on(holds, by_msg, m, s.resource))
+        .map(|s| on(holds, by_msg, m, s.resource()))
         .collect();
     if msg.size == 0 {
         if lists.iter().any(|l| !l.is_empty()) {
@@ -234,42 +234,42 @@ fn check_message(
             fail!(
                 "message {m} has {frags} fragments at its source but {} on {}",
                 l.len(),
-                steps[j].resource
+                steps[j].resource()
             );
         }
         let words: u64 = l
             .iter()
-            .map(|&i| holds[i as usize].end - holds[i as usize].start)
+            .map(|&i| holds[i as usize].end() - holds[i as usize].start())
             .sum();
         if words != msg.size {
             fail!(
                 "message {m} carries {words} of its {} words over {}",
                 msg.size,
-                steps[j].resource
+                steps[j].resource()
             );
         }
         if let Some(p) = steps[j].parent() {
             for (f, (&h, &ph)) in l.iter().zip(lists[p]).enumerate() {
                 let (h, ph) = (&holds[h as usize], &holds[ph as usize]);
-                if h.end - h.start != ph.end - ph.start {
+                if h.end() - h.start() != ph.end() - ph.start() {
                     fail!(
                         "fragment {f} of message {m} holds {} for {} cycles but {} for {}",
-                        ph.resource,
-                        ph.end - ph.start,
-                        h.resource,
-                        h.end - h.start
+                        ph.resource(),
+                        ph.end() - ph.start(),
+                        h.resource(),
+                        h.end() - h.start()
                     );
                 }
-                if h.start < ph.start + hw.hop_latency {
+                if h.start() < ph.start() + hw.hop_latency {
                     fail!(
                         "fragment {f} of message {m} starts on {} at {} before it started on {} at {} (causality)",
-                        h.resource, h.start, ph.resource, ph.start
+                        h.resource(), h.start(), ph.resource(), ph.start()
                     );
                 }
             }
         }
     }
-    let first = holds[lists[0][0] as usize].start;
+    let first = holds[lists[0][0] as usize].start();
     if first < msg.release {
         fail!(
             "message {m} leaves at {first}, before its release at {}",
@@ -286,8 +286,8 @@ fn check_message(
         .of(m)
         .iter()
         .map(|&i| &holds[i as usize])
-        .filter(|h| matches!(h.resource, Resource::Eject(_)))
-        .map(|h| h.end)
+        .filter(|h| matches!(h.resource(), Resource::Eject(_)))
+        .map(|h| h.end())
         .max()
         .unwrap_or(0);
     if arrival != schedule.arrival[m] {
@@ -342,7 +342,7 @@ fn check_programs(
     let timing = program::run_with(traffic, |m, d, _| {
         let at_node = on(holds, by_msg, m, Resource::eject(node_of[d]))
             .iter()
-            .map(|&i| holds[i as usize].end)
+            .map(|&i| holds[i as usize].end())
             .max();
         at_node.unwrap_or(schedule.arrival[m])
     })

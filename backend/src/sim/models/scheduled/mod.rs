@@ -165,9 +165,9 @@ pub fn build(
 fn link_words(net: &crate::topology::Network, plan: &schedule::Schedule) -> Vec<u64> {
     let mut busy = vec![0u64; net.links.len()];
     for h in &plan.holds {
-        if let schedule::Resource::Link { from, to } = h.resource {
+        if let schedule::Resource::Link { from, to } = h.resource() {
             if let Some(l) = net.link_between(from as usize, to as usize) {
-                busy[l] += h.end.saturating_sub(h.start);
+                busy[l] += h.end().saturating_sub(h.start());
             }
         }
     }
@@ -180,8 +180,8 @@ fn link_words(net: &crate::topology::Network, plan: &schedule::Schedule) -> Vec<
 fn activity(plan: &schedule::Schedule) -> crate::sim::energy::Activity {
     let mut a = crate::sim::energy::Activity::default();
     for h in &plan.holds {
-        let words = h.end.saturating_sub(h.start);
-        match h.resource {
+        let words = h.end().saturating_sub(h.start());
+        match h.resource() {
             schedule::Resource::Link { .. } => {
                 a.link_flits += words;
                 a.crossbar += words;

@@ -92,10 +92,10 @@ pub(super) fn execute(
     } = wired;
 
     let mut inj_starts: Vec<u32> = (0..injections.len() as u32).collect();
-    inj_starts.sort_by_key(|&j| (injections[j as usize].start, j));
+    inj_starts.sort_by_key(|&j| (injections[j as usize].start(), j));
     let horizon = all
         .horizon()
-        .max(injections.iter().map(|h| h.end).max().unwrap_or(0));
+        .max(injections.iter().map(|h| h.end()).max().unwrap_or(0));
     progress.stage("replay", horizon);
 
     // With a switch latency, or several readers, a queue also lists the words some reader has
@@ -160,7 +160,7 @@ pub(super) fn execute(
         if active.is_empty() && active_inj.is_empty() {
             let next = [
                 start_of(si, &mut bi),
-                inj_starts.get(ji).map(|&j| injections[j as usize].start),
+                inj_starts.get(ji).map(|&j| injections[j as usize].start()),
             ]
             .into_iter()
             .flatten()
@@ -192,7 +192,7 @@ pub(super) fn execute(
             }
             si += 1;
         }
-        active.retain(|a| a.end > t);
+        active.retain(|a| a.end as u64 > t);
         if !fresh.is_empty() {
             fresh.sort_unstable_by_key(|a| (a.depth, a.k));
             merged.clear();
@@ -213,19 +213,19 @@ pub(super) fn execute(
             std::mem::swap(&mut active, &mut merged);
         }
         while let Some(&j) = inj_starts.get(ji) {
-            if injections[j as usize].start > t {
+            if injections[j as usize].start() > t {
                 break;
             }
-            if injections[j as usize].start == t {
+            if injections[j as usize].start() == t {
                 active_inj.push(j);
             }
             ji += 1;
         }
-        active_inj.retain(|&j| injections[j as usize].end > t);
+        active_inj.retain(|&j| injections[j as usize].end() > t);
 
         // Processors push one word per injection hold per cycle.
         for &j in &active_inj {
-            if !matches!(injections[j as usize].resource, Resource::Inject(_)) {
+            if !matches!(injections[j as usize].resource(), Resource::Inject(_)) {
                 continue;
             }
             let q = inj_q[j as usize];
@@ -350,7 +350,7 @@ fn collision<T>(
         .iter()
         .enumerate()
         .filter(|&(b, o)| done[b] && o.slot == act.slot)
-        .map(|(_, o)| all.get(o.k as usize).1.msg)
+        .map(|(_, o)| all.get(o.k as usize).1.msg())
         .collect();
     let (node, ins) = all.get(act.k as usize);
     mismatch(format!(

@@ -30,7 +30,7 @@ impl<'a> Flat<'a> {
         for np in &programs.nodes {
             offset.push(at);
             at += np.instructions.len();
-            if let Some(i) = np.instructions.iter().find(|i| i.msg >= n) {
+            if let Some(i) = np.instructions.iter().find(|i| i.msg() >= n) {
                 return mismatch(format!(
                     "node {} has an instruction for message {}, which does not exist",
                     np.node, i.msg
@@ -82,12 +82,12 @@ impl<'a> Flat<'a> {
 
     /// The cycle after the last instruction ends.
     pub fn horizon(&self) -> u64 {
-        self.iter().map(|(_, i)| i.end).max().unwrap_or(0)
+        self.iter().map(|(_, i)| i.end as u64).max().unwrap_or(0)
     }
 
     /// Per instruction: its place when all are ordered by start, then number.
     pub fn rank_by_start(&self) -> Vec<u32> {
-        rank_by(self.total(), self.iter().map(|(_, i)| i.start))
+        rank_by(self.total(), self.iter().map(|(_, i)| i.start as u64))
     }
 }
 

@@ -16,11 +16,12 @@ use crate::topology::Port;
 use super::flat::{Flat, NONE};
 
 /// An instruction as the cycles run it: its last cycle and what each cycle of it reads and
-/// writes; its first cycle is its run's in [`Wired::starts`]. 32 bytes: a plan has one per
+/// writes; its first cycle is its run's in [`Wired::starts`]. 28 bytes: a plan has one per
 /// switch instruction, a hundred million for a million messages.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Act {
-    pub end: u64,
+    /// The cycle after its last (32 bits, as the instruction keeps it).
+    pub end: u32,
     /// Its step's index along its message's route: the order a cycle runs instructions in, so a
     /// word crosses several switches in one cycle with no switch latency.
     pub depth: u32,
@@ -135,7 +136,7 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
             k: k as u32,
             ..blank
         };
-        let f = first.entry(ins.start).or_insert(r);
+        let f = first.entry(ins.start as u64).or_insert(r);
         *f = (*f).min(r);
     }
     let mut starts: Vec<(u64, u32)> = first.into_iter().collect();
@@ -147,8 +148,11 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
     };
 
     // Instructions and injections grouped by message (a counting sort).
-    let by_msg = Groups::new(n, all.iter().map(|(_, i)| Some(i.msg).filter(|&m| m < n)));
-    let inj_by_msg = Groups::new(n, injections.iter().map(|h| (h.msg < n).then_some(h.msg)));
+    let by_msg = Groups::new(n, all.iter().map(|(_, i)| Some(i.msg()).filter(|&m| m < n)));
+    let inj_by_msg = Groups::new(
+        n,
+        injections.iter().map(|h| (h.msg() < n).then_some(h.msg())),
+    );
 
     let mut inj_q = vec![NONE; injections.len()];
     // A queue per (node, input) of each message: at most one per instruction and injection,
@@ -173,7 +177,7 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
             problem.steps[m]
                 .iter()
                 .enumerate()
-                .map(|(j, s)| (s.resource, j as u32)),
+                .map(|(j, s)| (s.resource(), j as u32)),
         );
         steps_sorted.sort();
         for &k in ks {
@@ -201,7 +205,7 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
             }
         }
         for &j in inj_by_msg.of(m) {
-            if let Resource::Inject(node) = injections[j as usize].resource {
+            if let Resource::Inject(node) = injections[j as usize].resource() {
                 keys.push(((node, Port::Inject), 2, j));
             }
         }
@@ -279,9 +283,9 @@ pub(super) fn wire(problem: &Problem, all: &Flat, injections: &[Hold]) -> Wired 
 #[cfg(test)]
 mod tests {
     /// The replay keeps one record per switch instruction, a hundred million for a million
-    /// messages: 32 bytes each.
+    /// messages: 28 bytes each.
     #[test]
-    fn an_instruction_record_is_32_bytes() {
-        assert_eq!(std::mem::size_of::<super::Act>(), 32);
+    fn an_instruction_record_is_28_bytes() {
+        assert_eq!(std::mem::size_of::<super::Act>(), 28);
     }
 }

@@ -1091,6 +1091,20 @@ mod tests {
         (t, net, placement, layout)
     }
 
+    /// The table of `problem` with `params`, from a fresh memo.
+    fn table(problem: &Problem, layout: &Layout, params: &Params) -> Planned {
+        plan_with(
+            problem,
+            layout,
+            1,
+            params,
+            &Progress::none(),
+            &mut Memo::default(),
+        )
+        .expect("no error")
+        .expect("a slot table")
+    }
+
     fn planned(spec: &str, latency: u64) -> Planned {
         let (t, net, placement, layout) = all_to_all(spec, 4);
         let routing = route::route(&t, &net, &placement, RouteMethod::Dor, 1).expect("routes");
@@ -1104,16 +1118,7 @@ mod tests {
             slack_percent: 30,
             ..Params::default()
         };
-        plan_with(
-            &problem,
-            &layout,
-            1,
-            &params,
-            &Progress::none(),
-            &mut Memo::default(),
-        )
-        .expect("no error")
-        .expect("a slot table")
+        table(&problem, &layout, &params)
     }
 
     /// The slot table comes within two cycles of the period bound (the ports' words per
@@ -1178,16 +1183,7 @@ mod tests {
             slack_percent: 0,
             ..Params::default()
         };
-        let p = plan_with(
-            &problem,
-            &layout,
-            1,
-            &params,
-            &Progress::none(),
-            &mut Memo::default(),
-        )
-        .expect("no error")
-        .expect("a slot table");
+        let p = table(&problem, &layout, &params);
         assert_eq!(p.period, 9, "{:?}", p.moves);
     }
 
@@ -1223,16 +1219,7 @@ mod tests {
         let routing = route::route(&t, &net, &placement, RouteMethod::Dor, 1).expect("routes");
         let problem =
             Problem::new(&t, &net, &placement, &routing, Default::default()).expect("problem");
-        let p = plan_with(
-            &problem,
-            &layout,
-            1,
-            &Params::default(),
-            &Progress::none(),
-            &mut Memo::default(),
-        )
-        .expect("no error")
-        .expect("a slot table");
+        let p = table(&problem, &layout, &Params::default());
         assert!(p.period < p.bound, "period {} bound {}", p.period, p.bound);
     }
 

@@ -328,7 +328,7 @@ fn step_depths(problem: &Problem) -> Option<Vec<Vec<u64>>> {
         let mut d = vec![0u64; steps.len()];
         let mut seen = std::collections::BTreeSet::new();
         for (j, s) in steps.iter().enumerate() {
-            if !seen.insert(s.resource) {
+            if !seen.insert(s.resource()) {
                 return None;
             }
             if let Some(p) = s.parent() {
@@ -352,7 +352,7 @@ fn earliest_releases(problem: &Problem, depth: &[Vec<u64>]) -> Result<Vec<u64>, 
         }
         let e = problem.steps[m]
             .iter()
-            .position(|s| s.resource == Resource::eject(node));
+            .position(|s| s.resource() == Resource::eject(node));
         e.map_or(0, |e| depth[m][e] * lat + msg.size)
     };
     let early = program::run_with(traffic, |m, d, at| {
@@ -411,8 +411,8 @@ impl Incumbent {
                     .map(|st| {
                         let mut w: Vec<u64> = given
                             .holds_of(m)
-                            .filter(|hd| hd.resource == st.resource)
-                            .flat_map(|hd| hd.start..hd.end)
+                            .filter(|hd| hd.resource() == st.resource())
+                            .flat_map(|hd| hd.start()..hd.end())
                             .collect();
                         w.sort_unstable();
                         w
@@ -426,8 +426,8 @@ impl Incumbent {
                 let node = node_of[d];
                 let a = given
                     .holds_of(m)
-                    .filter(|hd| hd.resource == Resource::eject(node))
-                    .map(|hd| hd.end)
+                    .filter(|hd| hd.resource() == Resource::eject(node))
+                    .map(|hd| hd.end())
                     .max()
                     .unwrap_or(given.released[m]);
                 arrival.insert((m, node), a);
@@ -528,7 +528,7 @@ impl<'p, 'a> Builder<'p, 'a> {
             // before it for the hops after it.
             let mut hi = vec![i64::MAX; steps.len()];
             for j in (0..steps.len()).rev() {
-                if let Resource::Eject(node) = steps[j].resource {
+                if let Resource::Eject(node) = steps[j].resource() {
                     let t = tail.get(&(m, node as usize)).copied().unwrap_or(0);
                     hi[j] = horizon as i64 - 1 - t as i64;
                 }
@@ -618,7 +618,7 @@ impl<'p, 'a> Builder<'p, 'a> {
         let mut users: BTreeMap<(Resource, u64), Vec<usize>> = BTreeMap::new();
         for (m, vs) in self.vars.iter().enumerate() {
             for (j, v) in vs.iter().enumerate() {
-                let r = self.problem.steps[m][j].resource;
+                let r = self.problem.steps[m][j].resource();
                 for (k, &z) in v.z.iter().enumerate() {
                     users.entry((r, v.lo + k as u64)).or_default().push(z);
                 }
@@ -659,7 +659,7 @@ impl<'p, 'a> Builder<'p, 'a> {
                 if children.is_empty() {
                     continue;
                 }
-                *words_through.entry(sp.resource).or_default() += size;
+                *words_through.entry(sp.resource()).or_default() += size;
                 self.waiting_at(m, p, &children, &mut waiting);
             }
         }
@@ -679,7 +679,7 @@ impl<'p, 'a> Builder<'p, 'a> {
     fn waiting_at(&mut self, m: usize, p: usize, children: &[usize], waiting: &mut Waiting) {
         let lat = self.lat;
         let size = self.problem.traffic.messages[m].size;
-        let resource = self.problem.steps[m][p].resource;
+        let resource = self.problem.steps[m][p].resource();
         let vars = &self.vars;
         let from = vars[m][p].lo + lat;
         let to = children
@@ -782,7 +782,7 @@ impl<'p, 'a> Builder<'p, 'a> {
                 }
                 let e = self.problem.steps[m]
                     .iter()
-                    .position(|s| s.resource == Resource::eject(node))
+                    .position(|s| s.resource() == Resource::eject(node))
                     .ok_or_else(|| {
                         ScheduleError::Input(format!("message {m} is not ejected at node {node}"))
                     })?;
@@ -1076,7 +1076,12 @@ fn rebuild(
                 e += 1;
             }
             for (j, st) in problem.steps[m].iter().enumerate() {
-                holds.push(Hold::new(m, st.resource, words[j][k], words[j][e - 1] + 1)?);
+                holds.push(Hold::new(
+                    m,
+                    st.resource(),
+                    words[j][k],
+                    words[j][e - 1] + 1,
+                )?);
             }
             fragments += 1;
             k = e;
@@ -1088,9 +1093,9 @@ fn rebuild(
     let node_of = &problem.placement.node_of;
     let mut arrive: BTreeMap<(MsgId, usize), u64> = BTreeMap::new();
     for h in &holds {
-        if let Resource::Eject(node) = h.resource {
-            let a = arrive.entry((h.msg, node as usize)).or_default();
-            *a = (*a).max(h.end);
+        if let Resource::Eject(node) = h.resource() {
+            let a = arrive.entry((h.msg(), node as usize)).or_default();
+            *a = (*a).max(h.end());
         }
     }
     let timing = program::run_with(traffic, |m, d, at| {

@@ -1065,16 +1065,30 @@ mod tests {
 
     /// The periodic all-to-all of one word per ordered pair: a sender and a receiver per node.
     fn all_to_all(spec: &str, count: u64) -> (Traffic, Network, Placement, Layout) {
+        let n = Network::build(&spec.parse().expect("spec"))
+            .expect("network")
+            .nodes();
+        let pairs: Vec<(usize, usize, u64)> = (0..n)
+            .flat_map(|i| (1..n).map(move |j| (i, (i + j) % n, 1)))
+            .collect();
+        periodic(spec, count, &pairs)
+    }
+
+    /// `count` iterations of one message per `(from, to, words)`: sender task `from` of each
+    /// node writes to receiver task `to`, both tasks of a node placed on it.
+    fn periodic(
+        spec: &str,
+        count: u64,
+        pairs: &[(usize, usize, u64)],
+    ) -> (Traffic, Network, Placement, Layout) {
         let net = Network::build(&spec.parse().expect("spec")).expect("network");
         let n = net.nodes();
         let mut b = Traffic::builder();
         let senders = b.tasks(n);
         let receivers = b.tasks(n);
         for _ in 0..count {
-            for i in 0..n {
-                for j in 1..n {
-                    b.send(senders + i, receivers + (i + j) % n, 1);
-                }
+            for &(from, to, words) in pairs {
+                b.send(senders + from, receivers + to, words);
             }
         }
         let mut t = b.build();
@@ -1084,7 +1098,7 @@ mod tests {
         };
         let layout = Layout {
             prefix: 0,
-            per: n * (n - 1),
+            per: pairs.len(),
             count,
             suffix: 0,
         };
@@ -1191,31 +1205,11 @@ mod tests {
     /// other minimal paths, and then its period goes below the bound of the router's paths.
     #[test]
     fn a_table_goes_below_the_bound_of_the_routers_paths() {
-        let net = Network::build(&"mesh:6x6".parse().expect("spec")).expect("network");
-        let n = net.nodes();
-        let mut b = Traffic::builder();
-        let senders = b.tasks(n);
-        let receivers = b.tasks(n);
-        for _ in 0..4 {
-            for y in 0..6 {
-                for x in 0..6 {
-                    if x != y {
-                        b.send(senders + x + 6 * y, receivers + y + 6 * x, 3);
-                    }
-                }
-            }
-        }
-        let mut t = b.build();
-        crate::schedule::program::apply_ideal_timing(&mut t).expect("timing");
-        let placement = Placement {
-            node_of: (0..2 * n).map(|t| t % n).collect(),
-        };
-        let layout = Layout {
-            prefix: 0,
-            per: 30,
-            count: 4,
-            suffix: 0,
-        };
+        let pairs: Vec<(usize, usize, u64)> = (0..36)
+            .filter(|i| i % 6 != i / 6)
+            .map(|i| (i, (i % 6) * 6 + i / 6, 3))
+            .collect();
+        let (t, net, placement, layout) = periodic("mesh:6x6", 4, &pairs);
         let routing = route::route(&t, &net, &placement, RouteMethod::Dor, 1).expect("routes");
         let problem =
             Problem::new(&t, &net, &placement, &routing, Default::default()).expect("problem");

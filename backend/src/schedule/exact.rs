@@ -499,14 +499,19 @@ fn place(
     let mut recorded = false;
     // With a set-up cost each fragment would pay it again: messages stay whole.
     if size > 1 && waited && problem.hardware.setup == 0 {
-        let (frags, arrival) = place_words(occ, steps, release, size, h);
-        let gain = contiguous_arrival.saturating_sub(arrival);
-        let pays =
-            (contiguous_arrival > deadline && arrival < contiguous_arrival) || gain * 2 >= size;
+        // Words pay when they arrive earlier and either meet a deadline the whole message
+        // misses or save half its length: the latest arrival that pays.
+        let pays_by = if contiguous_arrival > deadline {
+            contiguous_arrival - 1
+        } else {
+            contiguous_arrival.saturating_sub(size.div_ceil(2))
+        };
         // The words' waits are recorded as a trial and kept only when they fit the buffers.
-        if pays && gain > 0 && record_waits(load, steps, &frags, h, true) {
-            chosen = frags;
-            recorded = true;
+        if let Some(frags) = place_words(occ, steps, release, size, h, pays_by) {
+            if record_waits(load, steps, &frags, h, true) {
+                chosen = frags;
+                recorded = true;
+            }
         }
     }
     if !recorded {
@@ -688,14 +693,19 @@ fn place_contiguous(
 
 /// Word by word: each word takes, on every step, the first free cycle after it crossed the parent
 /// and after the previous word used this step. Runs of words that move in lock step on every step
-/// (same lane) become one fragment. Returns `(step, lane, start, end)` per fragment per step.
+/// (same lane) become one fragment. Returns `(step, lane, start, end)` per fragment per step, or
+/// `None` as soon as the last word's arrival must be later than `pays_by`
+/// (each later word reaches a processor at least a cycle after the one before it): under
+/// contention most messages cannot gain by splitting, and this finds out within a word or two
+/// instead of placing all of them.
 fn place_words(
     occ: &Occupancy,
     steps: &[Step],
     release: u64,
     size: u64,
     h: u64,
-) -> (Vec<(usize, usize, u64, u64)>, u64) {
+    pays_by: u64,
+) -> Option<Vec<(usize, usize, u64, u64)>> {
     let k = steps.len();
     let at: Vec<Option<(usize, usize)>> = steps
         .iter()
@@ -714,12 +724,15 @@ fn place_words(
                 t = t.max(times[w - 1][j].0 + 1);
             }
             let (s, lane) = occ.earliest_in_lanes(at[j], t, 1);
+            if matches!(st.resource(), super::Resource::Eject(_)) && s + (size - w as u64) > pays_by
+            {
+                return None;
+            }
             row.push((s, lane));
         }
         times.push(row);
     }
     let mut frags = Vec::new();
-    let mut arrival = 0;
     let mut w0 = 0usize;
     for w in 1..=times.len() {
         let breaks = w == times.len()
@@ -728,15 +741,11 @@ fn place_words(
             });
         if breaks {
             let len = (w - w0) as u64;
-            for j in 0..k {
-                let (s, lane) = times[w0][j];
+            for (j, &(s, lane)) in times[w0].iter().enumerate() {
                 frags.push((j, lane, s, s + len));
-                if matches!(steps[j].resource(), super::Resource::Eject(_)) {
-                    arrival = arrival.max(s + len);
-                }
             }
             w0 = w;
         }
     }
-    (frags, arrival)
+    Some(frags)
 }

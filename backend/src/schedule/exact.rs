@@ -124,17 +124,9 @@ pub fn schedule_with_progress(
     } else {
         0
     };
-    let ideal = if program::is_driven(problem.traffic) {
-        program::port_schedule(
-            problem.traffic,
-            &problem.placement.node_of,
-            problem.hardware.ports,
-        )
-        .map(|(_, _, start)| start)
-        .ok()
-    } else {
-        None
-    };
+    // The port-aware ideal timing, made when an order that uses it is reached (a large program
+    // is placed in the first order only, which does not).
+    let mut ideal: Option<Option<Vec<u64>>> = None;
     // With finite buffers each order is tried on clear paths alone, then using the buffers: a
     // word that waits in a switch takes buffer room the messages placed after it may need more,
     // and greedy placement does not foresee that (an 8×8 torus all-to-all of one word per pair,
@@ -166,17 +158,19 @@ pub fn schedule_with_progress(
     .flat_map(|p| waits.iter().map(move |&clear| (p, clear)))
     .flat_map(|(p, clear)| choices.iter().map(move |&routes| (p, clear, routes)));
     for (prio, clear, routes) in orders {
-        if matches!(prio, Priority::Ports | Priority::Paced) && ideal.is_none() {
-            continue;
-        }
         if best.is_some() && tried.saturating_add(hops) > SEARCH_BUDGET {
             break;
+        }
+        if matches!(prio, Priority::Ports | Priority::Paced)
+            && ideal.get_or_insert_with(|| ideal_starts(problem)).is_none()
+        {
+            continue;
         }
         tried = tried.saturating_add(hops);
         progress.stage("schedule (exact)", problem.traffic.messages.len() as u64);
         let order = Order {
             prio,
-            ideal: ideal.as_deref(),
+            ideal: ideal.as_ref().and_then(Option::as_deref),
             chain: &chain,
             pred: &pred,
             shift: None,
@@ -197,6 +191,21 @@ pub fn schedule_with_progress(
         .ok_or_else(|| ScheduleError::Input("nothing to schedule".into()))?;
     feedback::blame_relaxed(problem, &mut s);
     Ok(s)
+}
+
+/// Per message, the cycle the port-aware ideal timing starts sending it (SPEC §2), when the
+/// program is run against its schedule and has one.
+fn ideal_starts(problem: &Problem) -> Option<Vec<u64>> {
+    if !program::is_driven(problem.traffic) {
+        return None;
+    }
+    program::port_schedule(
+        problem.traffic,
+        &problem.placement.node_of,
+        problem.hardware.ports,
+    )
+    .map(|(_, _, start)| start)
+    .ok()
 }
 
 /// The first order alone (longest chain first, every message on a clear path on its given

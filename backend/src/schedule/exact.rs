@@ -668,6 +668,9 @@ fn place_contiguous(
         }
         return placed;
     }
+    if load.hardware().buffer == Some(0) {
+        return clear_path(occ, steps, release, size, h);
+    }
     // Per step: the earliest start allowed, and the longest wait its children impose so far.
     let mut lb = vec![release; k];
     let mut wait = vec![0u64; k];
@@ -696,6 +699,52 @@ fn place_contiguous(
         }
         placed.push((lane, s));
         j += 1;
+    }
+    placed
+}
+
+/// [`place_contiguous`] where no input may keep a word waiting: every hop starts exactly `h`
+/// cycles after its parent, so the message is one start `t` at its injection and step `j` runs
+/// from `t + depth_j × h`. The earliest such `t` is found by raising it to each step's earliest
+/// window in turn, round and round the route, until every step has been found free at the same
+/// `t`. A raise keeps its place on the route, where walking back through the parents to the
+/// injection would place every step before it again, at each raise: under contention a route of
+/// a hundred hops is raised at many of them.
+fn clear_path(
+    occ: &Occupancy,
+    steps: &[Step],
+    release: u64,
+    size: u64,
+    h: u64,
+) -> Vec<(usize, u64)> {
+    let k = steps.len();
+    let mut depth = vec![0u64; k];
+    for j in 0..k {
+        if let Some(p) = steps[j].parent() {
+            depth[j] = depth[p] + 1;
+        }
+    }
+    let at: Vec<Option<(usize, usize)>> = steps
+        .iter()
+        .map(|st| occ.lanes_index(st.resource()))
+        .collect();
+    let mut placed = vec![(0usize, 0u64); k];
+    let mut t = release;
+    // Steps found free at `t` since its last raise, and the step to look at next.
+    let (mut clean, mut j) = (0usize, 0usize);
+    while clean < k {
+        let want = t + depth[j] * h;
+        let (s, lane) = occ.earliest_in_lanes(at[j], want, size);
+        // No lane is free for `size` cycles from any cycle in `want..s`: no start below
+        // `s − depth_j × h` fits this step. At the raised start this step is free on `lane`,
+        // the first lane free then, as looking again would find.
+        if s > want {
+            t = s - depth[j] * h;
+            clean = 0;
+        }
+        placed[j] = (lane, s);
+        clean += 1;
+        j = (j + 1) % k;
     }
     placed
 }

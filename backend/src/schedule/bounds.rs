@@ -189,9 +189,14 @@ pub fn lower_timing(s: &Setting) -> Result<LowerTiming, ScheduleError> {
 /// machines: for every head `r`, `r + ⌈Σ bodies with head ≥ r / cap⌉ + min tail among them`.
 fn jackson(jobs: impl Iterator<Item = (u64, u64, u64)>, cap: u64) -> u64 {
     let mut jobs: Vec<(u64, u64, u64)> = jobs.collect();
+    jackson_in(&mut jobs, cap)
+}
+
+/// [`jackson`] on jobs it may reorder in place.
+fn jackson_in(jobs: &mut [(u64, u64, u64)], cap: u64) -> u64 {
     jobs.sort_unstable_by_key(|j| std::cmp::Reverse(j.0));
     let (mut sum, mut tail, mut best) = (0u64, u64::MAX, 0u64);
-    for (r, p, q) in jobs {
+    for &(r, p, q) in jobs.iter() {
         sum = sum.saturating_add(p);
         tail = tail.min(q);
         best = best.max(r.saturating_add(sum.div_ceil(cap)).saturating_add(tail));
@@ -321,8 +326,25 @@ pub fn makespan(problem: &Problem) -> Result<Bound, ScheduleError> {
     let (first, reader_tail) = chain_tails(traffic);
     let lat = problem.hardware.hop_latency;
     let node_of = &problem.placement.node_of;
-    // Hashed while filled (a step of every message), then in resource order.
-    let mut jobs: super::FastMap<Resource, Vec<(u64, u64, u64)>> = Default::default();
+    // Every resource's jobs in one table, counted first and filled in message order (a step of
+    // every message: a hundred million in a large plan), then read in resource order.
+    let index = super::occupancy::ResourceIndex::new(problem.network);
+    let mut first_job = vec![0usize; index.len() + 1];
+    for (m, msg) in traffic.messages.iter().enumerate() {
+        if msg.size == 0 {
+            continue;
+        }
+        for st in &problem.steps[m] {
+            if let Some(i) = index.of(st.resource()) {
+                first_job[i + 1] += 1;
+            }
+        }
+    }
+    for i in 0..index.len() {
+        first_job[i + 1] += first_job[i];
+    }
+    let mut jobs = vec![(0u64, 0u64, 0u64); first_job[index.len()]];
+    let mut fill = first_job.clone();
     let mut depth: Vec<u64> = Vec::new();
     let mut tail: Vec<u64> = Vec::new();
     // Bufferless switches: per message, the depth and lead-out of every step.
@@ -363,9 +385,10 @@ pub fn makespan(problem: &Problem) -> Result<Bound, ScheduleError> {
         }
         for (i, st) in steps.iter().enumerate() {
             let head = lower.release[m].saturating_add(depth[i].saturating_mul(lat));
-            jobs.entry(st.resource())
-                .or_default()
-                .push((head, msg.size, tail[i]));
+            if let Some(r) = index.of(st.resource()) {
+                jobs[fill[r]] = (head, msg.size, tail[i]);
+                fill[r] += 1;
+            }
         }
         if problem.hardware.buffer == Some(0) {
             leads.push((m, depth.clone(), tail.clone()));
@@ -375,11 +398,15 @@ pub fn makespan(problem: &Problem) -> Result<Bound, ScheduleError> {
         let v = bufferless_clique(problem, &lower.release, &leads);
         bound.raise(v.0, || v.1);
     }
-    let mut jobs: Vec<_> = jobs.into_iter().collect();
-    jobs.sort_unstable_by_key(|(r, _)| *r);
-    for (r, js) in jobs {
+    let mut held: Vec<(Resource, usize)> = (0..index.len())
+        .filter(|&i| first_job[i + 1] > first_job[i])
+        .map(|i| (index.resource(i), i))
+        .collect();
+    held.sort_unstable();
+    for (r, i) in held {
+        let js = &mut jobs[first_job[i]..first_job[i + 1]];
         let words: u64 = js.iter().map(|j| j.1).sum();
-        let v = jackson(js.into_iter(), problem.hardware.capacity(r) as u64);
+        let v = jackson_in(js, problem.hardware.capacity(r) as u64);
         bound.raise(v, || {
             format!(
                 "{} ({words} words, from their releases, with the least lead-in and lead-out)",

@@ -55,6 +55,52 @@ impl Groups {
     }
 }
 
+/// Every resource of a network by a dense number: the injection ports, the ejection ports, then
+/// the links in the network's order. A pass over every route step of a large plan counts into
+/// tables indexed by it, where a map hashed or ordered by resource costs a lookup per step.
+pub(crate) struct ResourceIndex<'a> {
+    network: &'a crate::topology::Network,
+    nodes: usize,
+}
+
+impl<'a> ResourceIndex<'a> {
+    pub fn new(network: &'a crate::topology::Network) -> Self {
+        ResourceIndex {
+            network,
+            nodes: network.nodes(),
+        }
+    }
+
+    /// How many numbers there are.
+    pub fn len(&self) -> usize {
+        2 * self.nodes + self.network.links.len()
+    }
+
+    /// `r`'s number, or `None` when `r` is not a resource of the network.
+    pub fn of(&self, r: Resource) -> Option<usize> {
+        match r {
+            Resource::Inject(n) => ((n as usize) < self.nodes).then_some(n as usize),
+            Resource::Eject(n) => ((n as usize) < self.nodes).then_some(self.nodes + n as usize),
+            Resource::Link { from, to } => self
+                .network
+                .link_between(from as usize, to as usize)
+                .map(|l| 2 * self.nodes + l),
+        }
+    }
+
+    /// The resource numbered `i` (below [`ResourceIndex::len`]).
+    pub fn resource(&self, i: usize) -> Resource {
+        if i < self.nodes {
+            Resource::inject(i)
+        } else if i < 2 * self.nodes {
+            Resource::eject(i - self.nodes)
+        } else {
+            let l = &self.network.links[i - 2 * self.nodes];
+            Resource::link(l.from, l.to)
+        }
+    }
+}
+
 /// Held spans of one lane: sorted, disjoint half-open `[start, end)` intervals, touching ones
 /// merged. Messages are placed roughly in release order, so most inserts land at the end and a
 /// lane stays short (back-to-back traffic is one interval).

@@ -38,13 +38,14 @@ impl PeriodReport {
 
 /// Words every resource carries per phase (links and node ports, after placement and routing).
 pub fn phase_words(problem: &Problem) -> BTreeMap<(usize, Resource), u64> {
-    let mut words = BTreeMap::new();
+    // Hashed while a step of every message is counted, then ordered once.
+    let mut words: super::FastMap<(usize, Resource), u64> = Default::default();
     for m in &problem.traffic.messages {
         for st in &problem.steps[m.id] {
             *words.entry((m.phase, st.resource())).or_default() += m.size;
         }
     }
-    words
+    words.into_iter().collect()
 }
 
 /// The period bound of every repeating phase of a placed and routed problem.

@@ -95,11 +95,19 @@ fn check_shape(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> 
 fn holds_by_message(problem: &Problem, holds: &[super::Hold]) -> Groups {
     let n = problem.traffic.messages.len();
     let mut by_msg = Groups::new(n, holds.iter().map(|h| Some(h.msg())));
+    // Each run sorted on its keys gathered once, not looked up in every comparison.
+    let mut keyed: Vec<(super::Resource, u64, u32)> = Vec::new();
     for m in 0..n {
-        by_msg.of_mut(m).sort_unstable_by_key(|&i| {
+        let run = by_msg.of_mut(m);
+        keyed.clear();
+        keyed.extend(run.iter().map(|&i| {
             let h = &holds[i as usize];
             (h.resource(), h.start(), i)
-        });
+        }));
+        keyed.sort_unstable();
+        for (o, &(_, _, i)) in run.iter_mut().zip(&keyed) {
+            *o = i;
+        }
     }
     by_msg
 }
@@ -110,6 +118,39 @@ fn on<'a>(holds: &[super::Hold], by_msg: &'a Groups, m: usize, r: Resource) -> &
     let lo = run.partition_point(|&i| holds[i as usize].resource() < r);
     let hi = run.partition_point(|&i| holds[i as usize].resource() <= r);
     &run[lo..hi]
+}
+
+/// A message's holds on each step of its route, from `run` (its holds by resource, then start):
+/// one walk along the run in the order of the steps' resources, where looking each step up in
+/// the run reads a dozen holds spread over it (a hundred million steps in a large plan).
+fn per_step<'a>(holds: &[super::Hold], run: &'a [u32], steps: &[super::Step]) -> Vec<&'a [u32]> {
+    let mut order: Vec<(Resource, usize)> = steps
+        .iter()
+        .enumerate()
+        .map(|(j, s)| (s.resource(), j))
+        .collect();
+    order.sort_unstable();
+    let mut lists: Vec<&[u32]> = vec![&[]; steps.len()];
+    let mut pos = 0;
+    let mut last: Option<(Resource, usize, usize)> = None;
+    for (r, j) in order {
+        // A route that passes a resource twice gets its holds there for both steps.
+        if let Some((lr, lo, hi)) = last.filter(|&(lr, _, _)| lr == r) {
+            lists[j] = &run[lo..hi];
+            last = Some((lr, lo, hi));
+            continue;
+        }
+        while pos < run.len() && holds[run[pos] as usize].resource() < r {
+            pos += 1;
+        }
+        let lo = pos;
+        while pos < run.len() && holds[run[pos] as usize].resource() == r {
+            pos += 1;
+        }
+        lists[j] = &run[lo..pos];
+        last = Some((r, lo, pos));
+    }
+    lists
 }
 
 /// Every hold is on its message's route.
@@ -212,10 +253,7 @@ fn check_message(
     let msg = &problem.traffic.messages[m];
     let hw = problem.hardware;
     let steps = &problem.steps[m];
-    let lists: Vec<&[u32]> = steps
-        .iter()
-        .map(|s| on(holds, by_msg, m, s.resource()))
-        .collect();
+    let lists = per_step(holds, by_msg.of(m), steps);
     if msg.size == 0 {
         if lists.iter().any(|l| !l.is_empty()) {
             fail!("message {m} has no words but holds resources");

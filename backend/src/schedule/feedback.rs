@@ -131,7 +131,7 @@ pub(crate) fn blame_relaxed(problem: &Problem, s: &mut Schedule) {
 }
 
 fn blame_on(problem: &Problem, s: &mut Schedule) {
-    let by_resource = ByResource::new(&s.holds);
+    let by_resource = ByResource::new(&s.holds, problem.network);
     for r in s.relaxed.iter_mut().filter(|r| !r.knock_on) {
         r.blamed = blame(problem, &by_resource, &s.holds, r.msg, s.released[r.msg]);
         r.knock_on = r.blamed.is_empty();
@@ -144,7 +144,7 @@ pub const HOLDERS_KEPT: usize = 16;
 /// Holds by resource, then start: built once, read only for the messages that were late.
 struct ByResource {
     /// Hold numbers sorted by (resource, start, message).
-    order: Vec<usize>,
+    order: Vec<u32>,
     /// Each resource's run in `order`.
     runs: HashMap<Resource, (usize, usize)>,
     /// The longest hold: a hold starting this long before a cycle has ended by it.
@@ -152,8 +152,8 @@ struct ByResource {
 }
 
 impl ByResource {
-    fn new(holds: &[Hold]) -> Self {
-        let (order, groups) = super::occupancy::by_resource(holds);
+    fn new(holds: &[Hold], network: &crate::topology::Network) -> Self {
+        let (order, groups) = super::occupancy::by_resource(holds, network);
         let longest = holds.iter().map(|h| h.end() - h.start()).max().unwrap_or(0);
         let runs: HashMap<Resource, (usize, usize)> = groups
             .into_iter()
@@ -182,12 +182,17 @@ impl ByResource {
         let o = &self.order[lo..hi];
         // Only holds starting before `start` can overlap; of those, only the ones starting
         // within `longest` cycles before `ready` can still be held at `ready`.
-        let upto = o.partition_point(|&i| holds[i].start() < start);
-        let from = o.partition_point(|&i| holds[i].start().saturating_add(self.longest) <= ready);
+        let upto = o.partition_point(|&i| holds[i as usize].start() < start);
+        let from =
+            o.partition_point(|&i| holds[i as usize].start().saturating_add(self.longest) <= ready);
         // Latest first, stopping past the kept number: a message queued behind a long backlog
         // (a writer far ahead of its reader) would otherwise list, and cost, all of it.
         let mut hs: Vec<usize> = Vec::new();
-        for h in o[from.min(upto)..upto].iter().rev().map(|&i| &holds[i]) {
+        for h in o[from.min(upto)..upto]
+            .iter()
+            .rev()
+            .map(|&i| &holds[i as usize])
+        {
             if h.msg() != m && h.end() > ready && !hs.contains(&h.msg()) {
                 hs.push(h.msg());
                 if hs.len() > HOLDERS_KEPT {

@@ -248,61 +248,77 @@ impl Occupancy {
 }
 
 /// Hold numbers grouped by resource, groups in resource order, each sorted by (start, message,
-/// number); and each group's resource and range. A counting sort on resource ranks, then small
-/// sorts: the checks that read holds per resource touch each hold a few times, in order.
-pub(crate) fn by_resource(holds: &[Hold]) -> (Vec<usize>, Vec<(Resource, usize, usize)>) {
-    let mut ids: FastMap<Resource, u32> = FastMap::default();
-    let mut distinct: Vec<Resource> = Vec::new();
-    // Per hold: its resource's number (32 bits: a plan has far fewer resources).
-    let prov: Vec<u32> = holds
-        .iter()
-        .map(|h| {
-            *ids.entry(h.resource()).or_insert_with(|| {
-                distinct.push(h.resource());
-                distinct.len() as u32 - 1
-            })
-        })
-        .collect();
-    let mut ranked: Vec<usize> = (0..distinct.len()).collect();
-    ranked.sort_unstable_by_key(|&i| distinct[i]);
-    let mut rank = vec![0usize; distinct.len()];
-    for (r, &i) in ranked.iter().enumerate() {
-        rank[i] = r;
+/// number); and each group's resource and range. A counting sort on the resources' numbers in
+/// `network` ([`ResourceIndex`]; hashed for a hold on a resource the network lacks, which only
+/// a wrong schedule has), then small sorts: the checks that read holds per resource touch each
+/// hold a few times, in order.
+pub(crate) fn by_resource(
+    holds: &[Hold],
+    network: &crate::topology::Network,
+) -> (Vec<u32>, Vec<(Resource, usize, usize)>) {
+    let index = ResourceIndex::new(network);
+    // Per hold: its resource's number.
+    let mut prov: Vec<u32> = Vec::with_capacity(holds.len());
+    let mut others: FastMap<Resource, u32> = FastMap::default();
+    for h in holds {
+        let r = h.resource();
+        let p = match index.of(r) {
+            Some(i) => i,
+            None => {
+                let next = index.len() + others.len();
+                *others.entry(r).or_insert(next as u32) as usize
+            }
+        };
+        prov.push(p as u32);
     }
-    let mut first = vec![0usize; distinct.len() + 1];
+    let keys = index.len() + others.len();
+    let mut first = vec![0usize; keys + 1];
     for &p in &prov {
-        first[rank[p as usize] + 1] += 1;
+        first[p as usize + 1] += 1;
     }
-    for r in 0..distinct.len() {
-        first[r + 1] += first[r];
+    for k in 0..keys {
+        first[k + 1] += first[k];
     }
-    let mut order = vec![0usize; holds.len()];
+    let mut order = vec![0u32; holds.len()];
     let mut fill = first.clone();
     for (i, &p) in prov.iter().enumerate() {
-        let r = rank[p as usize];
-        order[fill[r]] = i;
-        fill[r] += 1;
+        order[fill[p as usize]] = i as u32;
+        fill[p as usize] += 1;
     }
     drop(prov);
-    let mut groups = Vec::with_capacity(distinct.len());
+    // The keys held, in resource order.
+    let mut unnumbered: Vec<(u32, Resource)> = others.into_iter().map(|(r, k)| (k, r)).collect();
+    unnumbered.sort_unstable();
+    let mut held: Vec<(Resource, usize)> = (0..keys)
+        .filter(|&k| first[k + 1] > first[k])
+        .map(|k| {
+            let r = if k < index.len() {
+                index.resource(k)
+            } else {
+                unnumbered[k - index.len()].1
+            };
+            (r, k)
+        })
+        .collect();
+    held.sort_unstable();
+    let mut groups = Vec::with_capacity(held.len());
     // Each group sorted on its keys gathered once (a group's holds lie in schedule order,
     // so the gathering reads forward), not looked up in every comparison.
-    let mut keyed: Vec<(u64, usize, usize)> = Vec::new();
-    for (r, &i) in ranked.iter().enumerate() {
-        let (lo, hi) = (first[r], first[r + 1]);
+    let mut keyed: Vec<(u64, usize, u32)> = Vec::new();
+    for (r, k) in held {
+        let (lo, hi) = (first[k], first[k + 1]);
         keyed.clear();
-        keyed.extend(
-            order[lo..hi]
-                .iter()
-                .map(|&k| (holds[k].start(), holds[k].msg(), k)),
-        );
+        keyed.extend(order[lo..hi].iter().map(|&i| {
+            let h = &holds[i as usize];
+            (h.start(), h.msg(), i)
+        }));
         if !keyed.is_sorted() {
             keyed.sort_unstable();
-            for (o, &(_, _, k)) in order[lo..hi].iter_mut().zip(&keyed) {
-                *o = k;
+            for (o, &(_, _, i)) in order[lo..hi].iter_mut().zip(&keyed) {
+                *o = i;
             }
         }
-        groups.push((distinct[i], lo, hi));
+        groups.push((r, lo, hi));
     }
     (order, groups)
 }

@@ -179,7 +179,7 @@ fn check_routes(problem: &Problem, schedule: &Schedule, by_msg: &Groups) -> Resu
 /// in time order.
 fn check_capacity(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
     let holds = &schedule.holds;
-    let (by_res, groups) = super::occupancy::by_resource(holds);
+    let (by_res, groups) = super::occupancy::by_resource(holds, problem.network);
     let mut events: Vec<(u64, i64, usize)> = Vec::new();
     for &(r, lo, hi) in &groups {
         let hs = &by_res[lo..hi];
@@ -188,7 +188,7 @@ fn check_capacity(problem: &Problem, schedule: &Schedule) -> Result<(), Violatio
         if cap == 1 {
             let mut end = 0u64;
             let clear = hs.iter().all(|&i| {
-                let h = &holds[i];
+                let h = &holds[i as usize];
                 let ok = h.start() >= end;
                 end = end.max(h.end());
                 ok
@@ -199,7 +199,7 @@ fn check_capacity(problem: &Problem, schedule: &Schedule) -> Result<(), Violatio
         }
         events.clear();
         for &i in hs {
-            let h = &holds[i];
+            let h = &holds[i as usize];
             events.push((h.start(), 1, h.msg()));
             events.push((h.end(), -1, h.msg()));
         }
@@ -211,7 +211,7 @@ fn check_capacity(problem: &Problem, schedule: &Schedule) -> Result<(), Violatio
             if load > cap {
                 let others: Vec<usize> = hs
                     .iter()
-                    .map(|&i| &holds[i])
+                    .map(|&i| &holds[i as usize])
                     .filter(|h| h.start() <= t && t < h.end())
                     .map(|h| h.msg())
                     .collect();

@@ -109,11 +109,40 @@ fn group(n: u64) -> String {
 /// parent allows (a causality error the verifier reports itself) counts as no wait.
 pub fn usage(problem: &Problem, holds: &[Hold]) -> Usage {
     let n = problem.traffic.messages.len();
-    let hw = problem.hardware;
-    let lat = hw.hop_latency;
-    // Holds by message, then by (resource, start).
+    usage_by_message(problem, holds, &by_message(n, holds))
+}
+
+/// Hold numbers by message (holds naming no message of `n` left out), each message's by
+/// (resource, start, number): what [`usage_by_message`] and the verifier read.
+pub(crate) fn by_message(n: usize, holds: &[Hold]) -> super::occupancy::Groups {
     let mut by_msg =
         super::occupancy::Groups::new(n, holds.iter().map(|h| (h.msg() < n).then_some(h.msg())));
+    // Each run sorted on its keys gathered once, not looked up in every comparison.
+    let mut keyed: Vec<(Resource, u64, u32)> = Vec::new();
+    for m in 0..n {
+        let run = by_msg.of_mut(m);
+        keyed.clear();
+        keyed.extend(run.iter().map(|&i| {
+            let h = &holds[i as usize];
+            (h.resource(), h.start(), i)
+        }));
+        keyed.sort_unstable();
+        for (o, &(_, _, i)) in run.iter_mut().zip(&keyed) {
+            *o = i;
+        }
+    }
+    by_msg
+}
+
+/// [`usage`] with the holds grouped by [`by_message`].
+pub(crate) fn usage_by_message(
+    problem: &Problem,
+    holds: &[Hold],
+    by_msg: &super::occupancy::Groups,
+) -> Usage {
+    let n = problem.traffic.messages.len();
+    let hw = problem.hardware;
+    let lat = hw.hop_latency;
     // Inputs get dense numbers; events are (input, cycle, change of slope).
     let mut ids: FastMap<Resource, u32> = FastMap::default();
     let mut inputs: Vec<Resource> = Vec::new();
@@ -122,10 +151,6 @@ pub fn usage(problem: &Problem, holds: &[Hold]) -> Usage {
     let mut by_res: Vec<u32> = Vec::new();
     let mut latest: Vec<Option<u64>> = Vec::new();
     for m in 0..n {
-        by_msg.of_mut(m).sort_unstable_by_key(|&i| {
-            let h = &holds[i as usize];
-            (h.resource(), h.start(), i)
-        });
         let run = by_msg.of(m);
         let steps = &problem.steps[m];
         // Per step, its resource's range of `run`: the steps in resource order walked along

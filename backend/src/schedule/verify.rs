@@ -46,7 +46,9 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
     }
     // Buffers, once every fragment is known to follow its route in order.
     if let Some(b) = problem.hardware.buffer {
-        if let Some((input, t, words, cap)) = super::buffers::usage(problem, holds).over {
+        if let Some((input, t, words, cap)) =
+            super::buffers::usage_by_message(problem, holds, &by_msg).over
+        {
             fail!(
                 "{} keeps {words} words waiting at cycle {t}, but its buffer holds {cap} (--buffer {b})",
                 super::buffers::input_name(input)
@@ -94,22 +96,7 @@ fn check_shape(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> 
 /// contiguous run.
 fn holds_by_message(problem: &Problem, holds: &[super::Hold]) -> Groups {
     let n = problem.traffic.messages.len();
-    let mut by_msg = Groups::new(n, holds.iter().map(|h| Some(h.msg())));
-    // Each run sorted on its keys gathered once, not looked up in every comparison.
-    let mut keyed: Vec<(super::Resource, u64, u32)> = Vec::new();
-    for m in 0..n {
-        let run = by_msg.of_mut(m);
-        keyed.clear();
-        keyed.extend(run.iter().map(|&i| {
-            let h = &holds[i as usize];
-            (h.resource(), h.start(), i)
-        }));
-        keyed.sort_unstable();
-        for (o, &(_, _, i)) in run.iter_mut().zip(&keyed) {
-            *o = i;
-        }
-    }
-    by_msg
+    super::buffers::by_message(n, holds)
 }
 
 /// Message `m`'s holds on resource `r`, by start.

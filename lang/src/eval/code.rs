@@ -39,7 +39,7 @@ use std::rc::Rc;
 
 use super::ast::{Body, Clause, Lambda, Node, NodeKind};
 use super::builtins::{self, BuiltinDef, Op};
-use super::env::Env;
+use super::env::{Env, Globals};
 use super::exec::{
     fast_builtin, fast_ints, fast_one, holds, Entry, Flow, INLINE_ARGS, RED_ZONE,
     STACK_CHECK_EVERY, STACK_SEGMENT,
@@ -260,7 +260,7 @@ impl Machine {
     /// Runs a procedure's compiled body in its frame.
     #[inline(always)]
     pub(super) fn run_body(&mut self, lambda: &Lambda, env: &Env) -> Raw {
-        (lambda.compiled().code)(self, env)
+        (lambda.compiled(&self.globals).code)(self, env)
     }
 
     /// What a body's [`Raw`] stands for, taken out of the machine.
@@ -437,7 +437,7 @@ impl Machine {
     /// arguments on the stack, all but those arguments, moved down to `base`.
     #[inline(always)]
     pub(super) fn run_flat_at(&mut self, c: &Closure, base: usize) -> Raw {
-        let body = c.lambda.compiled();
+        let body = c.lambda.compiled(&self.globals);
         let n = body.flat.unwrap_or(0) as usize;
         self.stack.values.resize_with(base + n, || Value::Nil);
         let saved = std::mem::replace(&mut self.stack.base, base);
@@ -463,7 +463,7 @@ impl Machine {
                 return r;
             }
             match self.pending.flat_next.take() {
-                Some(next) if next.lambda.compiled().is_flat() => c = next,
+                Some(next) if next.lambda.compiled(&self.globals).is_flat() => c = next,
                 Some(next) => {
                     self.pending.flat_next = Some(next);
                     return r;
@@ -577,13 +577,16 @@ impl Lambda {
     /// required parameters only whose body has nothing that could capture or name a local at
     /// run time (a `lambda`, a named `let`, an internal `define`, a form left to the walk) keeps
     /// its locals on the value stack; any other, in pooled frames.
+    ///
+    /// A builtin named globally is fixed in the code when the globals are pristine at its first
+    /// call (see [`Globals`]), its answers made without looking the name up.
     #[inline]
-    pub(super) fn compiled(&self) -> &CompiledBody {
-        self.code.0.get_or_init(|| self.compile())
+    pub(super) fn compiled(&self, globals: &Globals) -> &CompiledBody {
+        self.code.0.get_or_init(|| self.compile(globals))
     }
 
     #[cold]
-    fn compile(&self) -> CompiledBody {
+    fn compile(&self, globals: &Globals) -> CompiledBody {
         #[cfg(test)]
         let pooled_only = tests::POOLED_ONLY.with(std::cell::Cell::get);
         #[cfg(not(test))]
@@ -592,6 +595,7 @@ impl Lambda {
             let mut c = Compiler {
                 depth: 0,
                 flat: Some(FlatScope::new(&self.required)),
+                globals,
             };
             let code = c.body::<Tail>(&self.body);
             if let Some(f) = c.flat.filter(|f| !f.failed) {
@@ -604,6 +608,7 @@ impl Lambda {
         let code = Compiler {
             depth: 0,
             flat: None,
+            globals,
         }
         .body::<Tail>(&self.body);
         CompiledBody { code, flat: None }
@@ -678,6 +683,10 @@ enum Operand {
     Flat(u32, Span),
     Const(Value, Span),
     Apply1(Box<Apply1>),
+    /// `(car X)`, `X` a local, `car` the builtin fixed (see [`Globals::pristine`]).
+    Car(Box<Half1>),
+    /// `(cdr X)`, as [`Operand::Car`].
+    Cdr(Box<Half1>),
     Apply11(Box<Apply11>),
     Apply2(Box<Apply2>),
     Code(Code),
@@ -690,6 +699,75 @@ struct Apply1 {
     x: Loc,
     spans: [Span; 3],
     code: Code,
+}
+
+/// `(car X)` or `(cdr X)`, `X` a local, the builtin fixed when the body was compiled: while the
+/// globals are pristine, the half is read where `X` lies, with the call's three steps (its own,
+/// its head's and `X`'s); otherwise, and where `X` is no list, `code` runs.
+struct Half1 {
+    x: Loc,
+    spans: [Span; 3],
+    code: Code,
+}
+
+/// The car (`CAR`) or cdr of a list borrowed where it lies, as a new reference; `nil` of `nil`;
+/// `None` for anything else (the builtin's error).
+#[inline(always)]
+fn half_raw<const CAR: bool>(x: &Value) -> Option<Raw> {
+    match x {
+        Value::Pair(c) => Some(Raw::shared(&*if CAR { c.car() } else { c.cdr() })),
+        Value::Nil => Some(Raw::of(Value::Nil)),
+        _ => None,
+    }
+}
+
+/// The integer in the car (`CAR`) or cdr of a list borrowed where it lies.
+#[inline(always)]
+fn half_int<const CAR: bool>(x: &Value) -> Option<i64> {
+    match x {
+        Value::Pair(c) => match *if CAR { c.car() } else { c.cdr() } {
+            Value::Int(i) => Some(i),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+impl Half1 {
+    /// `(car X)` or `(cdr X)` made in place (see [`Half1`]).
+    #[inline(always)]
+    fn eval<const CAR: bool>(&self, m: &mut Machine, env: &Env) -> Raw {
+        if m.globals.pristine() {
+            let v = match self.x {
+                Loc::Flat(i) => half_raw::<CAR>(m.stack.local(i)),
+                Loc::Env(sym, slot) => match env.at(slot, sym) {
+                    Some(x) => half_raw::<CAR>(&x),
+                    None => None,
+                },
+            };
+            if let Some(r) = v {
+                let [s, f, x] = &self.spans;
+                if let Err(e) = m.step3(s, f, x) {
+                    r.release();
+                    return m.pending.fail(e);
+                }
+                return r;
+            }
+        }
+        (self.code)(m, env)
+    }
+
+    /// The integer `(car X)` or `(cdr X)` is, read in place, its steps still to take.
+    #[inline(always)]
+    fn int<const CAR: bool>(&self, m: &Machine, env: &Env) -> Option<i64> {
+        if !m.globals.pristine() {
+            return None;
+        }
+        match self.x {
+            Loc::Flat(i) => half_int::<CAR>(m.stack.local(i)),
+            Loc::Env(sym, slot) => env.with_at(slot, sym, half_int::<CAR>).flatten(),
+        }
+    }
 }
 
 /// `(F (G X))`, `F` and `G` global names, `X` a variable (`(cadr (car l))`): when `G` is `car`
@@ -793,6 +871,8 @@ impl Operand {
                 }
                 (a.code)(m, env)
             }
+            Operand::Car(a) => a.eval::<true>(m, env),
+            Operand::Cdr(a) => a.eval::<false>(m, env),
             Operand::Apply11(a) => {
                 if let (Some(&Value::Builtin(f)), Some(&Value::Builtin(g))) =
                     (m.globals.get(a.f), m.globals.get(a.g))
@@ -852,6 +932,31 @@ impl Operand {
         }
     }
 
+    /// The integer a variable, a constant, or the car or cdr of a variable made in place (see
+    /// [`Half1`]) is, read where it lies; `None` for anything else.
+    #[inline(always)]
+    fn int_in_place(&self, m: &Machine, env: &Env) -> Option<i64> {
+        match self {
+            Operand::Car(a) => a.int::<true>(m, env),
+            Operand::Cdr(a) => a.int::<false>(m, env),
+            _ => self.int(m, env).map(|(i, _)| i),
+        }
+    }
+
+    /// The spans of the steps of an operand [`Operand::int_in_place`] reads, in order.
+    fn step_spans(&self) -> Vec<Span> {
+        match self {
+            Operand::Local(_, _, s) | Operand::Flat(_, s) | Operand::Const(_, s) => vec![*s],
+            Operand::Car(a) | Operand::Cdr(a) => a.spans.to_vec(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether [`Operand::int_in_place`] may read this operand.
+    fn is_simple(&self) -> bool {
+        self.is_leaf() || matches!(self, Operand::Car(_) | Operand::Cdr(_))
+    }
+
     fn is_leaf(&self) -> bool {
         matches!(
             self,
@@ -900,7 +1005,7 @@ fn call_proc<O: Out>(
     env: &Env,
     span: Span,
 ) -> Raw {
-    if c.lambda.compiled().is_flat() {
+    if c.lambda.compiled(&m.globals).is_flat() {
         match push_args(m, ops, env) {
             Some(base) => O::flat(m, c, base, span),
             None => Raw::ERR,
@@ -1212,9 +1317,10 @@ impl FlatScope {
 
 /// The compiler of one body; `depth` is the nesting of the form being compiled within it;
 /// `flat`, for a body compiled to keep its locals on the stack.
-struct Compiler {
+struct Compiler<'g> {
     depth: usize,
     flat: Option<FlatScope>,
+    globals: &'g Globals,
 }
 
 /// A `cond` clause's test: `else`, a test of a clause with a body (whether it holds), or of one
@@ -1231,7 +1337,12 @@ struct CondClause {
     last: Option<Code>,
 }
 
-impl Compiler {
+impl Compiler<'_> {
+    /// The builtin a global name is fixed to (see [`Globals::fixed_builtin`]).
+    fn fixed(&self, sym: Sym) -> Option<&'static BuiltinDef> {
+        self.globals.fixed_builtin(sym)
+    }
+
     /// The body being compiled needs its locals in frames after all.
     fn unflat(&mut self) {
         if let Some(f) = &mut self.flat {
@@ -1330,6 +1441,23 @@ impl Compiler {
                 };
                 match args.as_slice() {
                     [x] => match &x.kind {
+                        &NodeKind::Local(xs, slot)
+                            if self
+                                .fixed(f)
+                                .is_some_and(|b| matches!(b.op, Op::Car | Op::Cdr)) =>
+                        {
+                            let car = self.fixed(f).is_some_and(|b| b.op == Op::Car);
+                            let half = Box::new(Half1 {
+                                x: self.loc(xs, slot),
+                                spans: [a.span, fspan, x.span],
+                                code: self.node::<NonTail>(a),
+                            });
+                            if car {
+                                Operand::Car(half)
+                            } else {
+                                Operand::Cdr(half)
+                            }
+                        }
                         &NodeKind::Local(xs, slot) => Operand::Apply1(Box::new(Apply1 {
                             f,
                             x: self.loc(xs, slot),
@@ -1659,6 +1787,24 @@ impl Compiler {
                             let aspan = a.span;
                             let x = self.loc(s, slot);
                             let general = self.node::<NonTail>(t);
+                            if let Some(b) = self.fixed(sym) {
+                                let spans = [tspan, fspan, aspan];
+                                return match b.op {
+                                    Op::NullP => pred_test(
+                                        |v| Some(matches!(v, Value::Nil)),
+                                        x,
+                                        spans,
+                                        general,
+                                    ),
+                                    Op::PairP => pred_test(
+                                        |v| Some(matches!(v, Value::Pair(_))),
+                                        x,
+                                        spans,
+                                        general,
+                                    ),
+                                    op => pred_test(move |v| holds(op, v), x, spans, general),
+                                };
+                            }
                             return Box::new(move |m, env| {
                                 if let Some(&Value::Builtin(b)) = m.globals.get(sym) {
                                     let op = b.op;
@@ -1678,6 +1824,26 @@ impl Compiler {
                     }
                     [a, c] => {
                         let (x, y) = (self.operand(a), self.operand(c));
+                        let op = self.fixed(sym).map(|b| b.op);
+                        if x.is_simple() && y.is_simple() && op.is_some_and(is_comparison) {
+                            let mut spans = vec![tspan, fspan];
+                            spans.extend(x.step_spans());
+                            spans.extend(y.step_spans());
+                            let general = self.node::<NonTail>(t);
+                            let test = CmpTest {
+                                x,
+                                y,
+                                spans: spans.into(),
+                                general,
+                            };
+                            return match op {
+                                Some(Op::Lt) => test.boxed(|i, j| i < j),
+                                Some(Op::NumEq) => test.boxed(|i, j| i == j),
+                                Some(Op::Gt) => test.boxed(|i, j| i > j),
+                                Some(Op::Le) => test.boxed(|i, j| i <= j),
+                                _ => test.boxed(|i, j| i >= j),
+                            };
+                        }
                         if x.is_leaf() && y.is_leaf() {
                             let general = self.node::<NonTail>(t);
                             return Box::new(move |m, env| {
@@ -1773,6 +1939,76 @@ impl Compiler {
                 Raw::of(v).release();
             }
             last(m, env)
+        })
+    }
+}
+
+/// Whether a builtin's operation is a comparison of two integers (`fast_ints` answers a boolean).
+fn is_comparison(op: Op) -> bool {
+    matches!(op, Op::Lt | Op::NumEq | Op::Gt | Op::Le | Op::Ge)
+}
+
+/// A test that is a predicate fixed when the body was compiled (see [`Globals::pristine`]) of a
+/// local, answered where the local lies with the steps of the call, its head and the local;
+/// `general` runs otherwise. Generic in the predicate, so each is compiled in.
+fn pred_test<P: Fn(&Value) -> Option<bool> + 'static>(
+    pred: P,
+    x: Loc,
+    spans: [Span; 3],
+    general: Code,
+) -> Test {
+    Box::new(move |m, env| {
+        if m.globals.pristine() {
+            let hit = match x {
+                Loc::Flat(i) => pred(m.stack.local(i)),
+                Loc::Env(sym, slot) => match env.at(slot, sym) {
+                    Some(v) => pred(&v),
+                    None => None,
+                },
+            };
+            if let Some(hit) = hit {
+                let [t, f, a] = &spans;
+                return match m.step3(t, f, a) {
+                    Ok(()) => Some(hit),
+                    Err(e) => {
+                        m.pending.fail(e);
+                        None
+                    }
+                };
+            }
+        }
+        truth(general(m, env))
+    })
+}
+
+/// A test that is a comparison fixed when the body was compiled of two integers read in place
+/// (variables, constants, or the car or cdr of a variable: `(< (car l) pivot)`), with the steps
+/// the walk takes for it (`spans`, in its order); `general` runs otherwise.
+struct CmpTest {
+    x: Operand,
+    y: Operand,
+    spans: Box<[Span]>,
+    general: Code,
+}
+
+impl CmpTest {
+    /// The test with its comparison compiled in.
+    fn boxed<C: Fn(i64, i64) -> bool + 'static>(self, cmp: C) -> Test {
+        Box::new(move |m, env| {
+            if m.globals.pristine() {
+                if let (Some(i), Some(j)) =
+                    (self.x.int_in_place(m, env), self.y.int_in_place(m, env))
+                {
+                    return match step_all(m, &self.spans) {
+                        Ok(()) => Some(cmp(i, j)),
+                        Err(e) => {
+                            m.pending.fail(e);
+                            None
+                        }
+                    };
+                }
+            }
+            truth((self.general)(m, env))
         })
     }
 }
@@ -2146,6 +2382,34 @@ mod tests {
                  (define (< x y) #f) (list a (f 0))"),
             "(low high)"
         );
+        // Builtins fixed in compiled code: a test, a comparison of a car, an accessor.
+        assert_eq!(
+            run(
+                "(define (f l) (if (null? l) 'empty (if (< (car l) 2) (cdr l) 'big))) \
+                 (define a (list (f '()) (f '(1 5)) (f '(3)))) \
+                 (define (cdr x) 'mine) (define b (f '(1 5))) \
+                 (define (null? x) #t) (list a b (f '(7)))"
+            ),
+            "((empty (5) big) mine empty)"
+        );
+        assert_eq!(
+            run(
+                "(define (f l) (if (< (car l) 2) 'low 'high)) (define a (f '(1))) \
+                 (define (car x) 5) (list a (f '(1)))"
+            ),
+            "(low high)"
+        );
+        // A builtin stored under another name, and that name assigned.
+        assert_eq!(
+            run(
+                "(define first car) (define (f l) (first l)) (define a (f '(1 2))) \
+                 (set! first cdr) (list a (f '(1 2)))"
+            ),
+            "(1 (2))"
+        );
+        // A fresh interpreter's builtins are where it installed them (else nothing is fixed).
+        let i = Interpreter::new(Limits::default());
+        assert!(i.machine().globals.pristine());
     }
 
     /// The forms a body leaves to the walk (`case`, `while`, `dotimes`, `dolist`, quasiquote)

@@ -797,6 +797,8 @@ fn fast_of_half(outer: Op, inner: Op, x: &Value) -> Option<Value> {
 /// the call, its head, `X` and `Y`; otherwise `code` runs.
 struct Apply2 {
     f: Sym,
+    /// `F`'s operation, fixed when the body was compiled (see [`Globals::pristine`]).
+    fixed: Option<Op>,
     x: Operand,
     y: Operand,
     spans: [Span; 2],
@@ -897,9 +899,16 @@ impl Operand {
                 (a.code)(m, env)
             }
             Operand::Apply2(a) => {
-                if let Some(&Value::Builtin(b)) = m.globals.get(a.f) {
+                let op = match (a.fixed, m.globals.pristine()) {
+                    (Some(op), true) => Some(op),
+                    _ => match m.globals.get(a.f) {
+                        Some(&Value::Builtin(b)) => Some(b.op),
+                        _ => None,
+                    },
+                };
+                if let Some(op) = op {
                     if let (Some((i, xs)), Some((j, ys))) = (a.x.int(m, env), a.y.int(m, env)) {
-                        if let Some(v) = fast_ints(b.op, i, j) {
+                        if let Some(v) = fast_ints(op, i, j) {
                             let [s, f] = &a.spans;
                             ok!(m, m.step4(s, f, xs, ys));
                             return Raw::of(v);
@@ -1486,6 +1495,7 @@ impl Compiler<'_> {
                         if x.is_leaf() && y.is_leaf() {
                             Operand::Apply2(Box::new(Apply2 {
                                 f,
+                                fixed: self.fixed(f).map(|b| b.op),
                                 x,
                                 y,
                                 spans: [a.span, fspan],
@@ -1749,16 +1759,17 @@ impl Compiler<'_> {
         let fspan = func.span;
         if let NodeKind::Global(sym) = func.kind {
             let scope = self.scope();
+            let fixed = self.fixed(sym);
             return match ops.len() {
                 1 => match <[Operand; 1]>::try_from(ops) {
-                    Ok(ops) => global_call::<O, 1>(span, fspan, sym, ops, spans, scope),
-                    Err(ops) => global_call_any::<O>(span, fspan, sym, ops, spans, scope),
+                    Ok(ops) => global_call::<O, 1>(span, fspan, (sym, fixed), ops, spans, scope),
+                    Err(ops) => global_call_any::<O>(span, fspan, (sym, fixed), ops, spans, scope),
                 },
                 2 => match <[Operand; 2]>::try_from(ops) {
-                    Ok(ops) => global_call::<O, 2>(span, fspan, sym, ops, spans, scope),
-                    Err(ops) => global_call_any::<O>(span, fspan, sym, ops, spans, scope),
+                    Ok(ops) => global_call::<O, 2>(span, fspan, (sym, fixed), ops, spans, scope),
+                    Err(ops) => global_call_any::<O>(span, fspan, (sym, fixed), ops, spans, scope),
                 },
-                _ => global_call_any::<O>(span, fspan, sym, ops, spans, scope),
+                _ => global_call_any::<O>(span, fspan, (sym, fixed), ops, spans, scope),
             };
         }
         let head = self.node::<NonTail>(func);
@@ -2064,29 +2075,37 @@ fn seq_code(init: Vec<Code>, last: Option<Code>) -> Code {
     }
 }
 
+/// The builtin a global name was fixed to when the body was compiled, if it was (see
+/// [`Globals::pristine`]).
+type Fixed = Option<&'static BuiltinDef>;
+
 /// A call whose head is a global name, with `N` arguments (see [`call_global`]); the count
 /// known when compiled.
 fn global_call<O: Out, const N: usize>(
     span: Span,
     fspan: Span,
-    sym: Sym,
+    (sym, fixed): (Sym, Fixed),
     ops: [Operand; N],
     spans: Box<[Span]>,
     scope: Scope,
 ) -> Code {
-    Box::new(move |m, env| call_global::<O>(m, env, sym, &ops, &spans, span, fspan, &scope))
+    Box::new(move |m, env| {
+        call_global::<O>(m, env, (sym, fixed), &ops, &spans, span, fspan, &scope)
+    })
 }
 
 /// [`global_call`] of any number of arguments.
 fn global_call_any<O: Out>(
     span: Span,
     fspan: Span,
-    sym: Sym,
+    (sym, fixed): (Sym, Fixed),
     ops: Vec<Operand>,
     spans: Box<[Span]>,
     scope: Scope,
 ) -> Code {
-    Box::new(move |m, env| call_global::<O>(m, env, sym, &ops, &spans, span, fspan, &scope))
+    Box::new(move |m, env| {
+        call_global::<O>(m, env, (sym, fixed), &ops, &spans, span, fspan, &scope)
+    })
 }
 
 /// A call whose head is a global name: a builtin is called in place (up to [`INLINE_ARGS`]
@@ -2098,7 +2117,7 @@ fn global_call_any<O: Out>(
 fn call_global<O: Out>(
     m: &mut Machine,
     env: &Env,
-    sym: Sym,
+    (sym, fixed): (Sym, Fixed),
     ops: &[Operand],
     spans: &[Span],
     span: Span,
@@ -2106,6 +2125,11 @@ fn call_global<O: Out>(
     scope: &Scope,
 ) -> Raw {
     ok!(m, m.step2(&span, &fspan));
+    if let Some(b) = fixed {
+        if m.globals.pristine() && ops.len() <= INLINE_ARGS {
+            return builtin(m, b, ops, spans, span, env);
+        }
+    }
     match m.globals.get(sym) {
         Some(&Value::Builtin(b)) if ops.len() <= INLINE_ARGS => {
             builtin(m, b, ops, spans, span, env)

@@ -292,14 +292,22 @@ impl Machine {
     fn call_bound(&mut self, c: Rc<Closure>, frame: Env, span: Span) -> Raw {
         self.nesting += 1;
         let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
-            stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-                self.call_bound_here(c, frame, span)
-            })
+            self.call_bound_checked(c, frame, span)
         } else {
             self.call_bound_here(c, frame, span)
         };
         self.nesting -= 1;
         r
+    }
+
+    /// [`Machine::call_bound`] after a look at the stack, out of line (as
+    /// [`Machine::call_flat_checked`]).
+    #[cold]
+    #[inline(never)]
+    fn call_bound_checked(&mut self, c: Rc<Closure>, frame: Env, span: Span) -> Raw {
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+            self.call_bound_here(c, frame, span)
+        })
     }
 
     /// [`Machine::call_bound`] on the stack as it is (as [`Machine::enter_here`]).
@@ -439,7 +447,10 @@ impl Machine {
     pub(super) fn run_flat_at(&mut self, c: &Closure, base: usize) -> Raw {
         let body = c.lambda.compiled(&self.globals);
         let n = body.flat.unwrap_or(0) as usize;
-        self.stack.values.resize_with(base + n, || Value::Nil);
+        // Room for its `let`s, if it has any (the call is not inlined, even with none to make).
+        if self.stack.values.len() != base + n {
+            self.stack.values.resize_with(base + n, || Value::Nil);
+        }
         let saved = std::mem::replace(&mut self.stack.base, base);
         let r = (body.code)(self, &c.env);
         self.stack.base = saved;
@@ -479,14 +490,22 @@ impl Machine {
     fn call_flat(&mut self, c: Rc<Closure>, base: usize, span: Span) -> Raw {
         self.nesting += 1;
         let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
-            stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-                self.call_flat_here(c, base, span)
-            })
+            self.call_flat_checked(c, base, span)
         } else {
             self.call_flat_here(c, base, span)
         };
         self.nesting -= 1;
         r
+    }
+
+    /// [`Machine::call_flat`] after a look at the stack, out of line: inlined, the look took
+    /// room in the frame of every call site, held at every level of a recursion.
+    #[cold]
+    #[inline(never)]
+    fn call_flat_checked(&mut self, c: Rc<Closure>, base: usize, span: Span) -> Raw {
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+            self.call_flat_here(c, base, span)
+        })
     }
 
     /// The call a body left in tail position, and the calls it makes in turn, run in the loop.
@@ -1128,16 +1147,7 @@ fn builtin(
                 }
             }
             let x = val!(a.eval(m, env));
-            let mut buf = Buffer::<1>::new();
-            buf.put(0, x);
-            // SAFETY: the value just put, owned here.
-            let vals = unsafe { buf.filled(1) };
-            if let Some(v) = fast_one(b.op, &vals[0]) {
-                Raw::of(std::mem::take(&mut vals[0])).release();
-                return Raw::of(v);
-            }
-            // SAFETY: as above.
-            unsafe { call_on(m, b, vals, span, spans) }
+            builtin_on1(m, b, x, span, spans)
         }
         [a, c] => {
             let x = val!(a.eval(m, env));
@@ -1159,14 +1169,44 @@ fn builtin(
                 // SAFETY: two values owned here, moved into the cell.
                 return Raw::of(Value::cons(unsafe { x.value() }, unsafe { y.value() }));
             }
-            let mut buf = Buffer::<2>::new();
-            buf.put(0, x);
-            buf.put(1, y);
-            // SAFETY: the two values just put, owned here.
-            unsafe { call_on(m, b, buf.filled(2), span, spans) }
+            builtin_on2(m, b, x, y, span, spans)
         }
         _ => builtin_buffered(m, b, ops, spans, span, env),
     }
+}
+
+/// [`builtin`] of one evaluated argument, out of line: its buffer and the table call took room
+/// in the frame of every call of a builtin, which a recursion through an argument
+/// (`(+ (car l) (sum (cdr l)))`) holds on the stack at every level.
+#[inline(never)]
+fn builtin_on1(m: &mut Machine, b: &'static BuiltinDef, x: Raw, span: Span, spans: &[Span]) -> Raw {
+    let mut buf = Buffer::<1>::new();
+    buf.put(0, x);
+    // SAFETY: the value just put, owned here.
+    let vals = unsafe { buf.filled(1) };
+    if let Some(v) = fast_one(b.op, &vals[0]) {
+        Raw::of(std::mem::take(&mut vals[0])).release();
+        return Raw::of(v);
+    }
+    // SAFETY: as above.
+    unsafe { call_on(m, b, vals, span, spans) }
+}
+
+/// [`builtin`] of two evaluated arguments, out of line (as [`builtin_on1`]).
+#[inline(never)]
+fn builtin_on2(
+    m: &mut Machine,
+    b: &'static BuiltinDef,
+    x: Raw,
+    y: Raw,
+    span: Span,
+    spans: &[Span],
+) -> Raw {
+    let mut buf = Buffer::<2>::new();
+    buf.put(0, x);
+    buf.put(1, y);
+    // SAFETY: the two values just put, owned here.
+    unsafe { call_on(m, b, buf.filled(2), span, spans) }
 }
 
 /// [`builtin`] of no argument or of three or four.

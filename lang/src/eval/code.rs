@@ -1198,6 +1198,12 @@ fn builtin(
                 // SAFETY: two values owned here, moved into the cell.
                 return Raw::of(Value::cons(unsafe { x.value() }, unsafe { y.value() }));
             }
+            // Two integers, the second the value of a call (`(+ (car l) (sum (cdr l)))`).
+            if let (Some(i), Some(j)) = (x.int(), y.int()) {
+                if let Some(v) = fast_ints(b.op, i, j) {
+                    return Raw::of(v);
+                }
+            }
             builtin_on2(m, b, x, y, span, spans)
         }
         _ => builtin_buffered(m, b, ops, spans, span, env),

@@ -359,6 +359,7 @@ pub fn install(m: &mut Machine) {
         let s = m.intern(d);
         m.globals.set(s, Value::Symbol(s));
     }
+    m.globals.seal();
 }
 
 fn check_size(a: &Args, n: u64, max: u64, what: &str) -> R<()> {

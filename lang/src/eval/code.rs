@@ -39,7 +39,7 @@ use std::rc::Rc;
 
 use super::ast::{Body, Clause, Lambda, Node, NodeKind};
 use super::builtins::{self, BuiltinDef, Op};
-use super::env::Env;
+use super::env::{Env, Globals};
 use super::exec::{
     fast_builtin, fast_ints, fast_one, holds, Entry, Flow, INLINE_ARGS, RED_ZONE,
     STACK_CHECK_EVERY, STACK_SEGMENT,
@@ -260,7 +260,7 @@ impl Machine {
     /// Runs a procedure's compiled body in its frame.
     #[inline(always)]
     pub(super) fn run_body(&mut self, lambda: &Lambda, env: &Env) -> Raw {
-        (lambda.compiled().code)(self, env)
+        (lambda.compiled(&self.globals).code)(self, env)
     }
 
     /// What a body's [`Raw`] stands for, taken out of the machine.
@@ -292,14 +292,22 @@ impl Machine {
     fn call_bound(&mut self, c: Rc<Closure>, frame: Env, span: Span) -> Raw {
         self.nesting += 1;
         let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
-            stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-                self.call_bound_here(c, frame, span)
-            })
+            self.call_bound_checked(c, frame, span)
         } else {
             self.call_bound_here(c, frame, span)
         };
         self.nesting -= 1;
         r
+    }
+
+    /// [`Machine::call_bound`] after a look at the stack, out of line (as
+    /// [`Machine::call_flat_checked`]).
+    #[cold]
+    #[inline(never)]
+    fn call_bound_checked(&mut self, c: Rc<Closure>, frame: Env, span: Span) -> Raw {
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+            self.call_bound_here(c, frame, span)
+        })
     }
 
     /// [`Machine::call_bound`] on the stack as it is (as [`Machine::enter_here`]).
@@ -404,6 +412,18 @@ impl Stack {
     fn cut(&mut self, from: usize) {
         self.values.truncate(from);
     }
+
+    /// Moves the values from `from` on down to `base`, letting go of those between (a call in
+    /// tail position taking its caller's place). Swapped down one by one and the rest cut: a
+    /// `Vec::drain` of a few values went through `memmove` and a general drop, 8 % of quicksort.
+    #[inline(always)]
+    fn move_down(&mut self, base: usize, from: usize) {
+        let n = self.values.len().saturating_sub(from);
+        for k in 0..n {
+            self.values.swap(base + k, from + k);
+        }
+        self.values.truncate(base + n);
+    }
 }
 
 impl Machine {
@@ -437,15 +457,18 @@ impl Machine {
     /// arguments on the stack, all but those arguments, moved down to `base`.
     #[inline(always)]
     pub(super) fn run_flat_at(&mut self, c: &Closure, base: usize) -> Raw {
-        let body = c.lambda.compiled();
+        let body = c.lambda.compiled(&self.globals);
         let n = body.flat.unwrap_or(0) as usize;
-        self.stack.values.resize_with(base + n, || Value::Nil);
+        // Room for its `let`s, if it has any (the call is not inlined, even with none to make).
+        if self.stack.values.len() != base + n {
+            self.stack.values.resize_with(base + n, || Value::Nil);
+        }
         let saved = std::mem::replace(&mut self.stack.base, base);
         let r = (body.code)(self, &c.env);
         self.stack.base = saved;
         if r.tag() == FLAT_TAIL {
             let args = std::mem::replace(&mut self.pending.flat_from, base);
-            self.stack.values.drain(base..args);
+            self.stack.move_down(base, args);
             return r;
         }
         self.stack.cut(base);
@@ -463,7 +486,7 @@ impl Machine {
                 return r;
             }
             match self.pending.flat_next.take() {
-                Some(next) if next.lambda.compiled().is_flat() => c = next,
+                Some(next) if next.lambda.compiled(&self.globals).is_flat() => c = next,
                 Some(next) => {
                     self.pending.flat_next = Some(next);
                     return r;
@@ -479,14 +502,22 @@ impl Machine {
     fn call_flat(&mut self, c: Rc<Closure>, base: usize, span: Span) -> Raw {
         self.nesting += 1;
         let r = if self.nesting.is_multiple_of(STACK_CHECK_EVERY) {
-            stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-                self.call_flat_here(c, base, span)
-            })
+            self.call_flat_checked(c, base, span)
         } else {
             self.call_flat_here(c, base, span)
         };
         self.nesting -= 1;
         r
+    }
+
+    /// [`Machine::call_flat`] after a look at the stack, out of line: inlined, the look took
+    /// room in the frame of every call site, held at every level of a recursion.
+    #[cold]
+    #[inline(never)]
+    fn call_flat_checked(&mut self, c: Rc<Closure>, base: usize, span: Span) -> Raw {
+        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+            self.call_flat_here(c, base, span)
+        })
     }
 
     /// The call a body left in tail position, and the calls it makes in turn, run in the loop.
@@ -577,13 +608,16 @@ impl Lambda {
     /// required parameters only whose body has nothing that could capture or name a local at
     /// run time (a `lambda`, a named `let`, an internal `define`, a form left to the walk) keeps
     /// its locals on the value stack; any other, in pooled frames.
+    ///
+    /// A builtin named globally is fixed in the code when the globals are pristine at its first
+    /// call (see [`Globals`]), its answers made without looking the name up.
     #[inline]
-    pub(super) fn compiled(&self) -> &CompiledBody {
-        self.code.0.get_or_init(|| self.compile())
+    pub(super) fn compiled(&self, globals: &Globals) -> &CompiledBody {
+        self.code.0.get_or_init(|| self.compile(globals))
     }
 
     #[cold]
-    fn compile(&self) -> CompiledBody {
+    fn compile(&self, globals: &Globals) -> CompiledBody {
         #[cfg(test)]
         let pooled_only = tests::POOLED_ONLY.with(std::cell::Cell::get);
         #[cfg(not(test))]
@@ -592,6 +626,8 @@ impl Lambda {
             let mut c = Compiler {
                 depth: 0,
                 flat: Some(FlatScope::new(&self.required)),
+                globals,
+                movable: Vec::new(),
             };
             let code = c.body::<Tail>(&self.body);
             if let Some(f) = c.flat.filter(|f| !f.failed) {
@@ -604,6 +640,8 @@ impl Lambda {
         let code = Compiler {
             depth: 0,
             flat: None,
+            globals,
+            movable: Vec::new(),
         }
         .body::<Tail>(&self.body);
         CompiledBody { code, flat: None }
@@ -612,6 +650,8 @@ impl Lambda {
 
 /// Where a compiled form stands: in tail position or not.
 trait Out: 'static {
+    /// Whether this is tail position (the caller's locals go once its value is made).
+    const TAIL: bool;
     /// A call of `c` whose frame is bound.
     fn bound(m: &mut Machine, c: Rc<Closure>, frame: Env, span: Span) -> Raw;
     /// A call of `c` whose arguments are on the stack from `base`.
@@ -629,6 +669,7 @@ struct NonTail;
 struct Tail;
 
 impl Out for NonTail {
+    const TAIL: bool = false;
     #[inline(always)]
     fn bound(m: &mut Machine, c: Rc<Closure>, frame: Env, span: Span) -> Raw {
         m.call_bound(c, frame, span)
@@ -648,6 +689,7 @@ impl Out for NonTail {
 }
 
 impl Out for Tail {
+    const TAIL: bool = true;
     #[inline(always)]
     fn bound(m: &mut Machine, c: Rc<Closure>, frame: Env, span: Span) -> Raw {
         m.pending.tail(c, Entry::Frame(frame), span)
@@ -676,8 +718,15 @@ enum Operand {
     Local(Sym, Slot, Span),
     /// A local of a procedure whose locals are on the stack: its index in the call's region.
     Flat(u32, Span),
+    /// A local of the stack read for the last time (see [`Compiler::movable`]): its value is
+    /// moved out of its slot, no count taken there and given back when the slot goes.
+    Move(u32, Span),
     Const(Value, Span),
     Apply1(Box<Apply1>),
+    /// `(car X)`, `X` a local, `car` the builtin fixed (see [`Globals::pristine`]).
+    Car(Box<Half1>),
+    /// `(cdr X)`, as [`Operand::Car`].
+    Cdr(Box<Half1>),
     Apply11(Box<Apply11>),
     Apply2(Box<Apply2>),
     Code(Code),
@@ -690,6 +739,75 @@ struct Apply1 {
     x: Loc,
     spans: [Span; 3],
     code: Code,
+}
+
+/// `(car X)` or `(cdr X)`, `X` a local, the builtin fixed when the body was compiled: while the
+/// globals are pristine, the half is read where `X` lies, with the call's three steps (its own,
+/// its head's and `X`'s); otherwise, and where `X` is no list, `code` runs.
+struct Half1 {
+    x: Loc,
+    spans: [Span; 3],
+    code: Code,
+}
+
+/// The car (`CAR`) or cdr of a list borrowed where it lies, as a new reference; `nil` of `nil`;
+/// `None` for anything else (the builtin's error).
+#[inline(always)]
+fn half_raw<const CAR: bool>(x: &Value) -> Option<Raw> {
+    match x {
+        Value::Pair(c) => Some(Raw::shared(&*if CAR { c.car() } else { c.cdr() })),
+        Value::Nil => Some(Raw::of(Value::Nil)),
+        _ => None,
+    }
+}
+
+/// The integer in the car (`CAR`) or cdr of a list borrowed where it lies.
+#[inline(always)]
+fn half_int<const CAR: bool>(x: &Value) -> Option<i64> {
+    match x {
+        Value::Pair(c) => match *if CAR { c.car() } else { c.cdr() } {
+            Value::Int(i) => Some(i),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+impl Half1 {
+    /// `(car X)` or `(cdr X)` made in place (see [`Half1`]).
+    #[inline(always)]
+    fn eval<const CAR: bool>(&self, m: &mut Machine, env: &Env) -> Raw {
+        if m.globals.pristine() {
+            let v = match self.x {
+                Loc::Flat(i) => half_raw::<CAR>(m.stack.local(i)),
+                Loc::Env(sym, slot) => match env.at(slot, sym) {
+                    Some(x) => half_raw::<CAR>(&x),
+                    None => None,
+                },
+            };
+            if let Some(r) = v {
+                let [s, f, x] = &self.spans;
+                if let Err(e) = m.step3(s, f, x) {
+                    r.release();
+                    return m.pending.fail(e);
+                }
+                return r;
+            }
+        }
+        (self.code)(m, env)
+    }
+
+    /// The integer `(car X)` or `(cdr X)` is, read in place, its steps still to take.
+    #[inline(always)]
+    fn int<const CAR: bool>(&self, m: &Machine, env: &Env) -> Option<i64> {
+        if !m.globals.pristine() {
+            return None;
+        }
+        match self.x {
+            Loc::Flat(i) => half_int::<CAR>(m.stack.local(i)),
+            Loc::Env(sym, slot) => env.with_at(slot, sym, half_int::<CAR>).flatten(),
+        }
+    }
 }
 
 /// `(F (G X))`, `F` and `G` global names, `X` a variable (`(cadr (car l))`): when `G` is `car`
@@ -719,6 +837,8 @@ fn fast_of_half(outer: Op, inner: Op, x: &Value) -> Option<Value> {
 /// the call, its head, `X` and `Y`; otherwise `code` runs.
 struct Apply2 {
     f: Sym,
+    /// `F`'s operation, fixed when the body was compiled (see [`Globals::pristine`]).
+    fixed: Option<Op>,
     x: Operand,
     y: Operand,
     spans: [Span; 2],
@@ -774,6 +894,11 @@ impl Operand {
         match self {
             Operand::Local(sym, slot, span) => local(m, env, *sym, *slot, span),
             Operand::Flat(i, span) => flat_local(m, *i, span),
+            Operand::Move(i, span) => {
+                ok!(m, m.step(span));
+                let at = m.stack.base + *i as usize;
+                Raw::of(std::mem::take(&mut m.stack.values[at]))
+            }
             Operand::Const(v, span) => {
                 ok!(m, m.step(span));
                 Raw::shared(v)
@@ -793,6 +918,8 @@ impl Operand {
                 }
                 (a.code)(m, env)
             }
+            Operand::Car(a) => a.eval::<true>(m, env),
+            Operand::Cdr(a) => a.eval::<false>(m, env),
             Operand::Apply11(a) => {
                 if let (Some(&Value::Builtin(f)), Some(&Value::Builtin(g))) =
                     (m.globals.get(a.f), m.globals.get(a.g))
@@ -817,9 +944,16 @@ impl Operand {
                 (a.code)(m, env)
             }
             Operand::Apply2(a) => {
-                if let Some(&Value::Builtin(b)) = m.globals.get(a.f) {
+                let op = match (a.fixed, m.globals.pristine()) {
+                    (Some(op), true) => Some(op),
+                    _ => match m.globals.get(a.f) {
+                        Some(&Value::Builtin(b)) => Some(b.op),
+                        _ => None,
+                    },
+                };
+                if let Some(op) = op {
                     if let (Some((i, xs)), Some((j, ys))) = (a.x.int(m, env), a.y.int(m, env)) {
-                        if let Some(v) = fast_ints(b.op, i, j) {
+                        if let Some(v) = fast_ints(op, i, j) {
                             let [s, f] = &a.spans;
                             ok!(m, m.step4(s, f, xs, ys));
                             return Raw::of(v);
@@ -837,7 +971,7 @@ impl Operand {
     #[inline(always)]
     fn int(&self, m: &Machine, env: &Env) -> Option<(i64, &Span)> {
         match self {
-            Operand::Flat(i, span) => match m.stack.local(*i) {
+            Operand::Flat(i, span) | Operand::Move(i, span) => match m.stack.local(*i) {
                 Value::Int(i) => Some((*i, span)),
                 _ => None,
             },
@@ -852,10 +986,38 @@ impl Operand {
         }
     }
 
+    /// The integer a variable, a constant, or the car or cdr of a variable made in place (see
+    /// [`Half1`]) is, read where it lies; `None` for anything else.
+    #[inline(always)]
+    fn int_in_place(&self, m: &Machine, env: &Env) -> Option<i64> {
+        match self {
+            Operand::Car(a) => a.int::<true>(m, env),
+            Operand::Cdr(a) => a.int::<false>(m, env),
+            _ => self.int(m, env).map(|(i, _)| i),
+        }
+    }
+
+    /// The spans of the steps of an operand [`Operand::int_in_place`] reads, in order.
+    fn step_spans(&self) -> Vec<Span> {
+        match self {
+            Operand::Local(_, _, s)
+            | Operand::Flat(_, s)
+            | Operand::Move(_, s)
+            | Operand::Const(_, s) => vec![*s],
+            Operand::Car(a) | Operand::Cdr(a) => a.spans.to_vec(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether [`Operand::int_in_place`] may read this operand.
+    fn is_simple(&self) -> bool {
+        self.is_leaf() || matches!(self, Operand::Car(_) | Operand::Cdr(_))
+    }
+
     fn is_leaf(&self) -> bool {
         matches!(
             self,
-            Operand::Local(..) | Operand::Flat(..) | Operand::Const(..)
+            Operand::Local(..) | Operand::Flat(..) | Operand::Move(..) | Operand::Const(..)
         )
     }
 }
@@ -900,7 +1062,7 @@ fn call_proc<O: Out>(
     env: &Env,
     span: Span,
 ) -> Raw {
-    if c.lambda.compiled().is_flat() {
+    if c.lambda.compiled(&m.globals).is_flat() {
         match push_args(m, ops, env) {
             Some(base) => O::flat(m, c, base, span),
             None => Raw::ERR,
@@ -1014,16 +1176,7 @@ fn builtin(
                 }
             }
             let x = val!(a.eval(m, env));
-            let mut buf = Buffer::<1>::new();
-            buf.put(0, x);
-            // SAFETY: the value just put, owned here.
-            let vals = unsafe { buf.filled(1) };
-            if let Some(v) = fast_one(b.op, &vals[0]) {
-                Raw::of(std::mem::take(&mut vals[0])).release();
-                return Raw::of(v);
-            }
-            // SAFETY: as above.
-            unsafe { call_on(m, b, vals, span, spans) }
+            builtin_on1(m, b, x, span, spans)
         }
         [a, c] => {
             let x = val!(a.eval(m, env));
@@ -1045,14 +1198,50 @@ fn builtin(
                 // SAFETY: two values owned here, moved into the cell.
                 return Raw::of(Value::cons(unsafe { x.value() }, unsafe { y.value() }));
             }
-            let mut buf = Buffer::<2>::new();
-            buf.put(0, x);
-            buf.put(1, y);
-            // SAFETY: the two values just put, owned here.
-            unsafe { call_on(m, b, buf.filled(2), span, spans) }
+            // Two integers, the second the value of a call (`(+ (car l) (sum (cdr l)))`).
+            if let (Some(i), Some(j)) = (x.int(), y.int()) {
+                if let Some(v) = fast_ints(b.op, i, j) {
+                    return Raw::of(v);
+                }
+            }
+            builtin_on2(m, b, x, y, span, spans)
         }
         _ => builtin_buffered(m, b, ops, spans, span, env),
     }
+}
+
+/// [`builtin`] of one evaluated argument, out of line: its buffer and the table call took room
+/// in the frame of every call of a builtin, which a recursion through an argument
+/// (`(+ (car l) (sum (cdr l)))`) holds on the stack at every level.
+#[inline(never)]
+fn builtin_on1(m: &mut Machine, b: &'static BuiltinDef, x: Raw, span: Span, spans: &[Span]) -> Raw {
+    let mut buf = Buffer::<1>::new();
+    buf.put(0, x);
+    // SAFETY: the value just put, owned here.
+    let vals = unsafe { buf.filled(1) };
+    if let Some(v) = fast_one(b.op, &vals[0]) {
+        Raw::of(std::mem::take(&mut vals[0])).release();
+        return Raw::of(v);
+    }
+    // SAFETY: as above.
+    unsafe { call_on(m, b, vals, span, spans) }
+}
+
+/// [`builtin`] of two evaluated arguments, out of line (as [`builtin_on1`]).
+#[inline(never)]
+fn builtin_on2(
+    m: &mut Machine,
+    b: &'static BuiltinDef,
+    x: Raw,
+    y: Raw,
+    span: Span,
+    spans: &[Span],
+) -> Raw {
+    let mut buf = Buffer::<2>::new();
+    buf.put(0, x);
+    buf.put(1, y);
+    // SAFETY: the two values just put, owned here.
+    unsafe { call_on(m, b, buf.filled(2), span, spans) }
 }
 
 /// [`builtin`] of no argument or of three or four.
@@ -1212,9 +1401,17 @@ impl FlatScope {
 
 /// The compiler of one body; `depth` is the nesting of the form being compiled within it;
 /// `flat`, for a body compiled to keep its locals on the stack.
-struct Compiler {
+struct Compiler<'g> {
     depth: usize,
     flat: Option<FlatScope>,
+    globals: &'g Globals,
+    /// The locals an argument may move out of its slot: inside a call in tail position of a
+    /// body whose locals are on the stack, the names it reads once and nowhere else. The call
+    /// is the last thing the body does, its slots go when it is made, and no loop runs inside
+    /// it (a named `let` or a `lambda` keeps a body's locals in frames): a name read once is
+    /// read for the last time. Passing `lo` and `hi` on to the next round of a loop
+    /// (`(partition pivot (cdr l) (cons (car l) lo) hi)`) then takes and gives back no count.
+    movable: Vec<Sym>,
 }
 
 /// A `cond` clause's test: `else`, a test of a clause with a body (whether it holds), or of one
@@ -1231,7 +1428,12 @@ struct CondClause {
     last: Option<Code>,
 }
 
-impl Compiler {
+impl Compiler<'_> {
+    /// The builtin a global name is fixed to (see [`Globals::fixed_builtin`]).
+    fn fixed(&self, sym: Sym) -> Option<&'static BuiltinDef> {
+        self.globals.fixed_builtin(sym)
+    }
+
     /// The body being compiled needs its locals in frames after all.
     fn unflat(&mut self) {
         if let Some(f) = &mut self.flat {
@@ -1319,6 +1521,7 @@ impl Compiler {
     fn operand(&mut self, a: &Node) -> Operand {
         match &a.kind {
             &NodeKind::Local(sym, slot) => match self.loc(sym, slot) {
+                Loc::Flat(i) if self.movable.contains(&sym) => Operand::Move(i, a.span),
                 Loc::Flat(i) => Operand::Flat(i, a.span),
                 Loc::Env(sym, slot) => Operand::Local(sym, slot, a.span),
             },
@@ -1330,6 +1533,23 @@ impl Compiler {
                 };
                 match args.as_slice() {
                     [x] => match &x.kind {
+                        &NodeKind::Local(xs, slot)
+                            if self
+                                .fixed(f)
+                                .is_some_and(|b| matches!(b.op, Op::Car | Op::Cdr)) =>
+                        {
+                            let car = self.fixed(f).is_some_and(|b| b.op == Op::Car);
+                            let half = Box::new(Half1 {
+                                x: self.loc(xs, slot),
+                                spans: [a.span, fspan, x.span],
+                                code: self.node::<NonTail>(a),
+                            });
+                            if car {
+                                Operand::Car(half)
+                            } else {
+                                Operand::Cdr(half)
+                            }
+                        }
                         &NodeKind::Local(xs, slot) => Operand::Apply1(Box::new(Apply1 {
                             f,
                             x: self.loc(xs, slot),
@@ -1358,6 +1578,7 @@ impl Compiler {
                         if x.is_leaf() && y.is_leaf() {
                             Operand::Apply2(Box::new(Apply2 {
                                 f,
+                                fixed: self.fixed(f).map(|b| b.op),
                                 x,
                                 y,
                                 spans: [a.span, fspan],
@@ -1403,6 +1624,29 @@ impl Compiler {
                     let r = m.lookup(sym, env, span);
                     Raw::result(m, r)
                 })
+            }
+            NodeKind::Call {
+                func,
+                args,
+                arg_spans,
+            } if O::TAIL && self.flat.is_some() => {
+                let mut refs = Vec::new();
+                let movable = if local_refs(n, &mut refs) {
+                    refs.sort_unstable_by_key(|s: &Sym| s.0);
+                    refs.iter()
+                        .enumerate()
+                        .filter(|&(i, s)| {
+                            (i == 0 || refs[i - 1] != *s) && refs.get(i + 1) != Some(s)
+                        })
+                        .map(|(_, &s)| s)
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                let saved = std::mem::replace(&mut self.movable, movable);
+                let code = self.call::<O>(span, func, args, arg_spans);
+                self.movable = saved;
+                code
             }
             NodeKind::Call {
                 func,
@@ -1621,16 +1865,17 @@ impl Compiler {
         let fspan = func.span;
         if let NodeKind::Global(sym) = func.kind {
             let scope = self.scope();
+            let fixed = self.fixed(sym);
             return match ops.len() {
                 1 => match <[Operand; 1]>::try_from(ops) {
-                    Ok(ops) => global_call::<O, 1>(span, fspan, sym, ops, spans, scope),
-                    Err(ops) => global_call_any::<O>(span, fspan, sym, ops, spans, scope),
+                    Ok(ops) => global_call::<O, 1>(span, fspan, (sym, fixed), ops, spans, scope),
+                    Err(ops) => global_call_any::<O>(span, fspan, (sym, fixed), ops, spans, scope),
                 },
                 2 => match <[Operand; 2]>::try_from(ops) {
-                    Ok(ops) => global_call::<O, 2>(span, fspan, sym, ops, spans, scope),
-                    Err(ops) => global_call_any::<O>(span, fspan, sym, ops, spans, scope),
+                    Ok(ops) => global_call::<O, 2>(span, fspan, (sym, fixed), ops, spans, scope),
+                    Err(ops) => global_call_any::<O>(span, fspan, (sym, fixed), ops, spans, scope),
                 },
-                _ => global_call_any::<O>(span, fspan, sym, ops, spans, scope),
+                _ => global_call_any::<O>(span, fspan, (sym, fixed), ops, spans, scope),
             };
         }
         let head = self.node::<NonTail>(func);
@@ -1659,6 +1904,24 @@ impl Compiler {
                             let aspan = a.span;
                             let x = self.loc(s, slot);
                             let general = self.node::<NonTail>(t);
+                            if let Some(b) = self.fixed(sym) {
+                                let spans = [tspan, fspan, aspan];
+                                return match b.op {
+                                    Op::NullP => pred_test(
+                                        |v| Some(matches!(v, Value::Nil)),
+                                        x,
+                                        spans,
+                                        general,
+                                    ),
+                                    Op::PairP => pred_test(
+                                        |v| Some(matches!(v, Value::Pair(_))),
+                                        x,
+                                        spans,
+                                        general,
+                                    ),
+                                    op => pred_test(move |v| holds(op, v), x, spans, general),
+                                };
+                            }
                             return Box::new(move |m, env| {
                                 if let Some(&Value::Builtin(b)) = m.globals.get(sym) {
                                     let op = b.op;
@@ -1678,6 +1941,26 @@ impl Compiler {
                     }
                     [a, c] => {
                         let (x, y) = (self.operand(a), self.operand(c));
+                        let op = self.fixed(sym).map(|b| b.op);
+                        if x.is_simple() && y.is_simple() && op.is_some_and(is_comparison) {
+                            let mut spans = vec![tspan, fspan];
+                            spans.extend(x.step_spans());
+                            spans.extend(y.step_spans());
+                            let general = self.node::<NonTail>(t);
+                            let test = CmpTest {
+                                x,
+                                y,
+                                spans: spans.into(),
+                                general,
+                            };
+                            return match op {
+                                Some(Op::Lt) => test.boxed(|i, j| i < j),
+                                Some(Op::NumEq) => test.boxed(|i, j| i == j),
+                                Some(Op::Gt) => test.boxed(|i, j| i > j),
+                                Some(Op::Le) => test.boxed(|i, j| i <= j),
+                                _ => test.boxed(|i, j| i >= j),
+                            };
+                        }
                         if x.is_leaf() && y.is_leaf() {
                             let general = self.node::<NonTail>(t);
                             return Box::new(move |m, env| {
@@ -1777,6 +2060,114 @@ impl Compiler {
     }
 }
 
+/// Gathers the names a form reads or assigns (a name assigned twice, so it is never taken as
+/// read once); `false` for a form with anything else in it (a `lambda`, a walked form), whose
+/// names are not all seen.
+fn local_refs(n: &Node, out: &mut Vec<Sym>) -> bool {
+    match &n.kind {
+        NodeKind::Const(_) | NodeKind::Global(_) => true,
+        &NodeKind::Local(s, _) | &NodeKind::Var(s) => {
+            out.push(s);
+            true
+        }
+        NodeKind::Set { name, value, .. } => {
+            out.extend([*name, *name]);
+            local_refs(value, out)
+        }
+        NodeKind::Call { func, args, .. } => {
+            local_refs(func, out) && args.iter().all(|a| local_refs(a, out))
+        }
+        NodeKind::If { test, then, other } => {
+            local_refs(test, out)
+                && local_refs(then, out)
+                && other.as_deref().is_none_or(|o| local_refs(o, out))
+        }
+        NodeKind::Begin(forms) | NodeKind::And(forms) | NodeKind::Or(forms) => {
+            forms.iter().all(|f| local_refs(f, out))
+        }
+        NodeKind::Cond(clauses) => clauses.iter().all(|c| {
+            c.test.as_ref().is_none_or(|t| local_refs(t, out))
+                && c.body.iter().all(|f| local_refs(f, out))
+        }),
+        NodeKind::Let { bindings, body, .. } => {
+            body.defines.is_empty()
+                && bindings.iter().all(|(_, i)| local_refs(i, out))
+                && body.forms.iter().all(|f| local_refs(f, out))
+        }
+        _ => false,
+    }
+}
+
+/// Whether a builtin's operation is a comparison of two integers (`fast_ints` answers a boolean).
+fn is_comparison(op: Op) -> bool {
+    matches!(op, Op::Lt | Op::NumEq | Op::Gt | Op::Le | Op::Ge)
+}
+
+/// A test that is a predicate fixed when the body was compiled (see [`Globals::pristine`]) of a
+/// local, answered where the local lies with the steps of the call, its head and the local;
+/// `general` runs otherwise. Generic in the predicate, so each is compiled in.
+fn pred_test<P: Fn(&Value) -> Option<bool> + 'static>(
+    pred: P,
+    x: Loc,
+    spans: [Span; 3],
+    general: Code,
+) -> Test {
+    Box::new(move |m, env| {
+        if m.globals.pristine() {
+            let hit = match x {
+                Loc::Flat(i) => pred(m.stack.local(i)),
+                Loc::Env(sym, slot) => match env.at(slot, sym) {
+                    Some(v) => pred(&v),
+                    None => None,
+                },
+            };
+            if let Some(hit) = hit {
+                let [t, f, a] = &spans;
+                return match m.step3(t, f, a) {
+                    Ok(()) => Some(hit),
+                    Err(e) => {
+                        m.pending.fail(e);
+                        None
+                    }
+                };
+            }
+        }
+        truth(general(m, env))
+    })
+}
+
+/// A test that is a comparison fixed when the body was compiled of two integers read in place
+/// (variables, constants, or the car or cdr of a variable: `(< (car l) pivot)`), with the steps
+/// the walk takes for it (`spans`, in its order); `general` runs otherwise.
+struct CmpTest {
+    x: Operand,
+    y: Operand,
+    spans: Box<[Span]>,
+    general: Code,
+}
+
+impl CmpTest {
+    /// The test with its comparison compiled in.
+    fn boxed<C: Fn(i64, i64) -> bool + 'static>(self, cmp: C) -> Test {
+        Box::new(move |m, env| {
+            if m.globals.pristine() {
+                if let (Some(i), Some(j)) =
+                    (self.x.int_in_place(m, env), self.y.int_in_place(m, env))
+                {
+                    return match step_all(m, &self.spans) {
+                        Ok(()) => Some(cmp(i, j)),
+                        Err(e) => {
+                            m.pending.fail(e);
+                            None
+                        }
+                    };
+                }
+            }
+            truth((self.general)(m, env))
+        })
+    }
+}
+
 /// Takes one step for each span, in order, with one comparison when none reaches the next
 /// checkpoint (as `Machine::step2`); where one would, one by one, so a budget runs out at the
 /// same step and span.
@@ -1828,29 +2219,37 @@ fn seq_code(init: Vec<Code>, last: Option<Code>) -> Code {
     }
 }
 
+/// The builtin a global name was fixed to when the body was compiled, if it was (see
+/// [`Globals::pristine`]).
+type Fixed = Option<&'static BuiltinDef>;
+
 /// A call whose head is a global name, with `N` arguments (see [`call_global`]); the count
 /// known when compiled.
 fn global_call<O: Out, const N: usize>(
     span: Span,
     fspan: Span,
-    sym: Sym,
+    (sym, fixed): (Sym, Fixed),
     ops: [Operand; N],
     spans: Box<[Span]>,
     scope: Scope,
 ) -> Code {
-    Box::new(move |m, env| call_global::<O>(m, env, sym, &ops, &spans, span, fspan, &scope))
+    Box::new(move |m, env| {
+        call_global::<O>(m, env, (sym, fixed), &ops, &spans, span, fspan, &scope)
+    })
 }
 
 /// [`global_call`] of any number of arguments.
 fn global_call_any<O: Out>(
     span: Span,
     fspan: Span,
-    sym: Sym,
+    (sym, fixed): (Sym, Fixed),
     ops: Vec<Operand>,
     spans: Box<[Span]>,
     scope: Scope,
 ) -> Code {
-    Box::new(move |m, env| call_global::<O>(m, env, sym, &ops, &spans, span, fspan, &scope))
+    Box::new(move |m, env| {
+        call_global::<O>(m, env, (sym, fixed), &ops, &spans, span, fspan, &scope)
+    })
 }
 
 /// A call whose head is a global name: a builtin is called in place (up to [`INLINE_ARGS`]
@@ -1862,7 +2261,7 @@ fn global_call_any<O: Out>(
 fn call_global<O: Out>(
     m: &mut Machine,
     env: &Env,
-    sym: Sym,
+    (sym, fixed): (Sym, Fixed),
     ops: &[Operand],
     spans: &[Span],
     span: Span,
@@ -1870,6 +2269,11 @@ fn call_global<O: Out>(
     scope: &Scope,
 ) -> Raw {
     ok!(m, m.step2(&span, &fspan));
+    if let Some(b) = fixed {
+        if m.globals.pristine() && ops.len() <= INLINE_ARGS {
+            return builtin(m, b, ops, spans, span, env);
+        }
+    }
     match m.globals.get(sym) {
         Some(&Value::Builtin(b)) if ops.len() <= INLINE_ARGS => {
             builtin(m, b, ops, spans, span, env)
@@ -1939,6 +2343,13 @@ mod tests {
             "(define (f x) (cond ((null? x) 'none) ((pair? x) (let ((h (car x))) (f (cdr x)))) (else x))) (f '(1 2 3))",
             "(define (f x) (undefined-proc x)) (f 1)",
             "(define (f x) (set! x (car x)) x) (f 1)",
+            // Locals read once in a call in tail position, moved out of their slots.
+            "(define (g a b) (list a b)) (define (f x y) (g (cons x y) y)) (f '(1) '(2))",
+            "(define (f l acc) (if (null? l) acc (f (cdr l) (cons (car l) acc)))) (f '(1 2 3) '())",
+            "(define (g a b) a) (define (f x y) (g x (car y))) (f (list 1 2) 5)",
+            "(define (f x) (let ((y (list x))) (g y))) (define (g z) (length z)) (f 1)",
+            "(define (g a b) (list a b)) (define (f x) (g x (set! x 2))) (f 1)",
+            "(define (f x y) (cons x (undefined-proc y))) (f (list 1) 2)",
         ];
         for p in programs {
             let [flat, pooled] = run_both(p, Limits::default());
@@ -2074,6 +2485,10 @@ mod tests {
             "(define (f x n) (if (= n 0) x (f (cons x x) (- n 1)))) (f s 3)",
             "(define (f x) (+ 1 (car x))) (f l)",
             "(define (f x) (+ (car x) 1)) (f l)",
+            "(define (k a b) a) (define (f x y) (k x (car 5))) (f s s)",
+            "(define (k a b) b) (define (f x) (k (car 5) x)) (f s)",
+            "(define (f x y) (cons y (list x (car 5)))) (f s l)",
+            "(define (f x) (let ((y (list x x))) (cons y (car 5)))) (f s)",
         ];
         for p in programs {
             let _ = i.eval_source("t.ttdl", p);
@@ -2146,6 +2561,34 @@ mod tests {
                  (define (< x y) #f) (list a (f 0))"),
             "(low high)"
         );
+        // Builtins fixed in compiled code: a test, a comparison of a car, an accessor.
+        assert_eq!(
+            run(
+                "(define (f l) (if (null? l) 'empty (if (< (car l) 2) (cdr l) 'big))) \
+                 (define a (list (f '()) (f '(1 5)) (f '(3)))) \
+                 (define (cdr x) 'mine) (define b (f '(1 5))) \
+                 (define (null? x) #t) (list a b (f '(7)))"
+            ),
+            "((empty (5) big) mine empty)"
+        );
+        assert_eq!(
+            run(
+                "(define (f l) (if (< (car l) 2) 'low 'high)) (define a (f '(1))) \
+                 (define (car x) 5) (list a (f '(1)))"
+            ),
+            "(low high)"
+        );
+        // A builtin stored under another name, and that name assigned.
+        assert_eq!(
+            run(
+                "(define first car) (define (f l) (first l)) (define a (f '(1 2))) \
+                 (set! first cdr) (list a (f '(1 2)))"
+            ),
+            "(1 (2))"
+        );
+        // A fresh interpreter's builtins are where it installed them (else nothing is fixed).
+        let i = Interpreter::new(Limits::default());
+        assert!(i.machine().globals.pristine());
     }
 
     /// The forms a body leaves to the walk (`case`, `while`, `dotimes`, `dolist`, quasiquote)

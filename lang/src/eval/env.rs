@@ -299,9 +299,17 @@ impl Env {
 /// a persistent vector's tree walk is not; a snapshot (REPL `:undo`, a scratch evaluator) is still
 /// one `Rc` clone, and only the first assignment after a snapshot copies the slots (a few
 /// thousand words).
+///
+/// `pristine` says that every builtin is still where the interpreter installed it: no global
+/// that held a builtin was assigned since, and no builtin was stored into a global. Compiled code
+/// fixes a call of a builtin named globally when its body is compiled, and looks at this one flag
+/// where it looked the name up and dispatched on the builtin found ([`super::code`]). Every
+/// interpreter installs the same builtins under the same names, so the flag of the machine that
+/// runs the code vouches for the names the code was compiled with, whichever machine compiled it.
 #[derive(Clone, Debug, Default)]
 pub struct Globals {
     slots: Rc<Vec<Option<Value>>>,
+    pristine: bool,
 }
 
 impl Globals {
@@ -316,7 +324,30 @@ impl Globals {
         if slots.len() <= i {
             slots.resize(i + 1, None);
         }
+        if matches!(value, Value::Builtin(_)) || matches!(slots[i], Some(Value::Builtin(_))) {
+            self.pristine = false;
+        }
         slots[i] = Some(value);
+    }
+
+    /// The builtins are installed: from here on the globals are pristine until one of them is
+    /// assigned, or a builtin is stored into a global.
+    pub fn seal(&mut self) {
+        self.pristine = true;
+    }
+
+    /// Whether every builtin is still bound where it was installed (see [`Globals`]).
+    #[inline(always)]
+    pub fn pristine(&self) -> bool {
+        self.pristine
+    }
+
+    /// The builtin `sym` names for good: the one bound to it while the globals are pristine.
+    pub fn fixed_builtin(&self, sym: Sym) -> Option<&'static super::builtins::BuiltinDef> {
+        match self.get(sym) {
+            Some(&Value::Builtin(b)) if self.pristine => Some(b),
+            _ => None,
+        }
     }
 
     pub fn is_bound(&self, sym: Sym) -> bool {

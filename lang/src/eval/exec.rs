@@ -644,7 +644,7 @@ impl Machine {
         mut span: Span,
     ) -> R<Value> {
         loop {
-            let r = if c.lambda.compiled().is_flat() {
+            let r = if c.lambda.compiled(&self.globals).is_flat() {
                 let base = self.flat_entry(&c, entry, span)?;
                 self.run_flat_loop(c, base)
             } else {

@@ -104,7 +104,16 @@ impl<'a> ResourceIndex<'a> {
 /// Held spans of one lane: sorted, disjoint half-open `[start, end)` intervals, touching ones
 /// merged. Messages are placed roughly in release order, so most inserts land at the end and a
 /// lane stays short (back-to-back traffic is one interval).
-type Lane = Vec<(u64, u64)>;
+///
+/// Cycles are kept in 32 bits, as a plan's holds keep them ([`Hold`]): a lane is read near its
+/// end by every placement, and twice as many spans fit in the cache lines read there. A span
+/// reaching past cycle 2³² − 1 is kept up to it; the hold made with it is refused then.
+type Lane = Vec<(u32, u32)>;
+
+/// A cycle as a lane keeps it.
+fn cycle32(t: u64) -> u32 {
+    t.min(u32::MAX as u64) as u32
+}
 
 /// Resources are small keys looked up once per step of every placement: a multiplicative hash
 /// (no denial-of-service concern here) instead of SipHash.
@@ -231,7 +240,10 @@ impl Occupancy {
             return;
         }
         let l = &mut self.lanes[first + lane];
-        let e = s + len;
+        let (s, e) = (cycle32(s), cycle32(s.saturating_add(len)));
+        if s == e {
+            return;
+        }
         let i = partition_from_end(l, |iv| iv.0 < s);
         let joins_prev = i > 0 && l[i - 1].1 == s;
         let joins_next = i < l.len() && l[i].0 == e;
@@ -344,15 +356,15 @@ pub(super) fn partition_from_end<T>(l: &[T], pred: impl Fn(&T) -> bool) -> usize
 }
 
 /// Earliest start `≥ t` of a gap of `len` cycles in a lane.
-fn earliest_in(l: &[(u64, u64)], t: u64, len: u64) -> u64 {
+fn earliest_in(l: &[(u32, u32)], t: u64, len: u64) -> u64 {
     let mut s = t;
     // Intervals ending at or before t are behind us.
-    let from = partition_from_end(l, |iv| iv.1 <= t);
+    let from = partition_from_end(l, |iv| iv.1 as u64 <= t);
     for &(a, e) in &l[from..] {
-        if a >= s.saturating_add(len) {
+        if a as u64 >= s.saturating_add(len) {
             break;
         }
-        s = s.max(e);
+        s = s.max(e as u64);
     }
     s
 }
@@ -397,5 +409,12 @@ mod tests {
         o.take(r, 0, 0, 1, 3);
         o.take(r, 0, 1, 1, 4);
         assert_eq!(o.lanes[0], vec![(0, 9)]);
+        // A span past the last 32-bit cycle is kept up to it (its hold is refused).
+        let e = Resource::Eject(0);
+        let last = u32::MAX as u64;
+        o.take(e, 0, last - 1, 5, 5);
+        assert_eq!(o.lanes[1], vec![(u32::MAX - 1, u32::MAX)]);
+        assert_eq!(o.earliest(e, last - 3, 2), (last - 3, 0));
+        assert_eq!(o.earliest(e, last - 2, 2), (last, 0));
     }
 }

@@ -516,7 +516,8 @@ fn place(
             contiguous_arrival.saturating_sub(size.div_ceil(2))
         };
         // The words' waits are recorded as a trial and kept only when they fit the buffers.
-        if let Some(frags) = place_words(occ, steps, release, size, h, pays_by) {
+        let clear = load.hardware().buffer == Some(0);
+        if let Some(frags) = place_words(occ, steps, release, size, h, pays_by, clear) {
             if record_waits(load, steps, &frags, h, true) {
                 chosen = frags;
                 recorded = true;
@@ -755,7 +756,8 @@ fn clear_path(
 /// `None` as soon as the last word's arrival must be later than `pays_by`
 /// (each later word reaches a processor at least a cycle after the one before it): under
 /// contention most messages cannot gain by splitting, and this finds out within a word or two
-/// instead of placing all of them.
+/// instead of placing all of them. With `clear` (no input may keep a word waiting), also `None`
+/// as soon as a word would wait at a switch: its fragment would not fit the buffers.
 fn place_words(
     occ: &Occupancy,
     steps: &[Step],
@@ -763,6 +765,7 @@ fn place_words(
     size: u64,
     h: u64,
     pays_by: u64,
+    clear: bool,
 ) -> Option<Vec<(usize, usize, u64, u64)>> {
     let k = steps.len();
     let at: Vec<Option<(usize, usize)>> = steps
@@ -782,6 +785,9 @@ fn place_words(
                 t = t.max(times[w - 1][j].0 + 1);
             }
             let (s, lane) = occ.earliest_in_lanes(at[j], t, 1);
+            if clear && st.parent().is_some_and(|p| s > row[p].0 + h) {
+                return None;
+            }
             if matches!(st.resource(), super::Resource::Eject(_)) && s + (size - w as u64) > pays_by
             {
                 return None;

@@ -20,7 +20,7 @@ pub(super) fn report(
     // Words each message delivered to `node`, and when the last came.
     let received = |m: MsgId, node: NodeId| -> Option<(u64, u64)> {
         let (c, e) = moved.ejections.cursor(m, node)?;
-        Some((moved.taken[c] as u64, moved.last_word[e]))
+        Some((moved.cells.get(c)?.taken as u64, *moved.last_word.get(e)?))
     };
 
     // Every message complete at every destination, when planned.

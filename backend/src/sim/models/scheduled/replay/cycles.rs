@@ -68,28 +68,6 @@ impl Act {
     }
 }
 
-/// Switch inputs, numbered: a link's far end (the link's number), a node's injection ports
-/// (counted as one), and an ejection port (read by no instruction of a valid route).
-struct Inputs {
-    links: usize,
-    nodes: usize,
-}
-
-impl Inputs {
-    fn count(&self) -> usize {
-        self.links + 2 * self.nodes
-    }
-
-    fn of(&self, network: &crate::topology::Network, r: Resource) -> Option<u32> {
-        let id = match r {
-            Resource::Link { from, to } => network.link_between(from as usize, to as usize)?,
-            Resource::Inject(n) => self.links + n as usize,
-            Resource::Eject(n) => self.links + self.nodes + n as usize,
-        };
-        u32::try_from(id).ok()
-    }
-}
-
 /// Words waiting at each switch input (usable and not yet taken by every reader), with words
 /// still crossing a hop (usable later) in `pending`. The peak is taken at the end of each
 /// cycle, after its takes: a word that leaves in the cycle it became usable never waited.
@@ -212,7 +190,6 @@ struct Plan<'a> {
     problem: &'a Problem<'a>,
     holds: &'a [Hold],
     wired: &'a Wired,
-    inputs: Inputs,
 }
 
 impl Plan<'_> {
@@ -223,32 +200,24 @@ impl Plan<'_> {
 
     /// The instruction `e` is, as the cycles run it.
     fn act(&self, e: Entry) -> Result<Act, ReplayError> {
-        let network = self.problem.network;
         let h = &self.holds[e.hold as usize];
         let m = h.msg();
         let steps = &self.problem.steps[m];
         let j = self.local(m, e.step);
+        let port = &self.wired.port;
         let (inq, in_input) = match steps[j].parent() {
-            Some(p) => (
-                self.wired.first[m] + p as u32,
-                self.inputs.of(network, steps[p].resource()).unwrap_or(NONE),
-            ),
+            Some(p) => {
+                let q = self.wired.first[m] + p as u32;
+                (q, port.get(q as usize).copied().unwrap_or(NONE))
+            }
             None => (NONE, NONE),
         };
-        let (slot, outq, out_readers) = match h.resource() {
-            Resource::Link { from, to } => {
-                let Some(l) = network.link_between(from as usize, to as usize) else {
-                    return self.failed(e, "which leads nowhere".into());
-                };
-                (l as u32, e.step, self.wired.readers_of(e.step))
-            }
-            Resource::Eject(node) => {
-                let ej = self
-                    .wired
-                    .ejections
-                    .of_step(m, e.step)
-                    .map_or(NONE, |x| x as u32);
-                ((self.inputs.links + node as usize) as u32, ej, 0)
+        let slot = port.get(e.step as usize).copied().unwrap_or(NONE);
+        let (outq, out_readers) = match h.resource() {
+            Resource::Link { .. } => (e.step, self.wired.readers_of(e.step)),
+            Resource::Eject(_) => {
+                let ej = self.wired.ejections.of_step(m, e.step);
+                (ej.map_or(NONE, |x| x as u32), 0)
             }
             Resource::Inject(_) => return self.failed(e, "which is no switch's".into()),
         };
@@ -297,10 +266,6 @@ pub(super) fn execute(
         problem,
         holds,
         wired: &wired,
-        inputs: Inputs {
-            links,
-            nodes: network.nodes(),
-        },
     };
     let (acts, starts, injections) = (&wired.acts, &wired.starts, &wired.injections);
     let horizon = wired.horizon;
@@ -321,13 +286,14 @@ pub(super) fn execute(
     let mut last_word = vec![0u64; wired.ejections.count()];
     let mut word_hops = 0u64;
     let mut waiting = Waiting {
-        held: vec![0; plan.inputs.count()],
+        held: vec![0; links + network.nodes()],
         pending: VecDeque::new(),
         touched: Vec::new(),
         max: 0,
     };
-    // Per output slot: the cycle it was last used in (+1) and how often in that cycle.
-    let mut slot_use = vec![(0u64, 0u32); links + network.nodes()];
+    // Per output slot: the cycle it was last used in (+1, 32 bits as the holds keep cycles)
+    // and how often in that cycle.
+    let mut slot_use = vec![(0u32, 0u32); links + network.nodes()];
     let eject_cap = hardware.ports.max(1);
 
     // A word pushed into queue `q` (with `readers` cursors, at switch input `input`) in cycle
@@ -350,10 +316,9 @@ pub(super) fn execute(
     };
     // Per injection: its queue's readers and switch input.
     let injected = |e: &Entry| -> (u16, u32) {
-        let r = holds[e.hold as usize].resource();
         (
             wired.readers_of(e.step),
-            plan.inputs.of(network, r).unwrap_or(NONE),
+            wired.port.get(e.step as usize).copied().unwrap_or(NONE),
         )
     };
 
@@ -486,8 +451,10 @@ pub(super) fn execute(
                 cells[act.step as usize].taken += 1;
                 let eject = act.slot as usize >= links;
                 if let Some((cycle, used)) = slot_use.get_mut(act.slot as usize) {
-                    if *cycle != t + 1 {
-                        *cycle = t + 1;
+                    // `t` is below an instruction's 32-bit end.
+                    let now = (t + 1) as u32;
+                    if *cycle != now {
+                        *cycle = now;
                         *used = 0;
                     }
                     *used += 1;

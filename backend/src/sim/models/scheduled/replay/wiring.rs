@@ -80,6 +80,11 @@ pub(super) struct Wired {
     pub injections: Vec<Entry>,
     /// Per message: the number of its first step; then the number of steps.
     pub first: Vec<u32>,
+    /// Per step, its switch port: a link's number (the output slot of the instructions on it,
+    /// and the switch input its words enter), and past the links its node's: an injection's
+    /// input (a node's injection ports count as one) or an ejection's output slot. Read when
+    /// an instruction starts rather than found again in the network.
+    pub port: Vec<u32>,
     /// The steps whose queue is read by other than one cursor (a multicast tree's branches, or
     /// a step no instruction reads), with their readers, in step order; every other queue has
     /// one reader.
@@ -116,24 +121,38 @@ impl StepOf {
         }
     }
 
-    fn cell(&mut self, network: &Network, r: Resource) -> Option<&mut u32> {
+    fn cell(&mut self, network: &Network, r: Resource) -> Option<(&mut u32, usize)> {
         match r {
             Resource::Link { from, to } => {
                 let l = network.link_between(from as usize, to as usize)?;
-                self.link.get_mut(l)
+                Some((self.link.get_mut(l)?, l))
             }
-            Resource::Inject(n) => self.inject.get_mut(n as usize),
-            Resource::Eject(n) => self.eject.get_mut(n as usize),
+            Resource::Inject(n) => Some((
+                self.inject.get_mut(n as usize)?,
+                self.link.len() + n as usize,
+            )),
+            Resource::Eject(n) => Some((
+                self.eject.get_mut(n as usize)?,
+                self.link.len() + n as usize,
+            )),
         }
     }
 
-    /// Files message `m`'s `steps`; a resource held twice, or one the network does not have,
-    /// is refused (and the tables left empty).
-    pub fn load(&mut self, network: &Network, m: usize, steps: &[Step]) -> Result<(), ReplayError> {
+    /// Files message `m`'s `steps`, and pushes each one's port ([`Wired::port`]) onto `port`; a
+    /// resource held twice, or one the network does not have, is refused (and the tables left
+    /// empty).
+    pub fn load(
+        &mut self,
+        network: &Network,
+        m: usize,
+        steps: &[Step],
+        port: &mut Vec<u32>,
+    ) -> Result<(), ReplayError> {
         for (j, s) in steps.iter().enumerate() {
             let refused = match self.cell(network, s.resource()) {
-                Some(c) if *c == NONE => {
+                Some((c, p)) if *c == NONE => {
                     *c = j as u32;
+                    port.push(p as u32);
                     None
                 }
                 Some(_) => Some("twice"),
@@ -152,13 +171,15 @@ impl StepOf {
 
     /// The index of the loaded message's step on `r`.
     pub fn find(&mut self, network: &Network, r: Resource) -> Option<u32> {
-        self.cell(network, r).map(|c| *c).filter(|&j| j != NONE)
+        self.cell(network, r)
+            .map(|(c, _)| *c)
+            .filter(|&j| j != NONE)
     }
 
     /// Empties the tables of the message whose `steps` were loaded.
     pub fn clear(&mut self, network: &Network, steps: &[Step]) {
         for s in steps {
-            if let Some(c) = self.cell(network, s.resource()) {
+            if let Some((c, _)) = self.cell(network, s.resource()) {
                 *c = NONE;
             }
         }
@@ -275,6 +296,7 @@ pub(super) fn wire(problem: &Problem, holds: &[Hold]) -> Result<Wired, ReplayErr
     let mut ej_at: Vec<(u32, u32)> = Vec::new();
     let by_msg = ByMessage::new(n, holds);
     let mut step_of = StepOf::new(network);
+    let mut port: Vec<u32> = Vec::with_capacity(total as usize);
     // Per step of the message: does an instruction run on it; per step, its cursors.
     let mut used: Vec<bool> = Vec::new();
     let mut read_by: Vec<u16> = Vec::new();
@@ -282,7 +304,7 @@ pub(super) fn wire(problem: &Problem, holds: &[Hold]) -> Result<Wired, ReplayErr
     for m in 0..n {
         let steps = problem.steps.get(m).unwrap_or(&no_steps);
         let base = first[m];
-        step_of.load(network, m, steps)?;
+        step_of.load(network, m, steps, &mut port)?;
         used.clear();
         used.resize(steps.len(), false);
         for k in by_msg.of(m) {
@@ -350,6 +372,7 @@ pub(super) fn wire(problem: &Problem, holds: &[Hold]) -> Result<Wired, ReplayErr
         starts,
         injections,
         first,
+        port,
         readers,
         ejections: Ejections {
             first: ej_first,

@@ -81,22 +81,16 @@ fn input_of(network: &Network, r: Resource) -> Port {
 }
 
 /// The instruction hold `h`, on step `j` of its message's route (`steps`), is in its switch's
-/// program, and the node whose switch runs it: it leaves by the port of the hold's resource and
-/// reads the words from the port the step before it enters that switch by (the processor's
-/// `DownFifo` for a first step). `None` for an injection, which is the processor's, not the
-/// switch's, and for a step `j` the route does not have. The replay runs these instructions
-/// without listing them ([`crate::sim::models::scheduled::replay`]).
+/// program, and the node whose switch runs it ([`ports`]). `None` for an injection, which is the
+/// processor's, not the switch's, and for a step `j` the route does not have. The replay runs
+/// these instructions without listing them ([`crate::sim::models::scheduled::replay`]).
 pub fn instruction(
     network: &Network,
     steps: &[Step],
     j: usize,
     h: &Hold,
 ) -> Option<(NodeId, Instruction)> {
-    let (node, output) = output_of(network, h.resource())?;
-    let input = match steps.get(j)?.parent() {
-        Some(p) => input_of(network, steps.get(p)?.resource()),
-        None => Port::Inject,
-    };
+    let (node, input, output) = ports(network, steps, j)?;
     let (msg, start, end) = h.fields32();
     Some((
         node,
@@ -108,6 +102,20 @@ pub fn instruction(
             output,
         },
     ))
+}
+
+/// The switch that sends a message along step `j` of its route (`steps`), and the ports the
+/// words come in and go out by: out by the port of the step's resource, in by the port the step
+/// before it enters that switch by (the processor's `DownFifo` for a first step). `None` for an
+/// injection and for a step the route does not have.
+pub fn ports(network: &Network, steps: &[Step], j: usize) -> Option<(NodeId, Port, Port)> {
+    let step = steps.get(j)?;
+    let (node, output) = output_of(network, step.resource())?;
+    let input = match step.parent() {
+        Some(p) => input_of(network, steps.get(p)?.resource()),
+        None => Port::Inject,
+    };
+    Some((node, input, output))
 }
 
 /// Builds every node's program from a (verified) schedule.

@@ -9,15 +9,16 @@
 
 use std::collections::VecDeque;
 
-use super::wiring::{Ejections, Entry, Wired, NONE};
+use super::wiring::{Ejections, Entry, Injection, Wired, NONE};
 use super::{mismatch, ReplayError};
 use crate::progress::Progress;
-use crate::schedule::{Hardware, Hold, Problem, Resource};
+use crate::schedule::{Hardware, Hold, Problem};
 use crate::switch;
 use crate::traffic::MsgId;
 
 /// A step's counters (see [`super::wiring`]): the words pushed into its queue, and the words its
-/// cursor took. 8 bytes: a plan has one per step of every route.
+/// cursor took. An ejection fills no queue: its first counter is the cycle after its last word
+/// reached the processor. 8 bytes: a plan has one per step of every route.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Cell {
     pub pushed: u32,
@@ -28,8 +29,6 @@ pub(super) struct Cell {
 pub(super) struct Moved {
     /// Per step: its counters.
     pub cells: Vec<Cell>,
-    /// Per ejection ([`Ejections`]): the cycle after its last word arrived.
-    pub last_word: Vec<u64>,
     pub ejections: Ejections,
     /// Words moved across links.
     pub word_hops: u64,
@@ -39,15 +38,14 @@ pub(super) struct Moved {
     pub horizon: u64,
 }
 
-/// A running instruction as the cycles use it, made from its hold and route step when it
-/// starts (only the running ones are kept whole).
+/// A running instruction as the cycles use it, made from its entry and its step's wiring when
+/// it starts (only the running ones are kept whole).
 #[derive(Clone, Copy, Debug)]
 struct Act {
-    /// Its step (its cursor): the order a cycle runs instructions in, then its hold. A step's
-    /// parent has a lower number, so a word crosses several switches in one cycle with no
-    /// switch latency.
+    /// Its step (its cursor, and for a link the queue it fills at the next switch): the order a
+    /// cycle runs instructions in. A step's parent has a lower number, so a word crosses several
+    /// switches in one cycle with no switch latency.
     step: u32,
-    hold: u32,
     /// The cycle after its last.
     end: u32,
     /// The queue it reads (its step's parent), and that queue's switch input.
@@ -55,16 +53,13 @@ struct Act {
     in_input: u32,
     /// Its output slot: a link number, or past the links a node's ejection.
     slot: u32,
-    /// For a link, the queue it fills at the next switch (its own step); for an ejection, the
-    /// ejection's number.
-    outq: u32,
     /// The cursors that read the queue it fills.
     out_readers: u16,
 }
 
 impl Act {
     fn key(&self) -> (u32, u32) {
-        (self.step, self.hold)
+        (self.step, self.end)
     }
 }
 
@@ -185,69 +180,40 @@ impl Lists {
     }
 }
 
-/// What the cycles read: the network, the routes and the holds.
+/// What the cycles read: the routes and the wiring.
 struct Plan<'a> {
     problem: &'a Problem<'a>,
-    holds: &'a [Hold],
     wired: &'a Wired,
 }
 
 impl Plan<'_> {
-    /// Message `m`'s step `step` (a global number) as an index into its route.
-    fn local(&self, m: usize, step: u32) -> usize {
-        step.saturating_sub(self.wired.first.get(m).copied().unwrap_or(0)) as usize
-    }
-
-    /// The instruction `e` is, as the cycles run it.
-    fn act(&self, e: Entry) -> Result<Act, ReplayError> {
-        let h = &self.holds[e.hold as usize];
-        let m = h.msg();
-        let steps = &self.problem.steps[m];
-        let j = self.local(m, e.step);
-        let port = &self.wired.port;
-        let (inq, in_input) = match steps[j].parent() {
-            Some(p) => {
-                let q = self.wired.first[m] + p as u32;
-                (q, port.get(q as usize).copied().unwrap_or(NONE))
-            }
-            None => (NONE, NONE),
-        };
-        let slot = port.get(e.step as usize).copied().unwrap_or(NONE);
-        let (outq, out_readers) = match h.resource() {
-            Resource::Link { .. } => (e.step, self.wired.readers_of(e.step)),
-            Resource::Eject(_) => {
-                let ej = self.wired.ejections.of_step(m, e.step);
-                (ej.map_or(NONE, |x| x as u32), 0)
-            }
-            Resource::Inject(_) => return self.failed(e, "which is no switch's".into()),
-        };
-        let (_, _, end) = h.fields32();
-        Ok(Act {
+    /// The instruction `e` is, as the cycles run it: read from its step's wiring, laid out in
+    /// step order (a message's steps side by side), not from its hold.
+    fn act(&self, e: Entry) -> Act {
+        let w = self.wired;
+        let at = |v: &[u32], i: u32| v.get(i as usize).copied().unwrap_or(NONE);
+        let inq = at(&w.parent, e.step);
+        Act {
             step: e.step,
-            hold: e.hold,
-            end,
+            end: e.end,
             inq,
-            in_input,
-            slot,
-            outq,
-            out_readers,
-        })
-    }
-
-    /// The node, message and ports of the instruction `e` is, for an error.
-    fn describe(&self, e: Entry) -> (usize, MsgId, String, String) {
-        let h = &self.holds[e.hold as usize];
-        let m = h.msg();
-        let steps = &self.problem.steps[m];
-        match switch::instruction(self.problem.network, steps, self.local(m, e.step), h) {
-            Some((node, i)) => (node, m, i.input.name(), i.output.name()),
-            None => (h.resource().node(), m, "?".into(), "?".into()),
+            in_input: at(&w.port, inq),
+            slot: at(&w.port, e.step),
+            out_readers: w.readers_of(e.step),
         }
     }
 
-    fn failed<T>(&self, e: Entry, why: String) -> Result<T, ReplayError> {
-        let (node, m, _, out) = self.describe(e);
-        mismatch(format!("node {node} sends message {m} out of {out}, {why}"))
+    /// The message whose route has step `step`, and the node and ports of the instruction on it,
+    /// for an error.
+    fn describe(&self, step: u32) -> (MsgId, usize, String, String) {
+        let first = &self.wired.first;
+        let m = first.partition_point(|&f| f <= step).saturating_sub(1);
+        let j = step.saturating_sub(first.get(m).copied().unwrap_or(0)) as usize;
+        let steps = self.problem.steps.get(m).map_or(&[][..], |s| &s[..]);
+        match switch::ports(self.problem.network, steps, j) {
+            Some((node, input, output)) => (m, node, input.name(), output.name()),
+            None => (m, 0, "?".into(), "?".into()),
+        }
     }
 }
 
@@ -264,7 +230,6 @@ pub(super) fn execute(
     let links = network.links.len();
     let plan = Plan {
         problem,
-        holds,
         wired: &wired,
     };
     let (acts, starts, injections) = (&wired.acts, &wired.starts, &wired.injections);
@@ -283,7 +248,6 @@ pub(super) fn execute(
         base: Vec::new(),
         free: Vec::new(),
     };
-    let mut last_word = vec![0u64; wired.ejections.count()];
     let mut word_hops = 0u64;
     let mut waiting = Waiting {
         held: vec![0; links + network.nodes()],
@@ -315,14 +279,14 @@ pub(super) fn execute(
         waiting.push(t + h, t, input);
     };
     // Per injection: its queue's readers and switch input.
-    let injected = |e: &Entry| -> (u16, u32) {
+    let injected = |e: &Injection| -> (u16, u32) {
         (
             wired.readers_of(e.step),
             wired.port.get(e.step as usize).copied().unwrap_or(NONE),
         )
     };
 
-    let mut active_inj: Vec<Entry> = Vec::new();
+    let mut active_inj: Vec<Injection> = Vec::new();
     let mut active: Vec<Act> = Vec::new();
     let mut fresh: Vec<Act> = Vec::new();
     let mut merged: Vec<Act> = Vec::new();
@@ -371,8 +335,9 @@ pub(super) fn execute(
             if s > t {
                 break;
             }
-            if s == t {
-                fresh.push(plan.act(acts[si])?);
+            // An entry on no step is a hold on no step of its route: in no program.
+            if s == t && acts[si].step != NONE {
+                fresh.push(plan.act(acts[si]));
             }
             si += 1;
         }
@@ -465,15 +430,14 @@ pub(super) fn execute(
                 }
                 if eject {
                     // Words leave a queue in the order they entered it: a cursor's words
-                    // reach the processor in order by construction.
-                    if let Some(l) = last_word.get_mut(act.outq as usize) {
-                        *l = t + 1;
-                    }
+                    // reach the processor in order by construction. `t` is below the
+                    // instruction's 32-bit end.
+                    cells[act.step as usize].pushed = (t + 1) as u32;
                     continue;
                 }
                 word_hops += 1;
                 push(
-                    act.outq,
+                    act.step,
                     act.out_readers,
                     act.slot,
                     &mut cells,
@@ -487,11 +451,7 @@ pub(super) fn execute(
             }
         }
         if let Some(a) = done.iter().position(|d| !d) {
-            let e = Entry {
-                hold: active[a].hold,
-                step: active[a].step,
-            };
-            let (node, m, input, output) = plan.describe(e);
+            let (m, node, input, output) = plan.describe(active[a].step);
             return mismatch(format!(
                 "in cycle {t}, node {node} is to send message {m} from {input} to {output} but no word of it is there"
             ));
@@ -504,7 +464,6 @@ pub(super) fn execute(
 
     Ok(Moved {
         cells,
-        last_word,
         ejections: wired.ejections,
         word_hops,
         max_buffered: waiting.max.max(0) as u64,
@@ -526,12 +485,9 @@ fn collision<T>(
         .iter()
         .enumerate()
         .filter(|&(b, o)| done[b] && o.slot == act.slot)
-        .map(|(_, o)| plan.holds[o.hold as usize].msg())
+        .map(|(_, o)| plan.describe(o.step).0)
         .collect();
-    let (node, _, _, output) = plan.describe(Entry {
-        hold: act.hold,
-        step: act.step,
-    });
+    let (_, node, _, output) = plan.describe(act.step);
     mismatch(format!(
         "node {node} sends messages {same:?} out of {output} in cycle {t}"
     ))

@@ -13,9 +13,10 @@
 //! tree reaches each node once; a route holding one resource twice is refused here), so these are
 //! exactly the programs' (node, port) queues and cursors (Minsky Fig 5-9: `In`, `Out`).
 //!
-//! The instructions are listed in start order as (hold, step) pairs, 8 bytes each, by a counting
-//! sort on the start cycle; what else an instruction needs (its end, queues, output slot) is read
-//! from its hold and its route when it starts ([`super::cycles`]).
+//! The instructions are listed in start order as (step, end) pairs, 8 bytes each, by a counting
+//! sort on the start cycle; what else an instruction needs when it starts ([`super::cycles`]) is
+//! kept per step, next to the step's counters, in the order the cycles reach them: its switch
+//! port and the step before it.
 
 use super::{mismatch, ReplayError};
 use crate::schedule::{Groups, Hold, Problem, Resource, Step};
@@ -24,60 +25,51 @@ use crate::topology::Network;
 /// No index: a queue, cursor or slot an instruction does not have.
 pub(super) const NONE: u32 = u32::MAX;
 
-/// A hold and the step of its message's route it is on (its number, see the module docs).
+/// A switch instruction as listed for the cycles: the step it runs on (see the module docs) and
+/// the cycle after its last; its first is its run's ([`Wired::starts`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Entry {
+    pub step: u32,
+    pub end: u32,
+}
+
+/// A processor's injection: its hold and the queue (step) it fills.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Injection {
     pub hold: u32,
     pub step: u32,
 }
 
-/// The ejection steps of each message: (node, step), one per node it reaches; an ejection's
-/// number is its place in `at`.
+/// The ejection steps of each message: (node, step), one per node it reaches.
 pub(super) struct Ejections {
     first: Vec<u32>,
     at: Vec<(u32, u32)>,
 }
 
 impl Ejections {
-    /// The step that took message `m`'s words at `node`, and the ejection's number.
-    pub fn cursor(&self, m: usize, node: usize) -> Option<(usize, usize)> {
+    /// The step that took message `m`'s words at `node`.
+    pub fn cursor(&self, m: usize, node: usize) -> Option<usize> {
         let (lo, hi) = (
             *self.first.get(m)? as usize,
             *self.first.get(m + 1)? as usize,
         );
         self.at[lo..hi]
             .iter()
-            .position(|&(at, _)| at as usize == node)
-            .map(|i| (self.at[lo + i].1 as usize, lo + i))
-    }
-
-    /// The number of message `m`'s ejection on step `step`.
-    pub fn of_step(&self, m: usize, step: u32) -> Option<usize> {
-        let (lo, hi) = (
-            *self.first.get(m)? as usize,
-            *self.first.get(m + 1)? as usize,
-        );
-        self.at[lo..hi]
-            .iter()
-            .position(|&(_, s)| s == step)
-            .map(|i| lo + i)
-    }
-
-    /// How many ejections there are.
-    pub fn count(&self) -> usize {
-        self.at.len()
+            .find(|&&(at, _)| at as usize == node)
+            .map(|&(_, step)| step as usize)
     }
 }
 
 /// The wired plan.
 pub(super) struct Wired {
-    /// Every switch instruction, in start order.
+    /// Every switch instruction, in start order (a hold on no step of its route leaves an
+    /// entry on step NONE, which runs nothing).
     pub acts: Vec<Entry>,
     /// The runs of `acts` that start in one cycle: (that cycle, the run's first act), in order.
     pub starts: Vec<(u64, u32)>,
     /// Every injection (the processor's, no switch instruction) with the queue it fills, in
     /// start order.
-    pub injections: Vec<Entry>,
+    pub injections: Vec<Injection>,
     /// Per message: the number of its first step; then the number of steps.
     pub first: Vec<u32>,
     /// Per step, its switch port: a link's number (the output slot of the instructions on it,
@@ -85,6 +77,8 @@ pub(super) struct Wired {
     /// input (a node's injection ports count as one) or an ejection's output slot. Read when
     /// an instruction starts rather than found again in the network.
     pub port: Vec<u32>,
+    /// Per step, the step before it (NONE for an injection): the queue its instructions read.
+    pub parent: Vec<u32>,
     /// The steps whose queue is read by other than one cursor (a multicast tree's branches, or
     /// a step no instruction reads), with their readers, in step order; every other queue has
     /// one reader.
@@ -251,7 +245,9 @@ pub(super) fn wire(problem: &Problem, holds: &[Hold]) -> Result<Wired, ReplayErr
     }
     first.push(total as u32);
 
-    // A counting sort of the instructions by start cycle: the buckets' first places.
+    // A counting sort of the instructions by start cycle: the buckets' first places. A plan's
+    // starts span its makespan, far fewer cycles than it has holds; a plan whose starts do not
+    // (a few holds far apart) is sorted by comparison instead.
     let (mut lo, mut hi, mut count, mut horizon) = (u64::MAX, 0u64, 0usize, 0u64);
     for h in holds {
         horizon = horizon.max(h.end());
@@ -262,10 +258,9 @@ pub(super) fn wire(problem: &Problem, holds: &[Hold]) -> Result<Wired, ReplayErr
         }
     }
     let span = if count == 0 { 0 } else { hi - lo + 1 };
-    // A plan's starts span its makespan, far fewer than its holds; one that does not (a few
-    // holds far apart) is sorted by comparison below instead.
     let counting = span <= 4 * count as u64 + 1024;
     let mut fill: Vec<u32> = Vec::new();
+    let mut starts: Vec<(u64, u32)> = Vec::new();
     if counting && count > 0 {
         fill = vec![0u32; span as usize + 1];
         for h in holds.iter().filter(|h| is_instruction(h)) {
@@ -274,30 +269,25 @@ pub(super) fn wire(problem: &Problem, holds: &[Hold]) -> Result<Wired, ReplayErr
         for i in 1..fill.len() {
             fill[i] += fill[i - 1];
         }
-    }
-    let mut starts: Vec<(u64, u32)> = Vec::new();
-    if counting {
         for (b, w) in fill.windows(2).enumerate() {
             if w[1] > w[0] {
                 starts.push((lo + b as u64, w[0]));
             }
         }
     }
-
-    let blank = Entry {
-        hold: NONE,
-        step: NONE,
-    };
-    let mut acts = vec![blank; count];
-    let mut placed = 0usize;
-    let mut injections: Vec<Entry> = Vec::new();
+    let blank = Entry { step: NONE, end: 0 };
+    let mut acts = vec![blank; if counting { count } else { 0 }];
+    // Without the counting sort: (start, entry), sorted below.
+    let mut unsorted: Vec<(u32, Entry)> = Vec::new();
+    let mut injections: Vec<Injection> = Vec::new();
     let mut readers: Vec<(u32, u16)> = Vec::new();
     let mut ej_first = Vec::with_capacity(n + 1);
     let mut ej_at: Vec<(u32, u32)> = Vec::new();
     let by_msg = ByMessage::new(n, holds);
     let mut step_of = StepOf::new(network);
     let mut port: Vec<u32> = Vec::with_capacity(total as usize);
-    // Per step of the message: does an instruction run on it; per step, its cursors.
+    let mut parent: Vec<u32> = Vec::with_capacity(total as usize);
+    // Per step of the message: does an instruction run on it; how many cursors read its queue.
     let mut used: Vec<bool> = Vec::new();
     let mut read_by: Vec<u16> = Vec::new();
     let no_steps: Vec<Step> = Vec::new();
@@ -305,6 +295,11 @@ pub(super) fn wire(problem: &Problem, holds: &[Hold]) -> Result<Wired, ReplayErr
         let steps = problem.steps.get(m).unwrap_or(&no_steps);
         let base = first[m];
         step_of.load(network, m, steps, &mut port)?;
+        parent.extend(
+            steps
+                .iter()
+                .map(|s| s.parent().map_or(NONE, |p| base + p as u32)),
+        );
         used.clear();
         used.resize(steps.len(), false);
         for k in by_msg.of(m) {
@@ -313,23 +308,21 @@ pub(super) fn wire(problem: &Problem, holds: &[Hold]) -> Result<Wired, ReplayErr
             let Some(j) = step_of.find(network, h.resource()) else {
                 continue;
             };
-            let e = Entry {
-                hold: k,
-                step: base + j,
-            };
+            let step = base + j;
+            let (_, start, end) = h.fields32();
             if !is_instruction(h) {
-                injections.push(e);
+                injections.push(Injection { hold: k, step });
                 continue;
             }
             used[j as usize] = true;
+            let e = Entry { step, end };
             if counting {
                 let b = &mut fill[(h.start() - lo) as usize];
                 acts[*b as usize] = e;
                 *b += 1;
             } else {
-                acts[placed] = e;
+                unsorted.push((start, e));
             }
-            placed += 1;
         }
         step_of.clear(network, steps);
         // Readers per queue: the steps after it that an instruction runs on.
@@ -352,18 +345,13 @@ pub(super) fn wire(problem: &Problem, holds: &[Hold]) -> Result<Wired, ReplayErr
         }
     }
     ej_first.push(ej_at.len() as u32);
-    // Holds on no step of their route leave places unfilled.
-    if placed < count {
-        acts.retain(|e| e.hold != NONE);
-        starts.clear();
-    }
-    if !counting || placed < count {
-        acts.sort_by_key(|e| (holds[e.hold as usize].start(), e.hold));
-        for (i, e) in acts.iter().enumerate() {
-            let s = holds[e.hold as usize].start();
-            if starts.last().is_none_or(|&(t, _)| t != s) {
-                starts.push((s, i as u32));
+    if !counting {
+        unsorted.sort_unstable_by_key(|&(s, e)| (s, e.step, e.end));
+        for (i, &(s, e)) in unsorted.iter().enumerate() {
+            if starts.last().is_none_or(|&(t, _)| t != s as u64) {
+                starts.push((s as u64, i as u32));
             }
+            acts.push(e);
         }
     }
     injections.sort_by_key(|e| (holds[e.hold as usize].start(), e.hold));
@@ -373,6 +361,7 @@ pub(super) fn wire(problem: &Problem, holds: &[Hold]) -> Result<Wired, ReplayErr
         injections,
         first,
         port,
+        parent,
         readers,
         ejections: Ejections {
             first: ej_first,

@@ -291,9 +291,8 @@ pub(super) fn wire(problem: &Problem, holds: &[Hold]) -> Result<Wired, ReplayErr
     let mut used: Vec<bool> = Vec::new();
     let mut read_by: Vec<u16> = Vec::new();
     let no_steps: Vec<Step> = Vec::new();
-    for m in 0..n {
+    for (m, &base) in first.iter().take(n).enumerate() {
         let steps = problem.steps.get(m).unwrap_or(&no_steps);
-        let base = first[m];
         step_of.load(network, m, steps, &mut port)?;
         parent.extend(
             steps
@@ -373,10 +372,50 @@ pub(super) fn wire(problem: &Problem, holds: &[Hold]) -> Result<Wired, ReplayErr
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::topology::NetworkSpec;
+
     /// The replay keeps one entry per switch instruction, a hundred million for a million
     /// messages: 8 bytes each.
     #[test]
     fn an_instruction_entry_is_8_bytes() {
-        assert_eq!(std::mem::size_of::<super::Entry>(), 8);
+        assert_eq!(std::mem::size_of::<Entry>(), 8);
+    }
+
+    /// A route's steps are found by resource, with each step's port, and the tables are empty
+    /// again for the next message; a route that holds a link twice is refused.
+    #[test]
+    fn steps_are_found_by_resource_and_a_repeat_is_refused() {
+        let spec: NetworkSpec = "mesh:3x1".parse().unwrap();
+        let net = Network::build(&spec).unwrap();
+        let links = net.links.len();
+        let path = [
+            Step::new(Resource::inject(0), None),
+            Step::new(Resource::link(0, 1), Some(0)),
+            Step::new(Resource::link(1, 2), Some(1)),
+            Step::new(Resource::eject(2), Some(2)),
+        ];
+        let mut of = StepOf::new(&net);
+        let mut port = Vec::new();
+        of.load(&net, 0, &path, &mut port).unwrap();
+        assert_eq!(of.find(&net, Resource::link(1, 2)), Some(2));
+        assert_eq!(of.find(&net, Resource::eject(2)), Some(3));
+        assert_eq!(of.find(&net, Resource::link(2, 1)), None);
+        assert_eq!(of.find(&net, Resource::eject(1)), None);
+        let l12 = net.link_between(1, 2).unwrap() as u32;
+        assert_eq!(port[2], l12);
+        assert_eq!((port[0], port[3]), (links as u32, links as u32 + 2));
+        of.clear(&net, &path);
+        assert_eq!(of.find(&net, Resource::link(1, 2)), None);
+        let looped = [
+            Step::new(Resource::inject(0), None),
+            Step::new(Resource::link(0, 1), Some(0)),
+            Step::new(Resource::link(1, 0), Some(1)),
+            Step::new(Resource::link(0, 1), Some(2)),
+        ];
+        let e = of.load(&net, 7, &looped, &mut port).unwrap_err();
+        assert!(e.to_string().contains("message 7 holds"), "{e}");
+        // Refused, and nothing of it is left behind.
+        assert_eq!(of.find(&net, Resource::link(0, 1)), None);
     }
 }

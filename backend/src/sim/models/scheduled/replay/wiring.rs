@@ -98,42 +98,42 @@ impl Wired {
     }
 }
 
-/// A message's steps by resource, found in constant time: tables over the network's links and
-/// nodes, filled for one message at a time (a route is a hundred steps, a plan a hundred million).
+/// A message's steps by resource, found in constant time: a table over the network's links and
+/// its nodes' ports, filled for one message at a time (a route is a hundred steps, a plan a
+/// hundred million) and emptied by the cells it filled.
 pub(super) struct StepOf {
-    link: Vec<u32>,
-    inject: Vec<u32>,
-    eject: Vec<u32>,
+    /// Per link, then per node's injection port, then per node's ejection port: the step.
+    at: Vec<u32>,
+    links: usize,
+    nodes: usize,
+    filled: Vec<u32>,
 }
 
 impl StepOf {
     pub fn new(network: &Network) -> StepOf {
+        let (links, nodes) = (network.links.len(), network.nodes());
         StepOf {
-            link: vec![NONE; network.links.len()],
-            inject: vec![NONE; network.nodes()],
-            eject: vec![NONE; network.nodes()],
+            at: vec![NONE; links + 2 * nodes],
+            links,
+            nodes,
+            filled: Vec::new(),
         }
     }
 
-    fn cell(&mut self, network: &Network, r: Resource) -> Option<(&mut u32, usize)> {
+    /// The table cell of `r`, and its port ([`Wired::port`]).
+    fn cell(&self, network: &Network, r: Resource) -> Option<(usize, usize)> {
+        let node = |n: u32| Some(n as usize).filter(|&n| n < self.nodes);
         match r {
-            Resource::Link { from, to } => {
-                let l = network.link_between(from as usize, to as usize)?;
-                Some((self.link.get_mut(l)?, l))
-            }
-            Resource::Inject(n) => Some((
-                self.inject.get_mut(n as usize)?,
-                self.link.len() + n as usize,
-            )),
-            Resource::Eject(n) => Some((
-                self.eject.get_mut(n as usize)?,
-                self.link.len() + n as usize,
-            )),
+            Resource::Link { from, to } => network
+                .link_between(from as usize, to as usize)
+                .map(|l| (l, l)),
+            Resource::Inject(n) => node(n).map(|n| (self.links + n, self.links + n)),
+            Resource::Eject(n) => node(n).map(|n| (self.links + self.nodes + n, self.links + n)),
         }
     }
 
     /// Files message `m`'s `steps`, and pushes each one's port ([`Wired::port`]) onto `port`; a
-    /// resource held twice, or one the network does not have, is refused (and the tables left
+    /// resource held twice, or one the network does not have, is refused (and the table left
     /// empty).
     pub fn load(
         &mut self,
@@ -144,8 +144,9 @@ impl StepOf {
     ) -> Result<(), ReplayError> {
         for (j, s) in steps.iter().enumerate() {
             let refused = match self.cell(network, s.resource()) {
-                Some((c, p)) if *c == NONE => {
-                    *c = j as u32;
+                Some((c, p)) if self.at[c] == NONE => {
+                    self.at[c] = j as u32;
+                    self.filled.push(c as u32);
                     port.push(p as u32);
                     None
                 }
@@ -153,7 +154,7 @@ impl StepOf {
                 None => Some("but the network has no such resource"),
             };
             if let Some(why) = refused {
-                self.clear(network, &steps[..j]);
+                self.clear();
                 return mismatch(format!(
                     "the route of message {m} holds {} {why}",
                     s.resource()
@@ -164,19 +165,18 @@ impl StepOf {
     }
 
     /// The index of the loaded message's step on `r`.
-    pub fn find(&mut self, network: &Network, r: Resource) -> Option<u32> {
+    pub fn find(&self, network: &Network, r: Resource) -> Option<u32> {
         self.cell(network, r)
-            .map(|(c, _)| *c)
+            .map(|(c, _)| self.at[c])
             .filter(|&j| j != NONE)
     }
 
-    /// Empties the tables of the message whose `steps` were loaded.
-    pub fn clear(&mut self, network: &Network, steps: &[Step]) {
-        for s in steps {
-            if let Some((c, _)) = self.cell(network, s.resource()) {
-                *c = NONE;
-            }
+    /// Empties the table for the next message.
+    pub fn clear(&mut self) {
+        for &c in &self.filled {
+            self.at[c as usize] = NONE;
         }
+        self.filled.clear();
     }
 }
 
@@ -323,7 +323,7 @@ pub(super) fn wire(problem: &Problem, holds: &[Hold]) -> Result<Wired, ReplayErr
                 unsorted.push((start, e));
             }
         }
-        step_of.clear(network, steps);
+        step_of.clear();
         // Readers per queue: the steps after it that an instruction runs on.
         read_by.clear();
         read_by.resize(steps.len(), 0);
@@ -405,7 +405,7 @@ mod tests {
         let l12 = net.link_between(1, 2).unwrap() as u32;
         assert_eq!(port[2], l12);
         assert_eq!((port[0], port[3]), (links as u32, links as u32 + 2));
-        of.clear(&net, &path);
+        of.clear();
         assert_eq!(of.find(&net, Resource::link(1, 2)), None);
         let looped = [
             Step::new(Resource::inject(0), None),

@@ -353,7 +353,8 @@ pub(super) fn wire(problem: &Problem, holds: &[Hold]) -> Result<Wired, ReplayErr
             acts.push(e);
         }
     }
-    injections.sort_by_key(|e| (holds[e.hold as usize].start(), e.hold));
+    // The keys read once, in hold order, rather than at every comparison.
+    injections.sort_by_cached_key(|e| (holds[e.hold as usize].start(), e.hold));
     Ok(Wired {
         acts,
         starts,

@@ -122,7 +122,7 @@ fn the_replay_refuses_holds_its_programs_do_not_run() {
         assert_eq!(ok.delivered, s.arrival);
         let moved = |pick: &dyn Fn(&Hold) -> bool, later: bool| -> String {
             let mut bad = s.clone();
-            let i = bad.holds.iter().position(|h| pick(h)).unwrap();
+            let i = bad.holds.iter().position(pick).unwrap();
             let h = bad.holds[i];
             bad.holds[i] = match later {
                 true => h.at(h.start() + 1, h.end() + 1),

@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::schedule::{Hold, Problem, Resource, Schedule};
+use crate::schedule::{Hold, Problem, Resource, Schedule, Step};
 use crate::topology::{Network, NodeId, Port};
 use crate::traffic::MsgId;
 
@@ -80,6 +80,44 @@ fn input_of(network: &Network, r: Resource) -> Port {
     }
 }
 
+/// The instruction hold `h`, on step `j` of its message's route (`steps`), is in its switch's
+/// program, and the node whose switch runs it ([`ports`]). `None` for an injection, which is the
+/// processor's, not the switch's, and for a step `j` the route does not have. The replay runs
+/// these instructions without listing them ([`crate::sim::models::scheduled::replay`]).
+pub fn instruction(
+    network: &Network,
+    steps: &[Step],
+    j: usize,
+    h: &Hold,
+) -> Option<(NodeId, Instruction)> {
+    let (node, input, output) = ports(network, steps, j)?;
+    let (msg, start, end) = h.fields32();
+    Some((
+        node,
+        Instruction {
+            start,
+            end,
+            msg,
+            input,
+            output,
+        },
+    ))
+}
+
+/// The switch that sends a message along step `j` of its route (`steps`), and the ports the
+/// words come in and go out by: out by the port of the step's resource, in by the port the step
+/// before it enters that switch by (the processor's `DownFifo` for a first step). `None` for an
+/// injection and for a step the route does not have.
+pub fn ports(network: &Network, steps: &[Step], j: usize) -> Option<(NodeId, Port, Port)> {
+    let step = steps.get(j)?;
+    let (node, output) = output_of(network, step.resource())?;
+    let input = match step.parent() {
+        Some(p) => input_of(network, steps.get(p)?.resource()),
+        None => Port::Inject,
+    };
+    Some((node, input, output))
+}
+
 /// Builds every node's program from a (verified) schedule.
 pub fn build(problem: &Problem, schedule: &Schedule) -> SwitchPrograms {
     build_from_holds(problem, &schedule.holds)
@@ -105,29 +143,16 @@ pub fn build_from_holds(problem: &Problem, holds: &[crate::schedule::Hold]) -> S
         })
         .collect();
     for h in holds {
-        let Some((node, output)) = output_of(network, h.resource()) else {
+        let Some(steps) = problem.steps.get(h.msg()) else {
             continue;
         };
-        let Some(step) = problem
-            .steps
-            .get(h.msg())
-            .and_then(|s| s.iter().find(|s| s.resource() == h.resource()))
-        else {
+        let Some(j) = steps.iter().position(|s| s.resource() == h.resource()) else {
             continue;
         };
-        let input = match step.parent() {
-            Some(p) => input_of(network, problem.steps[h.msg()][p].resource()),
-            None => Port::Inject,
-        };
-        if let Some(np) = nodes.get_mut(node) {
-            let (msg, start, end) = h.fields32();
-            np.instructions.push(Instruction {
-                start,
-                end,
-                msg,
-                input,
-                output,
-            });
+        if let Some((node, i)) = instruction(network, steps, j, h) {
+            if let Some(np) = nodes.get_mut(node) {
+                np.instructions.push(i);
+            }
         }
     }
     for np in &mut nodes {

@@ -101,3 +101,52 @@ fn jacobi_switch_programs_fig_5_9() {
     let replay = replay::replay(&traffic, &net, &placement, &routing, &s).unwrap();
     assert_eq!(replay.delivered, s.arrival);
 }
+
+/// The replay checks the plan by running it: the plan replays with and without a switch
+/// latency, while an ejection moved a cycle later delivers late (or meets the next message's
+/// words at the processor) and a link's instruction moved a cycle earlier finds no word to move.
+#[test]
+fn the_replay_refuses_holds_its_programs_do_not_run() {
+    use ttdl_backend::schedule::{Hold, Resource};
+    let (traffic, placement) = jacobi2d(4, 8, 0);
+    let net = net("mesh:4x4");
+    let routing = route_all(&traffic, &net, &placement);
+    for hop_latency in [0, 1] {
+        let hw = Hardware {
+            hop_latency,
+            ..Hardware::default()
+        };
+        let s =
+            schedule::schedule(&traffic, &net, &placement, &routing, Method::Exact, hw).unwrap();
+        let ok = replay::replay(&traffic, &net, &placement, &routing, &s).unwrap();
+        assert_eq!(ok.delivered, s.arrival);
+        let moved = |pick: &dyn Fn(&Hold) -> bool, later: bool| -> String {
+            let mut bad = s.clone();
+            let i = bad.holds.iter().position(pick).unwrap();
+            let h = bad.holds[i];
+            bad.holds[i] = match later {
+                true => h.at(h.start() + 1, h.end() + 1),
+                false => h.at(h.start() - 1, h.end() - 1),
+            }
+            .unwrap();
+            replay::replay(&traffic, &net, &placement, &routing, &bad)
+                .unwrap_err()
+                .to_string()
+        };
+        let late = moved(&|h| matches!(h.resource(), Resource::Eject(_)), true);
+        assert!(
+            late.contains("arrived at") || late.contains("out of UpFifo"),
+            "{late}"
+        );
+        // The first link of a message whose injection starts with it.
+        let first_link = |h: &Hold| {
+            matches!(h.resource(), Resource::Link { from, .. }
+                if s.holds.iter().any(|i| i.msg() == h.msg()
+                    && i.resource() == Resource::Inject(from)
+                    && i.start() + hop_latency == h.start()))
+                && h.start() > 0
+        };
+        let early = moved(&first_link, false);
+        assert!(early.contains("but no word of it is there"), "{early}");
+    }
+}

@@ -66,13 +66,6 @@ pub fn files<'a>(
             tasks_file::write(&plan.traffic, Some((&plan.network, &plan.placement))),
         ),
         (
-            format!("{name}.switch"),
-            match plan.periodic.as_ref().and_then(|p| p.loops.as_ref()) {
-                Some(loops) => loops.to_string(),
-                None => switch::build(&problem, &plan.schedule).to_string(),
-            },
-        ),
-        (
             format!("{name}.dag.dot"),
             crate::dag::dot_of(&plan.traffic)?,
         ),
@@ -92,6 +85,22 @@ pub fn files<'a>(
     ];
     let mut files: Vec<(String, Contents)> =
         texts.into_iter().map(|(n, t)| (n, t.into())).collect();
+    // The switch programs are as many lines as the plan has rows: made when the file is
+    // written, and written node by node rather than as one string.
+    files.push((
+        format!("{name}.switch"),
+        Contents::Stream(Box::new(move |w| {
+            let written = match plan.periodic.as_ref().and_then(|p| p.loops.as_ref()) {
+                Some(loops) => write!(w, "{loops}"),
+                None => {
+                    let problem = plan.problem().map_err(|e| e.to_string())?;
+                    let programs = switch::build(&problem, &plan.schedule);
+                    programs.nodes.iter().try_for_each(|np| write!(w, "{np}"))
+                }
+            };
+            written.map_err(|e| e.to_string())
+        })),
+    ));
     files.push((format!("{name}.json"), json));
     files.push((
         "schedule.csv".to_string(),

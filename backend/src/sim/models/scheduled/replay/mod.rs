@@ -11,14 +11,16 @@
 //! planned; otherwise it reports when each message arrived and when each task finished, by
 //! running the task programs against those arrivals.
 //!
-//! It runs in named steps, each its own module:
-//! 1. [`flat`]: every instruction numbered once, in program order, and its start order;
-//! 2. [`wiring`]: the dense state the cycles touch: word queues, read cursors, output slots;
-//! 3. [`cycles`]: the cycles themselves, moving words and counting what waits;
-//! 4. [`outcome`]: what arrived, checked against the plan, and the task programs run on it.
+//! The instructions are the holds that leave a switch, each on a step of its message's route,
+//! exactly as [`crate::switch::build`] lists them for `--out` (Fig 5-9); the replay reads them
+//! from the holds and the routes rather than from that listing, which would keep a second copy of
+//! the plan. It runs in named steps, each its own module:
+//! 1. [`wiring`]: every step of every route numbered once (its read cursor and the word queue it
+//!    fills), and the instructions and injections listed in start order;
+//! 2. [`cycles`]: the cycles themselves, moving words and counting what waits;
+//! 3. [`outcome`]: what arrived, checked against the plan, and the task programs run on it.
 
 mod cycles;
-mod flat;
 mod outcome;
 mod wiring;
 
@@ -26,7 +28,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::progress::Progress;
 use crate::schedule::{Problem, Schedule, ScheduleError};
-use crate::switch::{self, SwitchPrograms};
 use crate::topology::Network;
 use crate::traffic::{Placement, Routing, Traffic};
 
@@ -78,7 +79,7 @@ fn mismatch<T>(why: String) -> Result<T, ReplayError> {
     Err(ReplayError::Mismatch(why))
 }
 
-/// Replays a schedule: builds the switch programs and executes them cycle by cycle.
+/// Replays a schedule: runs its switch programs cycle by cycle.
 pub fn replay(
     traffic: &Traffic,
     network: &Network,
@@ -106,43 +107,27 @@ pub fn replay_with_progress(
     progress: &Progress,
 ) -> Result<ReplayReport, ReplayError> {
     let problem = Problem::new(traffic, network, placement, routing, schedule.hardware)?;
-    let programs = switch::build(&problem, schedule);
-    run_with_progress(&problem, schedule, &programs, progress)
+    run_with_progress(&problem, schedule, progress)
 }
 
-/// Executes given switch programs (with the schedule's injections as the processors' sends).
+/// Executes the switch programs of `schedule` on `problem`'s routes (with the schedule's
+/// injections as the processors' sends).
 ///
-/// The state is dense: every instruction, word queue (a message's words waiting at one input
-/// port of one switch), read cursor (one per message and output port of a switch) and output
-/// port gets an index once, before the first cycle, and each cycle touches only arrays. A queue
-/// keeps only the words some reader has yet to take, so memory follows the words in flight,
-/// not the words moved.
-pub fn run(
-    problem: &Problem,
-    schedule: &Schedule,
-    programs: &SwitchPrograms,
-) -> Result<ReplayReport, ReplayError> {
-    run_with_progress(problem, schedule, programs, &Progress::none())
+/// The state is dense: every step of every route (a read cursor, and the word queue it fills)
+/// and every output port gets an index once, before the first cycle, and each cycle touches only
+/// arrays. A queue keeps a list of its words only while some reader has yet to take them (with a
+/// switch latency or several readers), so memory follows the words in flight, not the words moved.
+pub fn run(problem: &Problem, schedule: &Schedule) -> Result<ReplayReport, ReplayError> {
+    run_with_progress(problem, schedule, &Progress::none())
 }
 
 /// [`run`], reporting the cycles replayed to `progress` and stopping when it is cancelled.
 pub fn run_with_progress(
     problem: &Problem,
     schedule: &Schedule,
-    programs: &SwitchPrograms,
     progress: &Progress,
 ) -> Result<ReplayReport, ReplayError> {
-    let n = problem.traffic.messages.len();
-    let all = flat::Flat::new(programs, n)?;
-    let injections = switch::injections(schedule);
-    let wired = wiring::wire(problem, &all, &injections);
-    let moved = cycles::execute(
-        &all,
-        &injections,
-        wired,
-        schedule.hardware,
-        problem,
-        progress,
-    )?;
+    let wired = wiring::wire(problem, &schedule.holds)?;
+    let moved = cycles::execute(problem, &schedule.holds, wired, schedule.hardware, progress)?;
     outcome::report(problem, schedule, moved)
 }

@@ -19,8 +19,8 @@ pub(super) fn report(
     let n = traffic.messages.len();
     // Words each message delivered to `node`, and when the last came.
     let received = |m: MsgId, node: NodeId| -> Option<(u64, u64)> {
-        let (c, e) = moved.ejections.cursor(m, node)?;
-        Some((moved.taken[c] as u64, moved.last_word[e]))
+        let c = moved.cells.get(moved.ejections.cursor(m, node)?)?;
+        Some((c.taken as u64, c.pushed as u64))
     };
 
     // Every message complete at every destination, when planned.

@@ -9,11 +9,13 @@
 //! * path contention level ν(p): other paths sharing at least one channel with p;
 //! * logical path length d(p): hops of p at which a competitor not met before appears.
 
+use super::links::{RouteLinks, Users};
+use crate::schedule::FastMap;
 use crate::topology::{LinkId, Network, NodeId};
 use crate::traffic::{MsgId, Route, Routing, TaskId, Traffic};
 
 /// What makes two paths the same: source task, destination tasks, links.
-type PathKey = (TaskId, Vec<TaskId>, Vec<LinkId>);
+type PathKey<'a> = (TaskId, &'a [TaskId], &'a [LinkId]);
 
 /// One distinct path and its contention figures.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,42 +42,59 @@ pub struct Contention {
 
 impl Contention {
     pub fn analyse(traffic: &Traffic, network: &Network, routing: &Routing) -> Contention {
-        let mut keyed: Vec<(PathKey, MsgId)> = Vec::new();
-        for (m, r) in routing.routes.iter().enumerate() {
-            let Some(msg) = traffic.messages.get(m) else {
-                continue;
-            };
-            let links = r.links(network);
+        let routes = RouteLinks::of(traffic, network, routing);
+        Contention::of_links(traffic, network, routing, &routes)
+    }
+
+    /// [`Contention::analyse`] with every route's links already listed.
+    pub fn of_links(
+        traffic: &Traffic,
+        network: &Network,
+        routing: &Routing,
+        routes: &RouteLinks,
+    ) -> Contention {
+        // Distinct paths, each under the first message that takes it, in message order: one
+        // hashed look-up per message on borrowed slices (no key copied per message).
+        let mut first_of: FastMap<PathKey, MsgId> = Default::default();
+        let mut distinct: Vec<MsgId> = Vec::new();
+        for m in 0..routes.len() {
+            let links = routes.of_message(m);
             if links.is_empty() {
                 continue;
             }
-            keyed.push(((msg.src, msg.dst.to_vec(), links), m));
-        }
-        keyed.sort();
-        keyed.dedup_by(|a, b| a.0 == b.0);
-        keyed.sort_by_key(|k| k.1);
-        let mut paths: Vec<PathStats> = keyed
-            .into_iter()
-            .map(|((src, dst, links), msg)| PathStats {
-                msg,
-                src,
-                dst,
-                src_node: match &routing.routes[msg] {
-                    Route::Path(p) => p.first().copied().unwrap_or(0),
-                    Route::Tree(e) => e.first().map(|x| x.0).unwrap_or(0),
-                },
-                hops: links.len(),
-                links,
-                contention: 0,
-                logical_length: 0,
-            })
-            .collect();
-        let mut users: Vec<Vec<u32>> = vec![Vec::new(); network.links.len()];
-        for (i, p) in paths.iter().enumerate() {
-            for &l in &p.links {
-                users[l].push(i as u32);
+            let msg = &traffic.messages[m];
+            if let std::collections::hash_map::Entry::Vacant(e) =
+                first_of.entry((msg.src, &msg.dst[..], links))
+            {
+                e.insert(m);
+                distinct.push(m);
             }
         }
+        drop(first_of);
+        let mut paths: Vec<PathStats> = distinct
+            .into_iter()
+            .map(|msg| {
+                let links = routes.of_message(msg).to_vec();
+                let m = &traffic.messages[msg];
+                PathStats {
+                    msg,
+                    src: m.src,
+                    dst: m.dst.to_vec(),
+                    src_node: match &routing.routes[msg] {
+                        Route::Path(p) => p.first().copied().unwrap_or(0),
+                        Route::Tree(e) => e.first().map(|x| x.0).unwrap_or(0),
+                    },
+                    hops: links.len(),
+                    links,
+                    contention: 0,
+                    logical_length: 0,
+                }
+            })
+            .collect();
+        let users = Users::count(
+            network.links.len(),
+            paths.iter().map(|p| p.links.as_slice()),
+        );
         // The reference algorithm of the notes: O(Σ χ²) with a stamped membership array.
         let mut seen = vec![u32::MAX; paths.len()];
         for i in 0..paths.len() {
@@ -84,7 +103,7 @@ impl Contention {
             seen[i] = i as u32;
             for &l in &paths[i].links {
                 let mut new = false;
-                for &q in &users[l] {
+                for &q in users.of(l) {
                     if seen[q as usize] != i as u32 {
                         seen[q as usize] = i as u32;
                         nu += 1;
@@ -98,7 +117,7 @@ impl Contention {
             paths[i].contention = nu;
             paths[i].logical_length = d;
         }
-        let channel_load = users.iter().map(|u| u.len()).collect();
+        let channel_load = (0..users.links()).map(|l| users.of(l).len()).collect();
         let senders = super::senders(traffic).len();
         let degree_avg = if senders == 0 {
             0.0

@@ -11,6 +11,7 @@ use crate::topology::{LinkId, Network, NodeId};
 use crate::traffic::{MsgId, Placement, Routing, TaskId, Traffic};
 
 pub mod contention;
+pub mod links;
 mod report;
 pub mod utilization;
 
@@ -83,11 +84,18 @@ impl Metrics {
         placement: &Placement,
         routing: &Routing,
     ) -> Metrics {
-        let users = link_messages(traffic, network, routing);
-        let lu: Vec<f64> = users
-            .iter()
-            .map(|ms| utilization::link_utilization(traffic, ms))
-            .collect();
+        // Every route's links once, for the utilization, the congestion and the paths.
+        let routes = links::RouteLinks::of(traffic, network, routing);
+        let users = routes.users(network.links.len());
+        let mut spans = Vec::new();
+        let mut lu = Vec::with_capacity(network.links.len());
+        let mut congestion = 0u64;
+        for l in 0..network.links.len() {
+            let ms = users.of(l).iter().map(|&m| m as MsgId);
+            let (words, u) = utilization::words_and_utilization(traffic, ms, &mut spans);
+            lu.push(u);
+            congestion = congestion.max(words);
+        }
         let mut peak = 0.0f64;
         let mut peak_link: Option<LinkId> = None;
         for (l, &u) in lu.iter().enumerate() {
@@ -97,17 +105,7 @@ impl Metrics {
             }
         }
         let busy: Vec<f64> = lu.iter().copied().filter(|&u| u > 0.0).collect();
-        let congestion = users
-            .iter()
-            .map(|ms| {
-                ms.iter()
-                    .filter_map(|&m| traffic.messages.get(m))
-                    .map(|m| m.size)
-                    .fold(0u64, |a, b| a.saturating_add(b))
-            })
-            .max()
-            .unwrap_or(0);
-        let c = Contention::analyse(traffic, network, routing);
+        let c = Contention::of_links(traffic, network, routing, &routes);
         Metrics {
             peak_utilization: peak,
             peak_link: peak_link.map(|l| (network.links[l].from, network.links[l].to)),

@@ -20,19 +20,29 @@ pub fn window(m: &Message) -> (u64, u64) {
 
 /// `lu_j` for a link carrying `msgs`.
 pub fn link_utilization(traffic: &Traffic, msgs: &[MsgId]) -> f64 {
+    words_and_utilization(traffic, msgs.iter().copied(), &mut Vec::new()).1
+}
+
+/// The words a link carrying `msgs` moves (saturating) and its `lu_j`, with `spans` as scratch
+/// (one buffer for every link of a network, not one per link).
+pub fn words_and_utilization(
+    traffic: &Traffic,
+    msgs: impl Iterator<Item = MsgId>,
+    spans: &mut Vec<(u64, u64)>,
+) -> (u64, f64) {
     let mut words = 0u64;
-    let mut spans: Vec<(u64, u64)> = Vec::with_capacity(msgs.len());
-    for &id in msgs {
+    spans.clear();
+    for id in msgs {
         if let Some(m) = traffic.messages.get(id) {
             words = words.saturating_add(m.size);
             spans.push(window(m));
         }
     }
-    let active = union_length(&mut spans);
+    let active = union_length(spans);
     if active == 0 {
-        0.0
+        (words, 0.0)
     } else {
-        words as f64 / active as f64
+        (words, words as f64 / active as f64)
     }
 }
 

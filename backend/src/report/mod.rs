@@ -61,23 +61,35 @@ impl<'a> Plan<'a> {
                 m.size * links
             })
             .sum();
-        // Hashed, not ordered: the busiest is chosen by a total order below (millions of holds).
-        let mut busy: schedule::FastMap<Resource, u64> = Default::default();
+        // Busy cycles per link, counted by the resource's number in the network (a hold of
+        // every message on every step: millions), the busiest chosen by a total order below.
+        let index = schedule::ResourceIndex::new(problem.network);
+        let mut busy = vec![0u64; index.len()];
+        let mut held = vec![false; index.len()];
+        let mut strays: schedule::FastMap<Resource, u64> = Default::default();
         for h in &schedule.holds {
             if let Resource::Link { .. } = h.resource() {
-                *busy.entry(h.resource()).or_default() += h.end() - h.start();
+                match index.of(h.resource()) {
+                    Some(i) => {
+                        busy[i] += h.end() - h.start();
+                        held[i] = true;
+                    }
+                    None => *strays.entry(h.resource()).or_default() += h.end() - h.start(),
+                }
             }
         }
-        let peak = busy
-            .iter()
-            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
-            .map(|(r, &b)| {
+        let peak = (0..index.len())
+            .filter(|&i| held[i])
+            .map(|i| (index.resource(i), busy[i]))
+            .chain(strays)
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+            .map(|(r, b)| {
                 let u = if schedule.makespan == 0 {
                     0.0
                 } else {
                     b as f64 / schedule.makespan as f64
                 };
-                (u, Some(*r))
+                (u, Some(r))
             })
             .unwrap_or((0.0, None));
         Plan {

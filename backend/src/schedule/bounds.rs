@@ -154,10 +154,14 @@ pub struct LowerTiming {
 pub fn lower_timing(s: &Setting) -> Result<LowerTiming, ScheduleError> {
     let traffic = s.traffic;
     let cap = s.ports.max(1) as u64;
-    let mut windows: HashMap<TaskId, VecDeque<(u64, u64)>> = HashMap::new();
+    // Per task, by its number (the executor runs the tasks of the program).
+    let mut windows: Vec<VecDeque<(u64, u64)>> = vec![VecDeque::new(); traffic.tasks.len()];
     let local: Vec<bool> = traffic.messages.iter().map(|m| s.local(m)).collect();
     let bound = Box::new(|t: TaskId, read: &[(MsgId, u64)], start: u64| {
-        let w = windows.entry(t).or_default();
+        if t >= windows.len() {
+            windows.resize_with(t + 1, VecDeque::new);
+        }
+        let w = &mut windows[t];
         for &(m, r) in read {
             let msg = &traffic.messages[m];
             if !local[m] && msg.size > 0 {
@@ -220,25 +224,46 @@ pub(crate) fn chain_tails(traffic: &Traffic) -> (Vec<usize>, Vec<u64>) {
     let n = base[tasks];
     // Where each message is sent and read (op nodes numbered task by task).
     let mut sender = vec![usize::MAX; nmsg];
-    let mut readers: Vec<Vec<(TaskId, usize)>> = vec![Vec::new(); nmsg];
+    // Message `m`'s reading ops, in task order, are `read_ops[first_read[m]..first_read[m + 1]]`
+    // (counted, then filled: no list per message).
+    let mut first_read = vec![0usize; nmsg + 1];
+    for task in &traffic.tasks {
+        for op in &task.ops {
+            if let Op::Recv(m) = *op {
+                if m < nmsg {
+                    first_read[m + 1] += 1;
+                }
+            }
+        }
+    }
+    for m in 0..nmsg {
+        first_read[m + 1] += first_read[m];
+    }
+    let mut fill = first_read.clone();
+    let mut read_ops = vec![(0, 0); first_read[nmsg]];
     let mut op_of = Vec::with_capacity(n);
     for (t, task) in traffic.tasks.iter().enumerate() {
         for (i, op) in task.ops.iter().enumerate() {
             let node = base[t] + i;
             match *op {
                 Op::Send(m) if m < nmsg => sender[m] = node,
-                Op::Recv(m) if m < nmsg => readers[m].push((t, node)),
+                Op::Recv(m) if m < nmsg => {
+                    read_ops[fill[m]] = (t, node);
+                    fill[m] += 1;
+                }
                 _ => {}
             }
             op_of.push((*op, i > 0, i + 1 < task.ops.len()));
         }
     }
+    drop(fill);
+    let readers = |m: MsgId| -> &[(TaskId, usize)] { &read_ops[first_read[m]..first_read[m + 1]] };
     // Successors of a node: the next op of its task, and for a send every reading op.
     let mut left: Vec<u32> = (0..n)
         .map(|v| {
             let (op, _, next) = op_of[v];
             let reads = match op {
-                Op::Send(m) if m < nmsg => readers[m].len(),
+                Op::Send(m) if m < nmsg => readers(m).len(),
                 _ => 0,
             };
             (next as usize + reads) as u32
@@ -253,7 +278,7 @@ pub(crate) fn chain_tails(traffic: &Traffic) -> (Vec<usize>, Vec<u64>) {
             Op::Compute(c) => after.saturating_add(c),
             Op::Send(m) if m < nmsg => {
                 let size = traffic.messages[m].size;
-                readers[m]
+                readers(m)
                     .iter()
                     .map(|&(_, r)| size.saturating_add(f[r]))
                     .fold(after, u64::max)
@@ -281,7 +306,7 @@ pub(crate) fn chain_tails(traffic: &Traffic) -> (Vec<usize>, Vec<u64>) {
     let mut tails = Vec::new();
     for (m, msg) in traffic.messages.iter().enumerate() {
         for &d in &msg.dst {
-            let tail = readers[m]
+            let tail = readers(m)
                 .iter()
                 .filter(|&&(t, r)| t == d && left[r] == 0)
                 .map(|&(_, r)| f[r])
@@ -1147,8 +1172,9 @@ impl<'a> Folded<'a> {
                 for &v in &order {
                     let at = layer * n + v;
                     let task = names[v].0;
-                    let jobs = std::mem::take(&mut pending[at]);
-                    if !jobs.is_empty() {
+                    // Most nodes have nothing pending: look before moving the list out.
+                    if !pending[at].is_empty() {
+                        let jobs = std::mem::take(&mut pending[at]);
                         let mine = drained.entry(task).or_default();
                         mine.extend(jobs.iter().map(|&(h, p)| (h, p, 0)));
                         let j = jackson(mine.iter().copied(), cap);

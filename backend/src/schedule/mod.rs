@@ -33,7 +33,7 @@ pub mod milp;
 pub mod modulo;
 mod occupancy;
 mod slot_sat;
-pub(crate) use occupancy::{FastMap, Groups};
+pub(crate) use occupancy::{FastMap, Groups, ResourceIndex};
 pub mod periodic;
 pub mod priority;
 pub mod program;

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::bounds::{self, Latencies, Setting};
+use super::occupancy::ResourceIndex;
 use super::{Problem, Resource, Schedule};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,15 +38,52 @@ impl PeriodReport {
 }
 
 /// Words every resource carries per phase (links and node ports, after placement and routing).
+///
+/// A step of every message is counted (a hundred million in a large plan): by phase, into one
+/// table numbered by resource ([`ResourceIndex`]), instead of a map hashed by phase and resource.
 pub fn phase_words(problem: &Problem) -> BTreeMap<(usize, Resource), u64> {
-    // Hashed while a step of every message is counted, then ordered once.
-    let mut words: super::FastMap<(usize, Resource), u64> = Default::default();
-    for m in &problem.traffic.messages {
-        for st in &problem.steps[m.id] {
-            *words.entry((m.phase, st.resource())).or_default() += m.size;
+    let messages = &problem.traffic.messages;
+    let index = ResourceIndex::new(problem.network);
+    // Messages by phase, in message order within one (a stable sort: one pass when the
+    // messages already come phase by phase).
+    let mut order: Vec<usize> = (0..messages.len()).collect();
+    order.sort_by_key(|&m| messages[m].phase);
+    let mut words = vec![0u64; index.len()];
+    // `stamp[i]` is the group (plus one) that last counted resource `i`.
+    let mut stamp = vec![0usize; index.len()];
+    let mut touched: Vec<usize> = Vec::new();
+    // A resource outside the network (never in a checked problem) is counted all the same.
+    let mut strays: super::FastMap<(usize, Resource), u64> = Default::default();
+    let mut out: Vec<((usize, Resource), u64)> = Vec::new();
+    for (g, group) in order
+        .chunk_by(|&a, &b| messages[a].phase == messages[b].phase)
+        .enumerate()
+    {
+        let phase = messages[group[0]].phase;
+        for &m in group {
+            let (id, size) = (messages[m].id, messages[m].size);
+            for st in problem.steps.get(id).map_or(&[][..], Vec::as_slice) {
+                match index.of(st.resource()) {
+                    Some(i) => {
+                        if stamp[i] != g + 1 {
+                            stamp[i] = g + 1;
+                            words[i] = 0;
+                            touched.push(i);
+                        }
+                        words[i] += size;
+                    }
+                    None => *strays.entry((phase, st.resource())).or_default() += size,
+                }
+            }
         }
+        out.extend(
+            touched
+                .drain(..)
+                .map(|i| ((phase, index.resource(i)), words[i])),
+        );
     }
-    words.into_iter().collect()
+    out.extend(strays);
+    out.into_iter().collect()
 }
 
 /// The period bound of every repeating phase of a placed and routed problem.

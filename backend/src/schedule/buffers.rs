@@ -134,6 +134,33 @@ pub(crate) fn by_message(n: usize, holds: &[Hold]) -> super::occupancy::Groups {
     by_msg
 }
 
+/// Per step of a route, its range of `run` (a message's hold numbers by resource, then start,
+/// as [`by_message`] lists them): the steps in resource order walked along `run` once, where
+/// looking each step up in the run reads a dozen holds spread over it. A route that passes a
+/// resource twice gets the same range for both steps. `by_res` is scratch.
+pub(crate) fn step_ranges(
+    holds: &[Hold],
+    run: &[u32],
+    steps: &[super::Step],
+    by_res: &mut Vec<u32>,
+    ranges: &mut Vec<(usize, usize)>,
+) {
+    by_res.clear();
+    by_res.extend(0..steps.len() as u32);
+    by_res.sort_unstable_by_key(|&j| (steps[j as usize].resource(), j));
+    ranges.clear();
+    ranges.resize(steps.len(), (0, 0));
+    let mut p = 0;
+    for &j in by_res.iter() {
+        let r = steps[j as usize].resource();
+        while p < run.len() && holds[run[p] as usize].resource() < r {
+            p += 1;
+        }
+        let hi = p + run[p..].partition_point(|&i| holds[i as usize].resource() == r);
+        ranges[j as usize] = (p, hi);
+    }
+}
+
 /// [`usage`] with the holds grouped by [`by_message`].
 pub(crate) fn usage_by_message(
     problem: &Problem,
@@ -153,22 +180,7 @@ pub(crate) fn usage_by_message(
     for m in 0..n {
         let run = by_msg.of(m);
         let steps = &problem.steps[m];
-        // Per step, its resource's range of `run`: the steps in resource order walked along
-        // `run`, which is in resource order too.
-        by_res.clear();
-        by_res.extend(0..steps.len() as u32);
-        by_res.sort_unstable_by_key(|&j| (steps[j as usize].resource(), j));
-        lists.clear();
-        lists.resize(steps.len(), (0, 0));
-        let mut p = 0;
-        for &j in &by_res {
-            let r = steps[j as usize].resource();
-            while p < run.len() && holds[run[p] as usize].resource() < r {
-                p += 1;
-            }
-            let hi = p + run[p..].partition_point(|&i| holds[i as usize].resource() == r);
-            lists[j as usize] = (p, hi);
-        }
+        step_ranges(holds, run, steps, &mut by_res, &mut lists);
         let frags = lists.first().map_or(0, |&(lo, hi)| hi - lo);
         for f in 0..frags {
             // Per step: the latest start of its children for fragment f.

@@ -107,39 +107,6 @@ fn on<'a>(holds: &[super::Hold], by_msg: &'a Groups, m: usize, r: Resource) -> &
     &run[lo..hi]
 }
 
-/// A message's holds on each step of its route, from `run` (its holds by resource, then start):
-/// one walk along the run in the order of the steps' resources, where looking each step up in
-/// the run reads a dozen holds spread over it (a hundred million steps in a large plan).
-fn per_step<'a>(holds: &[super::Hold], run: &'a [u32], steps: &[super::Step]) -> Vec<&'a [u32]> {
-    let mut order: Vec<(Resource, usize)> = steps
-        .iter()
-        .enumerate()
-        .map(|(j, s)| (s.resource(), j))
-        .collect();
-    order.sort_unstable();
-    let mut lists: Vec<&[u32]> = vec![&[]; steps.len()];
-    let mut pos = 0;
-    let mut last: Option<(Resource, usize, usize)> = None;
-    for (r, j) in order {
-        // A route that passes a resource twice gets its holds there for both steps.
-        if let Some((lr, lo, hi)) = last.filter(|&(lr, _, _)| lr == r) {
-            lists[j] = &run[lo..hi];
-            last = Some((lr, lo, hi));
-            continue;
-        }
-        while pos < run.len() && holds[run[pos] as usize].resource() < r {
-            pos += 1;
-        }
-        let lo = pos;
-        while pos < run.len() && holds[run[pos] as usize].resource() == r {
-            pos += 1;
-        }
-        lists[j] = &run[lo..pos];
-        last = Some((r, lo, pos));
-    }
-    lists
-}
-
 /// Every hold is on its message's route.
 fn check_routes(problem: &Problem, schedule: &Schedule, by_msg: &Groups) -> Result<(), Violation> {
     let holds = &schedule.holds;
@@ -240,7 +207,10 @@ fn check_message(
     let msg = &problem.traffic.messages[m];
     let hw = problem.hardware;
     let steps = &problem.steps[m];
-    let lists = per_step(holds, by_msg.of(m), steps);
+    let run = by_msg.of(m);
+    let (mut by_res, mut ranges) = (Vec::new(), Vec::new());
+    super::buffers::step_ranges(holds, run, steps, &mut by_res, &mut ranges);
+    let lists: Vec<&[u32]> = ranges.iter().map(|&(lo, hi)| &run[lo..hi]).collect();
     if msg.size == 0 {
         if lists.iter().any(|l| !l.is_empty()) {
             fail!("message {m} has no words but holds resources");

@@ -103,7 +103,7 @@ impl<'a> Plan<'a> {
             placement_cost,
             peak_utilization: peak,
             fragments: schedule.holds.len(),
-            buffers: schedule::buffers::usage(problem, &schedule.holds),
+            buffers: schedule::buffers::usage_of(problem, schedule),
             contention: Metrics::compute(
                 windows,
                 problem.network,

@@ -104,6 +104,29 @@ fn group(n: u64) -> String {
     out
 }
 
+/// [`Usage`] as the verifier measured it on a schedule's holds ([`super::Schedule::buffers`]),
+/// kept beside them so the replay and the report read it instead of measuring again: each
+/// measure groups and walks every hold, three passes over a hundred million holds in a large
+/// plan. Not written and not compared: a measurement of the holds, not part of what the
+/// schedule is (two schedules with the same holds are equal, measured or not).
+#[derive(Clone, Debug, Default)]
+pub struct Measured(pub(crate) Option<Usage>);
+
+impl PartialEq for Measured {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// The words waiting at the switch inputs of `schedule`: as its verifier measured them, or
+/// measured now ([`usage`]) when it was not verified through [`super::verify_on`].
+pub fn usage_of(problem: &Problem, schedule: &super::Schedule) -> Usage {
+    match &schedule.buffers.0 {
+        Some(u) => u.clone(),
+        None => usage(problem, &schedule.holds),
+    }
+}
+
 /// Measures the words waiting at every switch input of `holds` (SPEC §2). Fragments are matched
 /// hop to hop in order of start, as the verifier matches them; a hop that starts before its
 /// parent allows (a causality error the verifier reports itself) counts as no wait.

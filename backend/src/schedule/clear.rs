@@ -633,10 +633,10 @@ pub(crate) fn search(
             kept = search.spots();
         }
     }
-    let s = assemble(problem, &search, &kept)?;
-    if super::exact::rank(&s) < super::exact::rank(&start) && super::verify_on(problem, &s).is_ok()
+    let mut s = assemble(problem, &search, &kept)?;
+    if super::exact::rank(&s) < super::exact::rank(&start)
+        && super::verify_on(problem, &mut s).is_ok()
     {
-        let mut s = s;
         feedback::blame_relaxed(problem, &mut s);
         Ok(Ok(s))
     } else {
@@ -909,10 +909,10 @@ mod tests {
                 .unwrap()
                 .unwrap()
         };
-        let s = run(7);
+        let mut s = run(7);
         assert!(s.makespan <= 11, "makespan {}", s.makespan);
         assert!(s.makespan < first.makespan);
-        super::super::verify_on(&problem, &s).unwrap();
+        super::super::verify_on(&problem, &mut s).unwrap();
         // Every hold of a message one cycle after the one before: no word waits.
         for m in 0..traffic.messages.len() {
             let starts: Vec<u64> = s.holds_of(m).map(|h| h.start()).collect();

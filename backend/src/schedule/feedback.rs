@@ -112,6 +112,7 @@ pub(crate) fn assemble_unblamed(
         lp: None,
         routes: None,
         optimum_bound: None,
+        buffers: Default::default(),
     }
 }
 

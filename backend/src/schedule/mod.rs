@@ -278,6 +278,11 @@ pub struct Schedule {
     /// ([`milp`], `best` and `milp` on small programs with HiGHS); `None` when it did not run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub optimum_bound: Option<u64>,
+    /// The words waiting at switch inputs, as the verifier measured them on these holds
+    /// ([`buffers::usage_of`]); empty until verified, and to be emptied by whoever changes the
+    /// holds of a verified schedule.
+    #[serde(skip)]
+    pub buffers: buffers::Measured,
 }
 
 /// What is known of how far a schedule is from the best makespan on its routes (SPEC §4
@@ -551,19 +556,23 @@ impl<'a> Problem<'a> {
     }
 }
 
-/// Checks `s` against `problem`, or against the routes `s` chose when it chose some.
-fn verify_on(problem: &Problem, s: &Schedule) -> Result<(), ScheduleError> {
+/// Checks `s` against `problem`, or against the routes `s` chose when it chose some, and keeps
+/// the words its switch inputs hold as measured ([`Schedule::buffers`]).
+fn verify_on(problem: &Problem, s: &mut Schedule) -> Result<(), ScheduleError> {
     let invalid = |why: String| ScheduleError::Invalid {
         method: s.method.name(),
         why,
     };
-    match &s.routes {
+    let usage = match &s.routes {
         Some(r) => {
             let p = problem.rerouted(r).map_err(|e| invalid(e.to_string()))?;
-            verify::verify(&p, s).map_err(|why| invalid(why.to_string()))
+            verify::verify_measuring(&p, s)
         }
-        None => verify::verify(problem, s).map_err(|why| invalid(why.to_string())),
+        None => verify::verify_measuring(problem, s),
     }
+    .map_err(|why| invalid(why.to_string()))?;
+    s.buffers = buffers::Measured(Some(usage));
+    Ok(())
 }
 
 /// Schedules, checks and (when deadlines cannot all be met) relaxes: the one entry point.
@@ -665,12 +674,12 @@ fn schedule_problem(
     let exact =
         || -> Result<Schedule, ScheduleError> { improve::schedule(problem, effort, progress) };
     let solver = || lp::solver(lp_solver).map_err(ScheduleError::Input);
-    let checked = |s: Schedule| -> Result<Schedule, ScheduleError> {
+    let checked = |mut s: Schedule| -> Result<Schedule, ScheduleError> {
         progress.stage("verify", 1);
         if progress.is_cancelled() {
             return Err(ScheduleError::Interrupted);
         }
-        verify_on(problem, &s)?;
+        verify_on(problem, &mut s)?;
         Ok(s)
     };
     match method {
@@ -881,6 +890,65 @@ mod tests {
         assert_eq!(Resource::eject(6).ends(), None);
         assert_eq!(Step::new(Resource::inject(0), None).parent(), None);
         assert_eq!(Step::new(Resource::eject(0), Some(7)).parent(), Some(7));
+    }
+
+    /// The words waiting at switch inputs, kept as the verifier measured them, are what a
+    /// fresh measure of the holds gives, with buffers bounded or not; and they are not part of
+    /// what a schedule is equal to.
+    #[test]
+    fn verified_buffers_are_the_holds_usage() {
+        let task = |id, ops| Task {
+            id,
+            name: format!("t{id}"),
+            ops,
+            ..Task::default()
+        };
+        let message = |id, src, size| Message {
+            id,
+            src,
+            dst: vec![2].into(),
+            size,
+            deadline: 100,
+            ..Message::default()
+        };
+        let traffic = Traffic {
+            tasks: vec![
+                task(0, vec![Op::Send(0)]),
+                task(1, vec![Op::Send(1)]),
+                task(2, vec![Op::Recv(0), Op::Recv(1)]),
+            ],
+            messages: vec![message(0, 0, 6), message(1, 1, 5)],
+            ..Traffic::default()
+        };
+        let network = Network::build(&"mesh:3x1".parse().unwrap()).unwrap();
+        let placement = Placement {
+            node_of: vec![0, 1, 2],
+        };
+        let routing = Routing {
+            routes: vec![
+                crate::traffic::Route::Path(vec![0, 1, 2]),
+                crate::traffic::Route::Path(vec![1, 2]),
+            ],
+        };
+        for buffer in [None, Some(2), Some(0)] {
+            let hw = Hardware {
+                buffer,
+                ..Hardware::default()
+            };
+            let s = schedule(&traffic, &network, &placement, &routing, Method::Exact, hw).unwrap();
+            let problem = Problem::new(&traffic, &network, &placement, &routing, hw).unwrap();
+            let fresh = buffers::usage(&problem, &s.holds);
+            assert_eq!(s.buffers.0.as_ref(), Some(&fresh), "{buffer:?}");
+            // Unbounded, the second message waits at switch 1 behind the first.
+            assert_eq!(fresh.max, if buffer.is_none() { 5 } else { 0 });
+            assert_eq!(buffers::usage_of(&problem, &s), fresh);
+            let unmeasured = Schedule {
+                buffers: Default::default(),
+                ..s.clone()
+            };
+            assert_eq!(unmeasured, s);
+            assert_eq!(buffers::usage_of(&problem, &unmeasured), fresh);
+        }
     }
 
     /// A message of 2⁴⁰ words is refused up front, not scheduled word by word until memory runs

@@ -30,6 +30,24 @@ macro_rules! fail {
 /// - every message arrives by its deadline, or its deadline is listed as relaxed;
 /// - no switch input keeps more words waiting than its buffer holds ([`super::buffers`]).
 pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
+    verify_with(problem, schedule, false).map(|_| ())
+}
+
+/// [`verify`], answering the words the schedule keeps waiting at switch inputs (measured on
+/// every schedule, bounded buffers or not: the plan reports them).
+pub fn verify_measuring(
+    problem: &Problem,
+    schedule: &Schedule,
+) -> Result<super::buffers::Usage, Violation> {
+    verify_with(problem, schedule, true).map(Option::unwrap_or_default)
+}
+
+/// [`verify`], with the buffers' usage measured always (`measure`) or only to check them.
+fn verify_with(
+    problem: &Problem,
+    schedule: &Schedule,
+    measure: bool,
+) -> Result<Option<super::buffers::Usage>, Violation> {
     check_shape(problem, schedule)?;
     let holds = &schedule.holds;
     let by_msg = holds_by_message(problem, holds);
@@ -45,17 +63,17 @@ pub fn verify(problem: &Problem, schedule: &Schedule) -> Result<(), Violation> {
         check_programs(problem, schedule, &by_msg)?;
     }
     // Buffers, once every fragment is known to follow its route in order.
-    if let Some(b) = problem.hardware.buffer {
-        if let Some((input, t, words, cap)) =
-            super::buffers::usage_by_message(problem, holds, &by_msg).over
-        {
-            fail!(
-                "{} keeps {words} words waiting at cycle {t}, but its buffer holds {cap} (--buffer {b})",
-                super::buffers::input_name(input)
-            );
-        }
+    if !measure && problem.hardware.buffer.is_none() {
+        return Ok(None);
     }
-    Ok(())
+    let usage = super::buffers::usage_by_message(problem, holds, &by_msg);
+    if let (Some(b), Some((input, t, words, cap))) = (problem.hardware.buffer, usage.over) {
+        fail!(
+            "{} keeps {words} words waiting at cycle {t}, but its buffer holds {cap} (--buffer {b})",
+            super::buffers::input_name(input)
+        );
+    }
+    Ok(Some(usage))
 }
 
 /// One entry per message in each of the schedule's tables; every hold names a message and a

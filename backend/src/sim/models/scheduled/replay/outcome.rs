@@ -88,7 +88,7 @@ pub(super) fn report(
         .unwrap_or(0);
 
     // What the switches held must be what the plan says they hold (`buffered_max`).
-    let planned = crate::schedule::buffers::usage(problem, &schedule.holds).max;
+    let planned = crate::schedule::buffers::usage_of(problem, schedule).max;
     if moved.max_buffered != planned {
         return mismatch(format!(
             "the switches kept at most {} words waiting at one input, but the plan says {planned}",

@@ -35,6 +35,7 @@ use std::rc::Rc;
 
 use super::super::ast::{Body, Clause, Lambda, Node, NodeKind};
 use super::super::builtins::{self, BuiltinDef, Op as B};
+use super::super::cons::Half;
 use super::super::env::{Env, Globals};
 use super::super::exec::{fast_builtin, fast_ints, fast_one, holds, Entry, INLINE_ARGS};
 use super::super::machine::{Machine, R};
@@ -55,7 +56,11 @@ type W = u16;
 
 const CONST: W = 1 << 15;
 const MOVE: W = 1 << 14;
-const INDEX: W = MOVE - 1;
+/// `CAR` or `CDR` set, the operand is that half of the local in the slot (`(car l)`), read in
+/// place; only an instruction's last operand is one (see [`Compiler::last_operand`]).
+const CAR: W = 1 << 13;
+const CDR: W = 1 << 12;
+const INDEX: W = CDR - 1;
 
 /// Where an instruction's value goes: a slot, or (these three) pushed on the stack (an argument
 /// of a call), let go (a form whose value is not used), or returned from the procedure.
@@ -89,6 +94,9 @@ struct Site {
     args: Box<[Span]>,
     /// A slot where the head's value is kept before the arguments are evaluated, or [`NONE`].
     pin: W,
+    /// The site of the `car` or `cdr` its instruction reads in place as its last operand, or
+    /// [`NONE`].
+    half: W,
     /// The locals in scope, for the diagnostic of an unbound name.
     scope: Scope,
 }
@@ -243,6 +251,18 @@ enum Op {
         argc: W,
         site: W,
     },
+    /// [`Op::CallG`] of one or two operands, pushed by the instruction.
+    CallG1 {
+        dst: W,
+        a: W,
+        site: W,
+    },
+    CallG2 {
+        dst: W,
+        a: W,
+        b: W,
+        site: W,
+    },
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -257,7 +277,8 @@ pub(super) fn compile(l: &Lambda, globals: &Globals, nlocals: u32) -> Option<Byt
     }
     let mut c = Compiler {
         code: Vec::new(),
-        consts: Vec::new(),
+        // Constant 0 is `nil`: the half of `nil`, read in place.
+        consts: vec![Value::Nil],
         spans: Vec::new(),
         sites: Vec::new(),
         pending: Vec::new(),
@@ -379,6 +400,7 @@ impl Compiler<'_> {
             fspan,
             args: args.into(),
             pin: NONE,
+            half: NONE,
             scope,
         });
         self.w(self.sites.len() - 1, NONE)
@@ -459,6 +481,35 @@ impl Compiler<'_> {
                 Some(t | MOVE)
             }
         }
+    }
+
+    /// The last operand of the instruction of `site`: `(car X)` or `(cdr X)` of a local,
+    /// fixed, is read in place by it (its three steps pending, so taken with the instruction's;
+    /// being last, nothing after it is evaluated before it); anything else as [`Self::operand`].
+    fn last_operand(&mut self, n: &Node, site: W) -> Res<W> {
+        if let NodeKind::Call {
+            func,
+            args,
+            arg_spans,
+        } = &n.kind
+        {
+            if let (&NodeKind::Global(f), [x]) = (&func.kind, args.as_slice()) {
+                if let (Some(b), &NodeKind::Local(xs, slot)) = (self.fixed(f), &x.kind) {
+                    if matches!(b.op, B::Car | B::Cdr) {
+                        if let Some(i) = self.flat.loc(xs, slot) {
+                            let i = self.w(i as usize, INDEX);
+                            self.step(n.span);
+                            self.step(func.span);
+                            self.step(x.span);
+                            let half = self.site(f, Some(b), n.span, func.span, arg_spans);
+                            self.sites[site as usize].half = half;
+                            return Some(i | if b.op == B::Car { CAR } else { CDR });
+                        }
+                    }
+                }
+            }
+        }
+        self.operand(n)
     }
 
     fn expr(&mut self, n: &Node, dst: W) -> Res {
@@ -712,7 +763,7 @@ impl Compiler<'_> {
                         self.pin(site, args);
                         let at = match args.as_slice() {
                             [x] => {
-                                let a = self.operand(x)?;
+                                let a = self.last_operand(x, site)?;
                                 self.emit(match b.op {
                                     B::NullP => Op::TNull { a, to: 0, site },
                                     B::PairP => Op::TPair { a, to: 0, site },
@@ -761,18 +812,18 @@ impl Compiler<'_> {
                 self.pin(site, args);
                 match (b.op, args) {
                     (B::Car, [x]) => {
-                        let a = self.operand(x)?;
+                        let a = self.last_operand(x, site)?;
                         self.emit(Op::Car { dst, a, site });
                     }
                     (B::Cdr, [x]) => {
-                        let a = self.operand(x)?;
+                        let a = self.last_operand(x, site)?;
                         self.emit(Op::Cdr { dst, a, site });
                     }
                     (
                         B::Cadr | B::Caddr | B::Cddr | B::Length | B::NullP | B::PairP | B::Not,
                         [x],
                     ) => {
-                        let a = self.operand(x)?;
+                        let a = self.last_operand(x, site)?;
                         self.emit(Op::One { dst, a, site });
                     }
                     (op, [x, y]) if op != B::Other && op != B::List => {
@@ -797,10 +848,23 @@ impl Compiler<'_> {
             }
             let site = self.site(sym, None, span, func.span, arg_spans);
             if self.globals.is_bound(sym) && args.iter().all(|a| self.quiet(a)) {
-                for a in args {
-                    self.expr(a, PUSH)?;
+                match args {
+                    [x] => {
+                        let a = self.last_operand(x, site)?;
+                        self.emit(Op::CallG1 { dst, a, site });
+                    }
+                    [x, y] => {
+                        let a = self.operand(x)?;
+                        let b = self.last_operand(y, site)?;
+                        self.emit(Op::CallG2 { dst, a, b, site });
+                    }
+                    _ => {
+                        for a in args {
+                            self.expr(a, PUSH)?;
+                        }
+                        self.emit(Op::CallG { dst, argc, site });
+                    }
                 }
-                self.emit(Op::CallG { dst, argc, site });
                 self.temps = t0;
                 return Some(());
             }
@@ -956,6 +1020,37 @@ fn rd<'a>(vals: &'a [Value], consts: &'a [Value], base: usize, o: W) -> &'a Valu
         &consts[(o & INDEX) as usize]
     } else {
         &vals[base + (o & INDEX) as usize]
+    }
+}
+
+/// An operand read in place: a value where it lies, or a half borrowed in its cell.
+enum Ref<'a> {
+    V(&'a Value),
+    H(Half<'a>),
+}
+
+impl std::ops::Deref for Ref<'_> {
+    type Target = Value;
+    #[inline(always)]
+    fn deref(&self) -> &Value {
+        match self {
+            Ref::V(v) => v,
+            Ref::H(h) => h,
+        }
+    }
+}
+
+/// An operand read in place, a half of a local included; `None` for a half of a local that is
+/// no list (the builtin's error, on the slow path).
+#[inline(always)]
+fn get<'a>(vals: &'a [Value], consts: &'a [Value], base: usize, o: W) -> Option<Ref<'a>> {
+    if o & (CAR | CDR) == 0 {
+        return Some(Ref::V(rd(vals, consts, base, o)));
+    }
+    match &vals[base + (o & INDEX) as usize] {
+        Value::Pair(c) => Some(Ref::H(if o & CAR != 0 { c.car() } else { c.cdr() })),
+        Value::Nil => Some(Ref::V(&consts[0])),
+        _ => None,
     }
 }
 
@@ -1129,6 +1224,29 @@ impl Vm<'_> {
         m.globals.get(s.sym).cloned().unwrap_or(Value::Nil)
     }
 
+    /// An operand's value, off the fast paths: a half of a local made by what `car` or `cdr`
+    /// is now (its error, for a local that is no list), called out of the loop.
+    fn operand_value(&self, m: &mut Machine, o: W, site: W) -> R<Value> {
+        if o & (CAR | CDR) == 0 {
+            return Ok(own_value(m, &self.bc.consts, self.base, o));
+        }
+        let x = m.stack.values[self.base + (o & INDEX) as usize].clone();
+        let s = self.site(self.site(site).half);
+        if m.globals.pristine() {
+            let b = s.fixed.expect("a fixed site");
+            return builtin_on(m, b, &mut [x], s);
+        }
+        let head = m.globals.get(s.sym).cloned().unwrap_or(Value::Nil);
+        call_out(m, head, vec![x], s)
+    }
+
+    /// The operands' values, in order (off the fast paths).
+    fn operand_values(&self, m: &mut Machine, ops: &[W], site: W) -> R<Vec<Value>> {
+        ops.iter()
+            .map(|&o| self.operand_value(m, o, site))
+            .collect()
+    }
+
     /// A fixed builtin of operands, off its fast path: the builtin itself while the globals are
     /// pristine, else what its name holds, called with the operands (into `dst`).
     #[cold]
@@ -1136,20 +1254,28 @@ impl Vm<'_> {
     fn slow(&mut self, m: &mut Machine, ops: &[W], dst: W, site: W) -> Made {
         let bc = self.bc.clone();
         let s = &bc.sites[site as usize];
-        if m.globals.pristine() {
+        let head = (!m.globals.pristine()).then(|| self.head_of(m, site));
+        let mut vals = match self.operand_values(m, ops, site) {
+            Ok(vals) => vals,
+            Err(e) => return Made::Exit(Exit::Fail(e)),
+        };
+        let Some(head) = head else {
             let b = s.fixed.expect("a fixed site");
-            let mut vals: Vec<Value> = ops
-                .iter()
-                .map(|&o| own_value(m, &bc.consts, self.base, o))
-                .collect();
             return made(builtin_on(m, b, &mut vals, s));
-        }
-        let head = self.head_of(m, site);
-        for &o in ops {
-            let v = own_value(m, &bc.consts, self.base, o);
-            m.stack.values.push(v);
-        }
-        self.call(m, head, ops.len(), dst, site)
+        };
+        let n = vals.len();
+        m.stack.values.extend(vals);
+        self.call(m, head, n, dst, site)
+    }
+
+    /// Pushes the operand of a call of a global name, off the fast path (a half of a local that
+    /// is no list, or read once the globals are not pristine).
+    #[cold]
+    #[inline(never)]
+    fn push_slow(&mut self, m: &mut Machine, o: W, site: W) -> R<()> {
+        let v = self.operand_value(m, o, site)?;
+        m.stack.values.push(v);
+        Ok(())
     }
 
     /// A test of a fixed builtin off its fast path (as [`Vm::slow`], the call made outside the
@@ -1164,10 +1290,7 @@ impl Vm<'_> {
         } else {
             self.head_of(m, site)
         };
-        let vals: Vec<Value> = ops
-            .iter()
-            .map(|&o| own_value(m, &bc.consts, self.base, o))
-            .collect();
+        let vals = self.operand_values(m, ops, site)?;
         let v = call_out(m, head, vals, s)?;
         let t = v.is_true();
         release(v);
@@ -1376,6 +1499,55 @@ fn step_loop(m: &mut Machine, vm: &mut Vm<'_>) -> Exit {
             }
         };
     }
+    // A call of a global name's value (see [`Op::CallG`]), its arguments pushed.
+    macro_rules! callg {
+        ($dst:expr, $argc:expr, $site:expr) => {{
+            let (dst, argc, site): (W, W, W) = ($dst, $argc, $site);
+            let s = &vm.bc.sites[site as usize];
+            let f = match m.globals.get(s.sym) {
+                Some(Value::Closure(c))
+                    if Machine::binds_directly(c, argc as usize) && m.globals.pristine() =>
+                {
+                    if let Some(bc) = &c.lambda.compiled(&m.globals).vm {
+                        let (c, bc) = (c.clone(), bc.clone());
+                        made!(vm.enter(m, c, bc, argc as usize, dst, site), dst)
+                    }
+                    Value::Closure(c.clone())
+                }
+                Some(v) => v.clone(),
+                None => match lookup_global_in(m, s.sym, vm.env(), &s.scope, s.fspan) {
+                    Ok(v) => v,
+                    Err(e) => return Exit::Fail(e),
+                },
+            };
+            made!(vm.call(m, f, argc as usize, dst, site), dst)
+        }};
+    }
+    // Pushes a call's operand, a half of a local read in place and shared.
+    macro_rules! push_op {
+        ($o:expr, $site:expr) => {{
+            let (o, site): (W, W) = ($o, $site);
+            if o & (CAR | CDR) == 0 {
+                let r = own(m, &vm.bc.consts, base, o);
+                m.stack.push(r);
+            } else {
+                let r = if m.globals.pristine() {
+                    get(&m.stack.values, &vm.bc.consts, base, o).map(|x| Raw::shared(&x))
+                } else {
+                    None
+                };
+                match r {
+                    Some(r) => m.stack.push(r),
+                    None => {
+                        vm.pc = pc;
+                        if let Err(e) = vm.push_slow(m, o, site) {
+                            return Exit::Fail(e);
+                        }
+                    }
+                }
+            }
+        }};
+    }
     loop {
         let ins = &vm.bc.code[pc];
         if ins.n != 0 {
@@ -1448,7 +1620,9 @@ fn step_loop(m: &mut Machine, vm: &mut Vm<'_>) -> Exit {
             }
             Op::Car { dst, a, site } => {
                 if m.globals.pristine() {
-                    if let Some(r) = half_raw::<true>(rd(&m.stack.values, &vm.bc.consts, base, a)) {
+                    let r = get(&m.stack.values, &vm.bc.consts, base, a)
+                        .and_then(|x| half_raw::<true>(&x));
+                    if let Some(r) = r {
                         done(m, base, a);
                         deliver!(r, dst)
                     }
@@ -1457,8 +1631,9 @@ fn step_loop(m: &mut Machine, vm: &mut Vm<'_>) -> Exit {
             }
             Op::Cdr { dst, a, site } => {
                 if m.globals.pristine() {
-                    if let Some(r) = half_raw::<false>(rd(&m.stack.values, &vm.bc.consts, base, a))
-                    {
+                    let r = get(&m.stack.values, &vm.bc.consts, base, a)
+                        .and_then(|x| half_raw::<false>(&x));
+                    if let Some(r) = r {
                         done(m, base, a);
                         deliver!(r, dst)
                     }
@@ -1468,7 +1643,9 @@ fn step_loop(m: &mut Machine, vm: &mut Vm<'_>) -> Exit {
             Op::One { dst, a, site } => {
                 if m.globals.pristine() {
                     let op = vm.site(site).fixed.map_or(B::Other, |b| b.op);
-                    if let Some(v) = fast_one(op, rd(&m.stack.values, &vm.bc.consts, base, a)) {
+                    let v =
+                        get(&m.stack.values, &vm.bc.consts, base, a).and_then(|x| fast_one(op, &x));
+                    if let Some(v) = v {
                         done(m, base, a);
                         deliver!(Raw::of(v), dst)
                     }
@@ -1477,9 +1654,12 @@ fn step_loop(m: &mut Machine, vm: &mut Vm<'_>) -> Exit {
             }
             Op::TNull { a, to, site } => {
                 if m.globals.pristine() {
-                    let t = matches!(rd(&m.stack.values, &vm.bc.consts, base, a), Value::Nil);
-                    done(m, base, a);
-                    test!(Ok(t), to)
+                    let t = get(&m.stack.values, &vm.bc.consts, base, a)
+                        .map(|x| matches!(*x, Value::Nil));
+                    if let Some(t) = t {
+                        done(m, base, a);
+                        test!(Ok(t), to)
+                    }
                 }
                 test!(
                     {
@@ -1491,9 +1671,12 @@ fn step_loop(m: &mut Machine, vm: &mut Vm<'_>) -> Exit {
             }
             Op::TPair { a, to, site } => {
                 if m.globals.pristine() {
-                    let t = matches!(rd(&m.stack.values, &vm.bc.consts, base, a), Value::Pair(_));
-                    done(m, base, a);
-                    test!(Ok(t), to)
+                    let t = get(&m.stack.values, &vm.bc.consts, base, a)
+                        .map(|x| matches!(*x, Value::Pair(_)));
+                    if let Some(t) = t {
+                        done(m, base, a);
+                        test!(Ok(t), to)
+                    }
                 }
                 test!(
                     {
@@ -1506,7 +1689,9 @@ fn step_loop(m: &mut Machine, vm: &mut Vm<'_>) -> Exit {
             Op::TOne { a, to, site } => {
                 if m.globals.pristine() {
                     let op = vm.site(site).fixed.map_or(B::Other, |b| b.op);
-                    if let Some(t) = holds(op, rd(&m.stack.values, &vm.bc.consts, base, a)) {
+                    let t =
+                        get(&m.stack.values, &vm.bc.consts, base, a).and_then(|x| holds(op, &x));
+                    if let Some(t) = t {
                         done(m, base, a);
                         test!(Ok(t), to)
                     }
@@ -1663,26 +1848,17 @@ fn step_loop(m: &mut Machine, vm: &mut Vm<'_>) -> Exit {
                 }
                 made!(vm.call(m, f, argc as usize, dst, site), dst)
             }
-            Op::CallG { dst, argc, site } => {
-                let s = &vm.bc.sites[site as usize];
-                let f = match m.globals.get(s.sym) {
-                    Some(Value::Closure(c))
-                        if Machine::binds_directly(c, argc as usize) && m.globals.pristine() =>
-                    {
-                        if let Some(bc) = &c.lambda.compiled(&m.globals).vm {
-                            let (c, bc) = (c.clone(), bc.clone());
-                            made!(vm.enter(m, c, bc, argc as usize, dst, site), dst)
-                        }
-                        Value::Closure(c.clone())
-                    }
-                    Some(v) => v.clone(),
-                    None => match lookup_global_in(m, s.sym, vm.env(), &s.scope, s.fspan) {
-                        Ok(v) => v,
-                        Err(e) => return Exit::Fail(e),
-                    },
-                };
-                made!(vm.call(m, f, argc as usize, dst, site), dst)
+            Op::CallG1 { dst, a, site } => {
+                push_op!(a, site);
+                callg!(dst, 1, site)
             }
+            Op::CallG2 { dst, a, b, site } => {
+                let r = own(m, &vm.bc.consts, base, a);
+                m.stack.push(r);
+                push_op!(b, site);
+                callg!(dst, 2, site)
+            }
+            Op::CallG { dst, argc, site } => callg!(dst, argc, site),
         }
     }
 }

@@ -51,8 +51,6 @@ use super::value::{Closure, ClosureKind, Value};
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 
-mod vm;
-
 /// What a compiled form gives back: a value's two words, returned in two registers (a
 /// [`Value`], and a `Result` of one, is returned through memory, and each move of it on the way
 /// read back as one 16-byte piece the two words just written, a load the store buffer cannot
@@ -409,77 +407,6 @@ impl Stack {
         }
     }
 
-    /// The value in slot `at` as its words, moved out of it (the slot left `nil`). Read word by
-    /// word: read as one 16-byte piece, a value just written word by word stalls the load.
-    #[inline(always)]
-    fn take_words(&mut self, at: usize) -> Raw {
-        let slot = &mut self.values[at];
-        // SAFETY: a value has a `Raw`'s layout (asserted with `Raw`); its words are read out and
-        // the slot overwritten with `nil` at once, so what it owns is owned once, by the `Raw`.
-        unsafe {
-            let p = ptr::from_mut(slot);
-            let r = p.cast::<Raw>().read();
-            p.write(Value::Nil);
-            r
-        }
-    }
-
-    /// Puts a value given as its words into slot `at`, letting go of what it held; both read
-    /// and written word by word (as [`Stack::take_words`] and [`Stack::push`]).
-    #[inline(always)]
-    fn put_words(&mut self, at: usize, r: Raw) {
-        let slot = &mut self.values[at];
-        // SAFETY: the old value's words are read out before the slot is overwritten by the new
-        // one's, which the slot then owns; the old ones are let go once.
-        unsafe {
-            let p = ptr::from_mut(slot).cast::<Raw>();
-            let old = p.read();
-            let dst = p.cast::<MaybeUninit<u64>>();
-            dst.write(r.tag);
-            dst.add(1).write(r.word);
-            old.release();
-        }
-    }
-
-    /// Makes the stack `end` values long, the new slots `nil` (a region's locals and
-    /// temporaries; `resize_with` was a call and a loop through an iterator each time).
-    #[inline(always)]
-    fn grow_nil(&mut self, end: usize) {
-        let len = self.values.len();
-        if end <= len {
-            return;
-        }
-        self.values.reserve(end - len);
-        // SAFETY: room for the new slots was reserved; each is written `nil` before the length
-        // covers it.
-        unsafe {
-            let p = self.values.as_mut_ptr();
-            for i in len..end {
-                p.add(i).write(Value::Nil);
-            }
-            self.values.set_len(end);
-        }
-    }
-
-    /// Lets go of every value from `from` on, each read word by word (as [`Stack::take_words`];
-    /// a truncation dropped each value through the general drop, a call per slot).
-    #[inline(always)]
-    fn cut_words(&mut self, from: usize) {
-        let len = self.values.len();
-        if from >= len {
-            return;
-        }
-        // SAFETY: the length is cut first, so the values past it are no longer the vector's;
-        // each is then read out once, as its words, and let go once.
-        unsafe {
-            self.values.set_len(from);
-            let p = self.values.as_mut_ptr();
-            for i in from..len {
-                p.add(i).cast::<Raw>().read().release();
-            }
-        }
-    }
-
     /// Lets go of every value from `from` on.
     #[inline(always)]
     fn cut(&mut self, from: usize) {
@@ -656,9 +583,6 @@ pub struct Compiled(OnceCell<CompiledBody>);
 pub(super) struct CompiledBody {
     code: Code,
     flat: Option<u32>,
-    /// The body in bytecode ([`vm`]), for a procedure whose locals are on the stack and whose
-    /// forms it compiles.
-    vm: Option<Rc<vm::Bytecode>>,
 }
 
 impl CompiledBody {
@@ -707,36 +631,9 @@ impl Lambda {
             };
             let code = c.body::<Tail>(&self.body);
             if let Some(f) = c.flat.filter(|f| !f.failed) {
-                #[cfg(test)]
-                let closures_only = tests::CLOSURES_ONLY.with(std::cell::Cell::get);
-                #[cfg(not(test))]
-                let closures_only = false;
-                let bytecode = if closures_only {
-                    None
-                } else {
-                    vm::compile(self, globals, f.next)
-                };
-                if let Some(bc) = bytecode {
-                    // The closures run the body once the globals are not pristine.
-                    let bc = Rc::new(bc);
-                    let size = u32::from(bc.size).max(f.next);
-                    let run = bc.clone();
-                    return CompiledBody {
-                        code: Box::new(move |m, env| {
-                            if m.globals.pristine() {
-                                vm::run(m, env, &run)
-                            } else {
-                                code(m, env)
-                            }
-                        }),
-                        flat: Some(size),
-                        vm: Some(bc),
-                    };
-                }
                 return CompiledBody {
                     code,
                     flat: Some(f.next),
-                    vm: None,
                 };
             }
         }
@@ -747,11 +644,7 @@ impl Lambda {
             movable: Vec::new(),
         }
         .body::<Tail>(&self.body);
-        CompiledBody {
-            code,
-            flat: None,
-            vm: None,
-        }
+        CompiledBody { code, flat: None }
     }
 }
 
@@ -2403,31 +2296,19 @@ mod tests {
     thread_local! {
         /// Compiles every body with its locals in pooled frames (to compare with the stack).
         pub(super) static POOLED_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-        /// Runs every body by its closures, none in bytecode (to compare with the bytecode).
-        pub(super) static CLOSURES_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
 
     /// A program's printed value or full diagnostics (rendered), and its step count, with
     /// locals on the stack where they can be or in pooled frames only.
     fn run_both(src: &str, limits: Limits) -> [(String, u64); 2] {
-        let [vm, flat, pooled] = run_three(src, limits);
-        assert_eq!(vm, flat, "bytecode against closures: {src}");
-        [flat, pooled]
-    }
-
-    /// [`run_both`] with the bytecode (where it compiles the body), the closures with locals
-    /// on the stack, and pooled frames only.
-    fn run_three(src: &str, limits: Limits) -> [(String, u64); 3] {
-        [(false, false), (false, true), (true, true)].map(|(pooled, closures)| {
+        [false, true].map(|pooled| {
             POOLED_ONLY.with(|p| p.set(pooled));
-            CLOSURES_ONLY.with(|p| p.set(closures));
             let mut i = Interpreter::new(limits);
             let out = match i.eval_source("t.ttdl", src) {
                 Ok(v) => v,
                 Err(d) => format!("{}\n{d:?}", i.render(&d, false)),
             };
             POOLED_ONLY.with(|p| p.set(false));
-            CLOSURES_ONLY.with(|p| p.set(false));
             (out, i.machine().steps)
         })
     }
@@ -2485,47 +2366,6 @@ mod tests {
         ] {
             let [flat, pooled] = run_both(p, limits);
             assert_eq!(flat, pooled, "{p}");
-        }
-    }
-
-    /// Bodies run by the bytecode answer, fail (diagnostics, the notes of the calls an error
-    /// leaves) and count steps exactly as by the closures: deep non-tail recursion, tail calls
-    /// between the two, errors inside nested calls, the depth and step limits, builtins and
-    /// procedures redefined while calls are in flight.
-    #[test]
-    fn bytecode_answers_as_the_closures() {
-        let programs = [
-            "(define (sum l) (if (null? l) 0 (+ (car l) (sum (cdr l))))) \
-             (define (iota n acc) (if (= n 0) acc (iota (- n 1) (cons n acc)))) (sum (iota 5000 '()))",
-            "(define (f n) (if (= n 0) (car 5) (+ 1 (f (- n 1))))) (define (g n) (* 2 (f n))) (g 10)",
-            "(define (f n) (if (= n 0) (undefined-proc n) (list (f (- n 1))))) (f 3)",
-            "(define (r n) (+ 1 (r n))) (r 1)",
-            "(define (ev n) (if (= n 0) #t (od (- n 1)))) (define (od n) (if (= n 0) #f (ev (- n 1)))) (ev 100001)",
-            "(define (p x &optional y) (list x y)) (define (f x) (if (pair? x) (p (car x)) (p x 2))) (list (f '(1)) (f 3))",
-            "(define (h) (set! car cdr) 0) (define (g l) (list (car l) (h) (car l))) (g '(1 2 3))",
-            "(define (h) (set! + -) 0) (define (g x) (+ x (h) (+ x 1))) (g 10)",
-            "(define (k a) (* a 10)) (define (h) (set! k (lambda (a) (- a))) 1) (define (g x) (k (+ x (h)))) (list (g 1) (g 1))",
-            "(define (f l) (cond ((null? l) 'none) ((eq? (car l) 'a) (f (cdr l))) ((car l)) (else 'x))) (list (f '(a a #f b)) (f '(a)))",
-            "(define (f x y) (and (< x y) (or (> x 0) 'neg) (let* ((a (+ x y)) (b (* a 2))) (set! a (- b 1)) (list a b)))) (list (f 1 2) (f -1 2) (f 3 2))",
-            "(define (f x) (if (< x 1.5) (+ x 0.5) (* x 9223372036854775807))) (list (f 1) (f 1.0) (f 2))",
-            "(define (f x) (g x)) (define (g x) x) (f 1)",
-            "(define (m f l) (if (null? l) '() (cons (f (car l)) (m f (cdr l))))) (m (lambda (x) (* x x)) '(1 2 3))",
-            "(define (f n) (string-append \"a\" (number->string n) (symbol->string 'b) \"c\" \"d\")) (f 7)",
-        ];
-        for p in programs {
-            let [vm, flat, _] = run_three(p, Limits::default());
-            assert_eq!(vm, flat, "{p}");
-        }
-        let limits = Limits {
-            steps: 5_000,
-            ..Limits::default()
-        };
-        for p in [
-            "(define (r n) (if (= n 0) 0 (+ 1 (r (- n 1))))) (r 100000)",
-            "(define (l n) (if (< n 0) n (l (+ n 1)))) (l 0)",
-        ] {
-            let [vm, flat, _] = run_three(p, limits);
-            assert_eq!(vm, flat, "{p}");
         }
     }
 

@@ -190,23 +190,44 @@ pub(crate) fn usage_by_message(
     holds: &[Hold],
     by_msg: &super::occupancy::Groups,
 ) -> Usage {
-    let n = problem.traffic.messages.len();
-    let hw = problem.hardware;
-    let lat = hw.hop_latency;
-    // Inputs get dense numbers; events are (input, cycle, change of slope).
-    let mut ids: FastMap<Resource, u32> = FastMap::default();
-    let mut inputs: Vec<Resource> = Vec::new();
-    let mut events: Vec<(u32, u64, i64)> = Vec::new();
-    let mut lists: Vec<(usize, usize)> = Vec::new();
-    let mut by_res: Vec<u32> = Vec::new();
-    let mut latest: Vec<Option<u64>> = Vec::new();
-    for m in 0..n {
-        let run = by_msg.of(m);
-        let steps = &problem.steps[m];
+    let mut waits = Waits::default();
+    let (mut by_res, mut lists) = (Vec::new(), Vec::new());
+    for m in 0..problem.traffic.messages.len() {
+        let (run, steps) = (by_msg.of(m), &problem.steps[m]);
         step_ranges(holds, run, steps, &mut by_res, &mut lists);
+        waits.add(holds, run, steps, &lists, problem.hardware.hop_latency);
+    }
+    waits.usage(&problem.hardware)
+}
+
+/// The words waiting at switch inputs, gathered message by message ([`Waits::add`]) as the
+/// verifier walks the messages, then measured ([`Waits::usage`]): inputs by dense numbers, and
+/// per input the changes of slope of its load (the trapezoids' second differences, module
+/// documentation).
+#[derive(Default)]
+pub(crate) struct Waits {
+    ids: FastMap<Resource, u32>,
+    inputs: Vec<Resource>,
+    /// (input, cycle, change of slope).
+    events: Vec<(u32, u64, i64)>,
+    latest: Vec<Option<u64>>,
+}
+
+impl Waits {
+    /// The waits of one message: `run` its holds by (resource, start), `lists` each step's
+    /// range of `run` ([`step_ranges`]), `lat` the switch latency.
+    pub(crate) fn add(
+        &mut self,
+        holds: &[Hold],
+        run: &[u32],
+        steps: &[super::Step],
+        lists: &[(usize, usize)],
+        lat: u64,
+    ) {
         let frags = lists.first().map_or(0, |&(lo, hi)| hi - lo);
         for f in 0..frags {
             // Per step: the latest start of its children for fragment f.
+            let latest = &mut self.latest;
             latest.clear();
             latest.resize(steps.len(), None);
             for (j, st) in steps.iter().enumerate() {
@@ -219,7 +240,7 @@ pub(crate) fn usage_by_message(
                 }
             }
             for (j, st) in steps.iter().enumerate() {
-                let (Some(child), (lo, hi)) = (latest[j], lists[j]) else {
+                let (Some(child), (lo, hi)) = (self.latest[j], lists[j]) else {
                     continue;
                 };
                 if lo + f >= hi {
@@ -232,77 +253,87 @@ pub(crate) fn usage_by_message(
                 if d == 0 {
                     continue;
                 }
-                let id = *ids.entry(st.resource()).or_insert_with(|| {
+                let inputs = &mut self.inputs;
+                let id = *self.ids.entry(st.resource()).or_insert_with(|| {
                     inputs.push(st.resource());
                     inputs.len() as u32 - 1
                 });
                 let top = len.min(d);
                 // Second differences of the trapezoid (module documentation).
-                events.push((id, a, 1));
-                events.push((id, a + top, -1));
-                events.push((id, a + d + len - top, -1));
-                events.push((id, a + d + len, 1));
+                self.events.push((id, a, 1));
+                self.events.push((id, a + top, -1));
+                self.events.push((id, a + d + len - top, -1));
+                self.events.push((id, a + d + len, 1));
             }
         }
     }
-    // Inputs in resource order, so the report does not depend on hashing.
-    let mut rank: Vec<u32> = (0..inputs.len() as u32).collect();
-    rank.sort_unstable_by_key(|&i| inputs[i as usize]);
-    let mut pos = vec![0u32; inputs.len()];
-    for (r, &i) in rank.iter().enumerate() {
-        pos[i as usize] = r as u32;
-    }
-    events.sort_unstable_by_key(|&(i, t, d)| (pos[i as usize], t, d));
-    let mut out = Usage::default();
-    let mut k = 0;
-    while k < events.len() {
-        let input = inputs[events[k].0 as usize];
-        let cap = budget(&hw, input);
-        // `before` is the load in the cycle before the current event's, `slope` the change per
-        // cycle from the event's cycle to the next event's.
-        let (mut before, mut slope) = (0i64, 0i64);
-        while k < events.len() && inputs[events[k].0 as usize] == input {
-            let t = events[k].1;
-            while k < events.len() && inputs[events[k].0 as usize] == input && events[k].1 == t {
-                slope += events[k].2;
-                k += 1;
-            }
-            let next = match events.get(k) {
-                Some(&(i, n, _)) if inputs[i as usize] == input => n,
-                _ => t + 1,
-            };
-            let cycles = (next - t) as i64;
-            // Largest load over t..next: at its start when falling, at its end when rising.
-            let (peak, when) = if slope > 0 {
-                (before + slope * cycles, next - 1)
-            } else {
-                (before + slope, t)
-            };
-            if peak > out.max as i64 {
-                out.max = peak as u64;
-                // The first cycle of that load.
-                let first_at = if slope > 0 { when } else { t };
-                out.at = Some((input, first_at));
-            }
-            if let Some(c) = cap {
-                let c = c as i64;
-                if peak > c {
-                    // First cycle above the budget in this stretch.
-                    let at = if slope > 0 && before <= c {
-                        t + ((c - before) / slope) as u64
-                    } else {
-                        t
-                    };
-                    let words = (before + slope * (at - t + 1) as i64) as u64;
-                    if out.over.is_none_or(|(r, ot, _, _)| (at, input) < (ot, r)) {
-                        out.over = Some((input, at, words, c as u64));
+
+    /// The most words waiting at one input, and the first input over its budget in `hw`.
+    pub(crate) fn usage(self, hw: &Hardware) -> Usage {
+        let hw = *hw;
+        let Waits {
+            inputs, mut events, ..
+        } = self;
+        // Inputs in resource order, so the report does not depend on hashing.
+        let mut rank: Vec<u32> = (0..inputs.len() as u32).collect();
+        rank.sort_unstable_by_key(|&i| inputs[i as usize]);
+        let mut pos = vec![0u32; inputs.len()];
+        for (r, &i) in rank.iter().enumerate() {
+            pos[i as usize] = r as u32;
+        }
+        events.sort_unstable_by_key(|&(i, t, d)| (pos[i as usize], t, d));
+        let mut out = Usage::default();
+        let mut k = 0;
+        while k < events.len() {
+            let input = inputs[events[k].0 as usize];
+            let cap = budget(&hw, input);
+            // `before` is the load in the cycle before the current event's, `slope` the change per
+            // cycle from the event's cycle to the next event's.
+            let (mut before, mut slope) = (0i64, 0i64);
+            while k < events.len() && inputs[events[k].0 as usize] == input {
+                let t = events[k].1;
+                while k < events.len() && inputs[events[k].0 as usize] == input && events[k].1 == t
+                {
+                    slope += events[k].2;
+                    k += 1;
+                }
+                let next = match events.get(k) {
+                    Some(&(i, n, _)) if inputs[i as usize] == input => n,
+                    _ => t + 1,
+                };
+                let cycles = (next - t) as i64;
+                // Largest load over t..next: at its start when falling, at its end when rising.
+                let (peak, when) = if slope > 0 {
+                    (before + slope * cycles, next - 1)
+                } else {
+                    (before + slope, t)
+                };
+                if peak > out.max as i64 {
+                    out.max = peak as u64;
+                    // The first cycle of that load.
+                    let first_at = if slope > 0 { when } else { t };
+                    out.at = Some((input, first_at));
+                }
+                if let Some(c) = cap {
+                    let c = c as i64;
+                    if peak > c {
+                        // First cycle above the budget in this stretch.
+                        let at = if slope > 0 && before <= c {
+                            t + ((c - before) / slope) as u64
+                        } else {
+                            t
+                        };
+                        let words = (before + slope * (at - t + 1) as i64) as u64;
+                        if out.over.is_none_or(|(r, ot, _, _)| (at, input) < (ot, r)) {
+                            out.over = Some((input, at, words, c as u64));
+                        }
                     }
                 }
+                before += slope * cycles;
             }
-            before += slope * cycles;
         }
+        out
     }
-    out
 }
 
 /// The words waiting at each switch input as the scheduler places messages: per input, sorted

@@ -407,7 +407,14 @@ pub fn steps_of(
             ))
         })
     };
-    let mut steps = vec![Step::new(Resource::inject(src), None)];
+    // Sized once (an injection, a step per link, an ejection per destination): grown by
+    // doubling, the steps of a million routes were moved a dozen times each.
+    let links = match route {
+        Route::Path(nodes) => nodes.len().saturating_sub(1),
+        Route::Tree(edges) => edges.len(),
+    };
+    let mut steps = Vec::with_capacity(1 + links + dsts.len());
+    steps.push(Step::new(Resource::inject(src), None));
     match route {
         Route::Path(nodes) => {
             if nodes.first() != Some(&src) || nodes.last() != dsts.last() || dsts.len() != 1 {
@@ -462,7 +469,8 @@ pub fn steps_of(
             }
         }
     }
-    // Grown step by step; a large program keeps millions of these, so it keeps only what it uses.
+    // A large program keeps millions of these, so it keeps only what it uses (a tree that
+    // failed to reach a destination never gets here).
     steps.shrink_to_fit();
     Ok(steps)
 }

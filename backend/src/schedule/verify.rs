@@ -56,17 +56,40 @@ fn verify_with(
     check_no_self_overlap(schedule, &by_msg)?;
     let listed: std::collections::BTreeSet<usize> =
         schedule.relaxed.iter().map(|r| r.msg).collect();
+    // The words each message keeps waiting are gathered as it is checked, on its holds per
+    // step as the check found them, and measured once every fragment is known to follow its
+    // route in order (below).
+    let measure = measure || problem.hardware.buffer.is_some();
+    let mut waits = super::buffers::Waits::default();
+    let mut scratch = (Vec::new(), Vec::new());
     for m in 0..problem.traffic.messages.len() {
-        check_message(problem, schedule, &by_msg, m, listed.contains(&m))?;
+        check_message(
+            problem,
+            schedule,
+            &by_msg,
+            m,
+            listed.contains(&m),
+            &mut scratch,
+        )?;
+        if measure {
+            let lists = &scratch.1;
+            waits.add(
+                holds,
+                by_msg.of(m),
+                &problem.steps[m],
+                lists,
+                problem.hardware.hop_latency,
+            );
+        }
     }
     if program::is_driven(problem.traffic) {
         check_programs(problem, schedule, &by_msg)?;
     }
     // Buffers, once every fragment is known to follow its route in order.
-    if !measure && problem.hardware.buffer.is_none() {
+    if !measure {
         return Ok(None);
     }
-    let usage = super::buffers::usage_by_message(problem, holds, &by_msg);
+    let usage = waits.usage(&problem.hardware);
     if let (Some(b), Some((input, t, words, cap))) = (problem.hardware.buffer, usage.over) {
         fail!(
             "{} keeps {words} words waiting at cycle {t}, but its buffer holds {cap} (--buffer {b})",
@@ -220,29 +243,30 @@ fn check_message(
     by_msg: &Groups,
     m: usize,
     relaxed: bool,
+    (by_res, ranges): &mut (Vec<u32>, Vec<(usize, usize)>),
 ) -> Result<(), Violation> {
     let holds = &schedule.holds;
     let msg = &problem.traffic.messages[m];
     let hw = problem.hardware;
     let steps = &problem.steps[m];
     let run = by_msg.of(m);
-    let (mut by_res, mut ranges) = (Vec::new(), Vec::new());
-    super::buffers::step_ranges(holds, run, steps, &mut by_res, &mut ranges);
-    let lists: Vec<&[u32]> = ranges.iter().map(|&(lo, hi)| &run[lo..hi]).collect();
+    super::buffers::step_ranges(holds, run, steps, by_res, ranges);
+    let list = |j: usize| &run[ranges[j].0..ranges[j].1];
     if msg.size == 0 {
-        if lists.iter().any(|l| !l.is_empty()) {
+        if (0..steps.len()).any(|j| !list(j).is_empty()) {
             fail!("message {m} has no words but holds resources");
         }
         return Ok(());
     }
-    let frags = lists[0].len();
+    let frags = list(0).len();
     if frags == 0 {
         fail!("message {m} is never sent");
     }
     if hw.setup > 0 && frags > 1 {
         fail!("message {m} is sent in {frags} transfers, but with a set-up cost each message is one transfer");
     }
-    for (j, l) in lists.iter().enumerate() {
+    for j in 0..steps.len() {
+        let l = list(j);
         if l.len() != frags {
             fail!(
                 "message {m} has {frags} fragments at its source but {} on {}",
@@ -262,7 +286,7 @@ fn check_message(
             );
         }
         if let Some(p) = steps[j].parent() {
-            for (f, (&h, &ph)) in l.iter().zip(lists[p]).enumerate() {
+            for (f, (&h, &ph)) in l.iter().zip(list(p)).enumerate() {
                 let (h, ph) = (&holds[h as usize], &holds[ph as usize]);
                 if h.end() - h.start() != ph.end() - ph.start() {
                     fail!(
@@ -282,7 +306,7 @@ fn check_message(
             }
         }
     }
-    let first = holds[lists[0][0] as usize].start();
+    let first = holds[list(0)[0] as usize].start();
     if first < msg.release {
         fail!(
             "message {m} leaves at {first}, before its release at {}",

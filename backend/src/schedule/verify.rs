@@ -265,13 +265,13 @@ fn check_message(
     if hw.setup > 0 && frags > 1 {
         fail!("message {m} is sent in {frags} transfers, but with a set-up cost each message is one transfer");
     }
-    for j in 0..steps.len() {
+    for (j, step) in steps.iter().enumerate() {
         let l = list(j);
         if l.len() != frags {
             fail!(
                 "message {m} has {frags} fragments at its source but {} on {}",
                 l.len(),
-                steps[j].resource()
+                step.resource()
             );
         }
         let words: u64 = l
@@ -282,10 +282,10 @@ fn check_message(
             fail!(
                 "message {m} carries {words} of its {} words over {}",
                 msg.size,
-                steps[j].resource()
+                step.resource()
             );
         }
-        if let Some(p) = steps[j].parent() {
+        if let Some(p) = step.parent() {
             for (f, (&h, &ph)) in l.iter().zip(list(p)).enumerate() {
                 let (h, ph) = (&holds[h as usize], &holds[ph as usize]);
                 if h.end() - h.start() != ph.end() - ph.start() {

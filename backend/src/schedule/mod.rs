@@ -188,6 +188,14 @@ impl Relaxation {
                 .blamed
                 .iter()
                 .map(|b| {
+                    // Nobody held it: the message waited there for the hops after it (a clear
+                    // path, or room in a switch buffer further on).
+                    if b.holders.is_empty() && !b.more_holders {
+                        return format!(
+                            "waited {} on {} (no message held it: the hops after it were not free)",
+                            b.waited, b.resource
+                        );
+                    }
                     let mut held: Vec<String> =
                         b.holders.iter().take(6).map(|h| h.to_string()).collect();
                     if b.more_holders || b.holders.len() > 6 {
@@ -898,6 +906,33 @@ mod tests {
         assert_eq!(Resource::eject(6).ends(), None);
         assert_eq!(Step::new(Resource::inject(0), None).parent(), None);
         assert_eq!(Step::new(Resource::eject(0), Some(7)).parent(), Some(7));
+    }
+
+    /// A late message's cause names who held what it waited on, or says that nobody did (it
+    /// waited for the hops after it), rather than an empty list.
+    #[test]
+    fn causes_name_the_holders_or_say_there_were_none() {
+        let late = |holders: Vec<MsgId>| Relaxation {
+            msg: 3,
+            deadline: 10,
+            upstream: 0,
+            new_deadline: 20,
+            blamed: vec![Blame {
+                resource: Resource::inject(4),
+                waited: 8,
+                holders,
+                more_holders: false,
+            }],
+            knock_on: false,
+        };
+        assert_eq!(
+            late(vec![1, 2]).cause(),
+            "waited itself: waited 8 on inject@4 (held by 1,2)"
+        );
+        assert_eq!(
+            late(vec![]).cause(),
+            "waited itself: waited 8 on inject@4 (no message held it: the hops after it were not free)"
+        );
     }
 
     /// The words waiting at switch inputs, kept as the verifier measured them, are what a

@@ -129,14 +129,22 @@ pub fn usage_of(problem: &Problem, schedule: &super::Schedule) -> Usage {
 
 /// Measures the words waiting at every switch input of `holds` (SPEC §2). Fragments are matched
 /// hop to hop in order of start, as the verifier matches them; a hop that starts before its
-/// parent allows (a causality error the verifier reports itself) counts as no wait.
+/// parent allows (a causality error the verifier reports itself) counts as no wait. The
+/// verifier gathers the same [`Waits`] as it checks each message.
 pub fn usage(problem: &Problem, holds: &[Hold]) -> Usage {
-    let n = problem.traffic.messages.len();
-    usage_by_message(problem, holds, &by_message(n, holds))
+    let by_msg = by_message(problem.traffic.messages.len(), holds);
+    let mut waits = Waits::default();
+    let (mut by_res, mut lists) = (Vec::new(), Vec::new());
+    for m in 0..problem.traffic.messages.len() {
+        let (run, steps) = (by_msg.of(m), &problem.steps[m]);
+        step_ranges(holds, run, steps, &mut by_res, &mut lists);
+        waits.add(holds, run, steps, &lists, problem.hardware.hop_latency);
+    }
+    waits.usage(&problem.hardware)
 }
 
 /// Hold numbers by message (holds naming no message of `n` left out), each message's by
-/// (resource, start, number): what [`usage_by_message`] and the verifier read.
+/// (resource, start, number): what [`usage`] and the verifier read.
 pub(crate) fn by_message(n: usize, holds: &[Hold]) -> super::occupancy::Groups {
     let mut by_msg =
         super::occupancy::Groups::new(n, holds.iter().map(|h| (h.msg() < n).then_some(h.msg())));
@@ -182,22 +190,6 @@ pub(crate) fn step_ranges(
         let hi = p + run[p..].partition_point(|&i| holds[i as usize].resource() == r);
         ranges[j as usize] = (p, hi);
     }
-}
-
-/// [`usage`] with the holds grouped by [`by_message`].
-pub(crate) fn usage_by_message(
-    problem: &Problem,
-    holds: &[Hold],
-    by_msg: &super::occupancy::Groups,
-) -> Usage {
-    let mut waits = Waits::default();
-    let (mut by_res, mut lists) = (Vec::new(), Vec::new());
-    for m in 0..problem.traffic.messages.len() {
-        let (run, steps) = (by_msg.of(m), &problem.steps[m]);
-        step_ranges(holds, run, steps, &mut by_res, &mut lists);
-        waits.add(holds, run, steps, &lists, problem.hardware.hop_latency);
-    }
-    waits.usage(&problem.hardware)
 }
 
 /// The words waiting at switch inputs, gathered message by message ([`Waits::add`]) as the

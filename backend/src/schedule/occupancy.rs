@@ -181,15 +181,9 @@ impl Occupancy {
     /// [`Occupancy::earliest`] on lanes found by [`Occupancy::lanes_index`] (valid until the
     /// next [`Occupancy::take`] of a new resource).
     pub fn earliest_in_lanes(&self, at: Option<(usize, usize)>, t: u64, len: u64) -> (u64, usize) {
-        let Some((f, cap)) = at.filter(|&(f, cap)| f + cap <= self.lanes.len()) else {
+        let Some((first, cap)) = at.filter(|&(f, cap)| f + cap <= self.lanes.len()) else {
             return (t, 0);
         };
-        self.earliest_from(f, cap, t, len)
-    }
-
-    /// The earliest start `≥ t` free for `len` cycles on one of the `cap` lanes from `first`,
-    /// and that lane.
-    fn earliest_from(&self, first: usize, cap: usize, t: u64, len: u64) -> (u64, usize) {
         let mut best = (u64::MAX, 0);
         for lane in 0..cap {
             let s = earliest_in(&self.lanes[first + lane], t, len, &self.hints[first + lane]);
@@ -317,44 +311,21 @@ pub(crate) fn by_resource(
     held.sort_unstable();
     let mut groups = Vec::with_capacity(held.len());
     // Each group sorted on its keys gathered once (a group's holds lie in schedule order,
-    // so the gathering reads forward), not looked up in every comparison. A group lists its
-    // holds by number, and the holds of a schedule are in message order, so (start, place in
-    // the group) orders as (start, message, number) does: one 64-bit key per hold, where the
-    // three fields took 24 bytes and three comparisons.
-    let in_message_order = holds.is_sorted_by_key(|h| h.msg());
-    let mut keyed: Vec<u64> = Vec::new();
-    let mut full: Vec<(u64, usize, u32)> = Vec::new();
-    let mut was: Vec<u32> = Vec::new();
+    // so the gathering reads forward), not looked up in every comparison: start and message
+    // in one 64-bit word (both are kept in 32 bits), then the number.
+    let mut keyed: Vec<(u64, u32)> = Vec::new();
     for (r, k) in held {
         let (lo, hi) = (first[k], first[k + 1]);
         let group = &mut order[lo..hi];
-        if in_message_order && u32::try_from(group.len()).is_ok() {
-            keyed.clear();
-            keyed.extend(
-                group
-                    .iter()
-                    .enumerate()
-                    .map(|(at, &i)| (holds[i as usize].start() << 32) | at as u64),
-            );
-            if !keyed.is_sorted() {
-                keyed.sort_unstable();
-                was.clear();
-                was.extend_from_slice(group);
-                for (o, &key) in group.iter_mut().zip(&keyed) {
-                    *o = was[(key & u32::MAX as u64) as usize];
-                }
-            }
-        } else {
-            full.clear();
-            full.extend(group.iter().map(|&i| {
-                let h = &holds[i as usize];
-                (h.start(), h.msg(), i)
-            }));
-            if !full.is_sorted() {
-                full.sort_unstable();
-                for (o, &(_, _, i)) in group.iter_mut().zip(&full) {
-                    *o = i;
-                }
+        keyed.clear();
+        keyed.extend(group.iter().map(|&i| {
+            let h = &holds[i as usize];
+            ((h.start() << 32) | h.msg() as u64, i)
+        }));
+        if !keyed.is_sorted() {
+            keyed.sort_unstable();
+            for (o, &(_, i)) in group.iter_mut().zip(&keyed) {
+                *o = i;
             }
         }
         groups.push((r, lo, hi));

@@ -32,6 +32,9 @@
 //! every few levels ([`Machine::enter`]); a body nested deeper than [`LEVELS_PER_CHECK`] forms
 //! looks at every such level (code may nest up to `Limits::CODE_NESTING` deep).
 
+mod native;
+pub use native::{native_enabled, set_native};
+
 use std::cell::OnceCell;
 use std::mem::{ManuallyDrop, MaybeUninit};
 use std::ptr;

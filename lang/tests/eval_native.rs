@@ -467,6 +467,40 @@ fn form_programs() -> Vec<String> {
             "(define (c x) (+ x 1)) (define (b x) (c x)) (define (a x) (b x))",
             "(a (if (< i 299) i 'sym))",
         ),
+        // Errors later still: on the 500th and the 1,000th call.
+        hot(
+            600,
+            "(define (g a b) (+ a b)) (define (f x) (if (= x 499) (g x) (g x 1)))",
+            "(f i)",
+        ),
+        hot(
+            1100,
+            "(define (f x y) (* (+ x 3037000000) y))",
+            "(f i (if (< i 999) 1 3037000000))",
+        ),
+        // Optional and rest parameters.
+        hot(
+            300,
+            "(define (o a &optional b) (list a b)) (define (r a &rest more) (cons a more)) \
+             (define (f x) (list (o x) (o x x) (r x) (r x 1 2 3) (apply r x (list x x))))",
+            "(f i)",
+        ),
+        hot(
+            400,
+            "(define (o a &optional b) (list a b)) (define (f x) (if (< x 299) (o x) (o x x x)))",
+            "(f i)",
+        ),
+        // Forms a compiled body may leave to the walk, with the body's variables.
+        hot(
+            300,
+            "(define (f x) (let ((acc nil)) \
+               (dolist (y (list 1 2 3)) (set! acc (cons (* x y) acc))) \
+               (dotimes (k 2) (set! acc (cons k acc))) \
+               (when (> x 100) (set! acc (cons 'big acc))) \
+               (unless (> x 100) (set! acc (cons 'small acc))) \
+               (list (case (modulo x 3) ((0) 'zero) (else 'other)) `(a ,x ,@acc))))",
+            "(f i)",
+        ),
         // `error`, late, deep in non-tail calls.
         hot(
             400,
@@ -596,6 +630,35 @@ fn redefinition_programs() -> Vec<String> {
            (begin (if (= n 5000) (set! loop (lambda (n acc) (if (= n 0) (list 'other acc) \
              (loop (- n 1) (+ acc 2)))))) (loop (- n 1) (+ acc 1))))) \
          (loop 10000 0)"
+            .to_string(),
+        // Globals redefined while hot frames of a non-tail recursion are waiting on the inner
+        // call: the frames, once resumed, call the new definition.
+        "(define round 0) \
+         (define (walk n) (if (= n 0) (begin (if (= round 300) (set! + -)) 0) (+ (walk (- n 1)) n))) \
+         (define (drive i acc) (if (= i 0) acc \
+           (begin (set! round (- round -1)) (drive (- i 1) (cons (walk 10) acc))))) \
+         (drive 400 '())"
+            .to_string(),
+        "(define round 0) \
+         (define (walk l n) (if (= n 0) (begin (if (= round 300) (set! car cdr)) 0) \
+           (+ (walk l (- n 1)) (car l)))) \
+         (define (drive i acc) (if (= i 400) acc \
+           (begin (set! round (+ round 1)) (drive (+ i 1) (+ acc (walk (list i) 10)))))) \
+         (drive 0 0)"
+            .to_string(),
+        "(define round 0) (define (g x) x) \
+         (define (walk n) (if (= n 0) (begin (if (= round 300) (set! g (lambda (x) (* x 100)))) 0) \
+           (+ (walk (- n 1)) (g n)))) \
+         (define (drive i acc) (if (= i 400) acc \
+           (begin (set! round (+ round 1)) (drive (+ i 1) (cons (walk 10) acc))))) \
+         (drive 0 '())"
+            .to_string(),
+        "(define round 0) (define (g x) x) \
+         (define (walk n) (if (= n 0) (begin (if (= round 300) (set! g (lambda (x y) x))) 0) \
+           (+ (walk (- n 1)) (g n)))) \
+         (define (drive i acc) (if (= i 400) acc \
+           (begin (set! round (+ round 1)) (drive (+ i 1) (+ acc (walk 10)))))) \
+         (drive 0 0)"
             .to_string(),
         // A global variable the hot procedure reads, assigned while in flight.
         "(define k 1) (define (f x) (+ x k)) \

@@ -867,7 +867,7 @@ mod random {
                 return leaf(self, scope);
             }
             let s = size - 1;
-            match self.pick(16) {
+            match self.pick(17) {
                 0 | 1 => leaf(self, scope),
                 2 => format!("(+ {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
                 3 => format!("(- {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
@@ -896,6 +896,13 @@ mod random {
                     None => leaf(self, scope),
                 },
                 14 => format!("(length {})", self.list(scope, s)),
+                // `and` and `or` as values: `#f` or the integer, then the integer.
+                15 => format!(
+                    "(or (and {} {}) {})",
+                    self.bool(scope, s / 3),
+                    self.int(scope, s / 3),
+                    self.int(scope, s / 3)
+                ),
                 // Rarely, a type error: `car` of an integer, a list added.
                 _ => match self.pick(3) {
                     0 => format!("(car {})", self.int(scope, s)),
@@ -1076,12 +1083,25 @@ mod random {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
+    /// Each program runs to its end, then again with a budget that runs out part of the way
+    /// (`cut` thousandths of its steps).
     #[test]
-    fn random_programs_answer_as_closures(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+    fn random_programs_answer_as_closures(
+        bytes in prop::collection::vec(any::<u8>(), 0..300),
+        cut in 0u64..1000,
+    ) {
         let p = random::program(&bytes);
         let both = [true, false].map(|native| run_one(&p, Limits::default(), native));
-        prop_assert_eq!(&both[0], &both[1], "machine code (left) and closures (right) differ on:\n{}", p);
+        prop_assert_eq!(
+            &both[0], &both[1], "machine code (left) and closures (right) differ on:\n{}", p
+        );
+        let b = both[0].1 * cut / 1000;
+        let both = [true, false].map(|native| run_one(&p, steps(b), native));
+        prop_assert_eq!(
+            &both[0], &both[1],
+            "machine code (left) and closures (right) differ with {} steps on:\n{}", b, p
+        );
     }
 }

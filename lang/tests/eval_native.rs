@@ -44,6 +44,31 @@ fn run_both(src: &str, limits: Limits) -> [(String, u64); 2] {
     both
 }
 
+/// Sources evaluated in turn on one interpreter, as a REPL does (each with a fresh budget): each
+/// one's value or diagnostics and steps, with the tier on and off, which must agree.
+fn run_session(sources: &[&str], limits: Limits) {
+    let both = [true, false].map(|native| {
+        let _restore = NativeOn;
+        set_native(native);
+        let mut i = Interpreter::new(limits);
+        sources
+            .iter()
+            .enumerate()
+            .map(|(k, src)| {
+                let out = match i.eval_source(&format!("in{k}.ttdl"), src) {
+                    Ok(v) => v,
+                    Err(d) => format!("{}\n{d:?}", i.render(&d, false)),
+                };
+                (out, i.machine().steps)
+            })
+            .collect::<Vec<_>>()
+    });
+    assert_eq!(
+        both[0], both[1],
+        "machine code (left) and closures (right) differ on:\n{sources:#?}"
+    );
+}
+
 fn steps(n: u64) -> Limits {
     Limits {
         steps: n,
@@ -701,6 +726,85 @@ fn long_tail_loops_answer_as_closures() {
 fn redefinitions_answer_as_closures() {
     for p in redefinition_programs() {
         run_both(&p, Limits::default());
+    }
+}
+
+/// Hot procedures redefined at top level between sources, and used again after an error (a
+/// budget, the depth limit, a type error) stopped a source in the middle of them.
+#[test]
+fn sessions_answer_as_closures() {
+    let loop_f =
+        "(define (drive i acc) (if (= i 500) acc (drive (+ i 1) (+ acc (f i))))) (drive 0 0)";
+    let sessions: Vec<(Vec<&str>, Limits)> = vec![
+        (
+            vec![
+                "(define (f x) (* x 2))",
+                loop_f,
+                "(define (f x) (- x))",
+                loop_f,
+                "(f 3)",
+            ],
+            Limits::default(),
+        ),
+        (
+            vec![
+                "(define (g l) (car l)) (define (f x) (g (list x)))",
+                loop_f,
+                "(define (car x) 100)",
+                loop_f,
+                "(set! car cdr)",
+                loop_f,
+            ],
+            Limits::default(),
+        ),
+        (
+            vec![
+                "(define (f x) (+ x 1))",
+                loop_f,
+                "(define (f x y) x)",
+                loop_f,
+                "(define f 7)",
+                loop_f,
+            ],
+            Limits::default(),
+        ),
+        // A budget runs out inside the hot loop; the next sources start afresh.
+        (
+            vec![
+                "(define (f x) (let ((y (list x x))) (length y)))",
+                loop_f,
+                "(define (spin n) (if (< n 0) n (spin (+ n (f n))))) (spin 0)",
+                loop_f,
+                "(spin 0)",
+                loop_f,
+            ],
+            steps(20_000),
+        ),
+        // The depth limit, then the same procedures again.
+        (
+            vec![
+                "(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1))))) \
+                 (define (f x) (count (modulo x 50)))",
+                loop_f,
+                "(count 200)",
+                loop_f,
+                "(count 99)",
+            ],
+            depth(100),
+        ),
+        // An error deep in nested hot calls, then the calls again.
+        (
+            vec![
+                "(define (c x) (car x)) (define (b x) (+ 1 (c x))) (define (f x) (b (list x)))",
+                loop_f,
+                "(define (a n) (if (= n 0) (b 5) (+ 1 (a (- n 1))))) (a 30)",
+                loop_f,
+            ],
+            Limits::default(),
+        ),
+    ];
+    for (sources, limits) in sessions {
+        run_session(&sources, limits);
     }
 }
 

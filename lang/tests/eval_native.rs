@@ -442,6 +442,16 @@ fn form_programs() -> Vec<String> {
                (p8 (- a 1) h a b c d e f)))",
             "(p8 (modulo i 11) 1 2 3 4 5 6 i)",
         ),
+        // Many parameters: 16, 17; and a late call of the 16 with 15.
+        hot_sum(
+            400,
+            "(define (p16 a b c d e f g h j k l m n o p q) (+ a q (* b p) (- o c))) \
+             (define (p17 a b c d e f g h j k l m n o p q r) (if (= a 0) r (p17 (- a 1) \
+               r a b c d e f g h j k l m n o p))) \
+             (define (f x) (if (< x 299) (p16 x 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15) \
+               (p16 x 1 2 3 4 5 6 7 8 9 10 11 12 13 14)))",
+            "(f i) (p17 (modulo i 20) 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 i)",
+        ),
         // Tail calls between procedures of different arities, in `cond` and `let` bodies.
         hot(
             300,
@@ -831,17 +841,33 @@ fn budgets(t: u64) -> Vec<u64> {
 
 /// Runs `p` to learn its total step count, then with budgets below it (see [`budgets`]): both
 /// ways stop at the same step, with the same diagnostic.
+///
+/// The budgets are tried in batches, each on a thread of its own: a thread compiles a bounded
+/// number of procedures and then stops compiling, and each run compiles the program's
+/// procedures anew, so on one thread the later runs would all be closures.
 fn check_budgets(p: &str) {
     let [(out, t), _] = run_both(p, Limits::default());
     assert!(!out.contains("error"), "{p}\n{out}");
-    for b in budgets(t) {
-        let [(out, _), _] = run_both(p, steps(b));
-        assert!(
-            out.starts_with("error[budget]: evaluation ran out of its step budget"),
-            "{p} with {b} steps:\n{out}"
-        );
+    for batch in budgets(t).chunks(BATCH) {
+        std::thread::scope(|s| {
+            let run = s.spawn(|| {
+                for &b in batch {
+                    let [(out, _), _] = run_both(p, steps(b));
+                    assert!(
+                        out.starts_with("error[budget]: evaluation ran out of its step budget"),
+                        "{p} with {b} steps:\n{out}"
+                    );
+                }
+            });
+            if let Err(panic) = run.join() {
+                std::panic::resume_unwind(panic);
+            }
+        });
     }
 }
+
+/// Runs of a program on one thread (each compiles at most a few procedures).
+const BATCH: usize = 256;
 
 /// A step budget running out at any step of a short program whose procedures are hot stops
 /// both ways at the same step, with the same diagnostic.
@@ -992,12 +1018,17 @@ mod random {
                 ),
                 9 => self.let_form(scope, s, Ty::Int),
                 10..=12 => self.call(scope, s),
+                // Rarely `set!` (which keeps a body from being compiled), else `begin`.
                 13 => match self.var(scope, Ty::Int).filter(|v| v != "d") {
-                    Some(v) => {
+                    Some(v) if self.pick(4) == 0 => {
                         let e = self.int(scope, s / 2);
                         format!("(begin (set! {v} {e}) {})", self.int(scope, s / 2))
                     }
-                    None => leaf(self, scope),
+                    _ => format!(
+                        "(begin {} {})",
+                        self.list(scope, s / 2),
+                        self.int(scope, s / 2)
+                    ),
                 },
                 14 => format!("(length {})", self.list(scope, s)),
                 // `and` and `or` as values: `#f` or the integer, then the integer.

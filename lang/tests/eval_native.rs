@@ -22,25 +22,40 @@ impl Drop for NativeOn {
 }
 
 /// A program's printed value or full diagnostics (rendered, and their structure), and its step
-/// count, on a fresh interpreter with the tier on or off.
+/// count, on a fresh interpreter with the tier on or off. A panic is an answer too (its message,
+/// and no steps), so the comparison that fails shows the program that made it.
+///
+/// With `TTDL_TRACE_PROGRAMS` set, each program is printed before it runs: the last one printed
+/// is the one that crashed the process, if one does.
 fn run_one(src: &str, limits: Limits, native: bool) -> (String, u64) {
-    let _restore = NativeOn;
-    set_native(native);
-    let mut i = Interpreter::new(limits);
-    let out = match i.eval_source("t.ttdl", src) {
-        Ok(v) => v,
-        Err(d) => format!("{}\n{d:?}", i.render(&d, false)),
-    };
-    (out, i.machine().steps)
+    if std::env::var_os("TTDL_TRACE_PROGRAMS").is_some() {
+        eprintln!("--- native {native}, {limits:?}\n{src}");
+    }
+    let run = std::panic::catch_unwind(|| {
+        let _restore = NativeOn;
+        set_native(native);
+        let mut i = Interpreter::new(limits);
+        let out = match i.eval_source("t.ttdl", src) {
+            Ok(v) => v,
+            Err(d) => format!("{}\n{d:?}", i.render(&d, false)),
+        };
+        (out, i.machine().steps)
+    });
+    run.unwrap_or_else(|panic| (format!("panic: {}", panic_message(&*panic)), u64::MAX))
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
 }
 
 /// The program run with the tier on and off, which must agree; returns both (on, off).
 fn run_both(src: &str, limits: Limits) -> [(String, u64); 2] {
     let both = [true, false].map(|native| run_one(src, limits, native));
-    assert_eq!(
-        both[0], both[1],
-        "machine code (left) and closures (right) differ on:\n{src}"
-    );
+    assert!(both[0] == both[1], "{}", differ(src, limits, &both));
     both
 }
 
@@ -48,25 +63,55 @@ fn run_both(src: &str, limits: Limits) -> [(String, u64); 2] {
 /// one's value or diagnostics and steps, with the tier on and off, which must agree.
 fn run_session(sources: &[&str], limits: Limits) {
     let both = [true, false].map(|native| {
-        let _restore = NativeOn;
-        set_native(native);
-        let mut i = Interpreter::new(limits);
-        sources
-            .iter()
-            .enumerate()
-            .map(|(k, src)| {
-                let out = match i.eval_source(&format!("in{k}.ttdl"), src) {
-                    Ok(v) => v,
-                    Err(d) => format!("{}\n{d:?}", i.render(&d, false)),
-                };
-                (out, i.machine().steps)
-            })
-            .collect::<Vec<_>>()
+        let run = std::panic::catch_unwind(|| {
+            let _restore = NativeOn;
+            set_native(native);
+            let mut i = Interpreter::new(limits);
+            sources
+                .iter()
+                .enumerate()
+                .map(|(k, src)| {
+                    let out = match i.eval_source(&format!("in{k}.ttdl"), src) {
+                        Ok(v) => v,
+                        Err(d) => format!("{}\n{d:?}", i.render(&d, false)),
+                    };
+                    (out, i.machine().steps)
+                })
+                .collect::<Vec<_>>()
+        });
+        run.unwrap_or_else(|panic| vec![(format!("panic: {}", panic_message(&*panic)), u64::MAX)])
     });
-    assert_eq!(
-        both[0], both[1],
-        "machine code (left) and closures (right) differ on:\n{sources:#?}"
-    );
+    if both[0] != both[1] {
+        let (on, off) = (&both[0], &both[1]);
+        let k = (0..on.len().max(off.len()))
+            .find(|&k| on.get(k) != off.get(k))
+            .unwrap_or(0);
+        let none = (String::from("(nothing: an earlier source panicked)"), 0);
+        let pair = [
+            on.get(k).unwrap_or(&none).clone(),
+            off.get(k).unwrap_or(&none).clone(),
+        ];
+        panic!(
+            "{}\n(source {k} of {sources:#?})",
+            differ(&sources.join("\n"), limits, &pair)
+        );
+    }
+}
+
+fn on_fresh_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| match s.spawn(f).join() {
+        Ok(v) => v,
+        Err(panic) => std::panic::resume_unwind(panic),
+    })
+}
+
+/// What a failing comparison shows: the program, and each way's answer and steps in plain text.
+fn differ(src: &str, limits: Limits, both: &[(String, u64); 2]) -> String {
+    let [(on, on_steps), (off, off_steps)] = both;
+    format!(
+        "machine code and closures differ on this program ({limits:?}):\n{src}\n\
+         --- machine code, {on_steps} steps:\n{on}\n--- closures, {off_steps} steps:\n{off}\n"
+    )
 }
 
 fn steps(n: u64) -> Limits {
@@ -849,18 +894,13 @@ fn check_budgets(p: &str) {
     let [(out, t), _] = run_both(p, Limits::default());
     assert!(!out.contains("error"), "{p}\n{out}");
     for batch in budgets(t).chunks(BATCH) {
-        std::thread::scope(|s| {
-            let run = s.spawn(|| {
-                for &b in batch {
-                    let [(out, _), _] = run_both(p, steps(b));
-                    assert!(
-                        out.starts_with("error[budget]: evaluation ran out of its step budget"),
-                        "{p} with {b} steps:\n{out}"
-                    );
-                }
-            });
-            if let Err(panic) = run.join() {
-                std::panic::resume_unwind(panic);
+        on_fresh_thread(|| {
+            for &b in batch {
+                let [(out, _), _] = run_both(p, steps(b));
+                assert!(
+                    out.starts_with("error[budget]: evaluation ran out of its step budget"),
+                    "{p} with {b} steps:\n{out}"
+                );
             }
         });
     }
@@ -874,14 +914,14 @@ const BATCH: usize = 256;
 #[test]
 fn every_step_budget_of_short_programs() {
     for p in [
-        hot(80, "(define (f x) (+ x 1))", "(f i)"),
+        hot(64, "(define (f x) (+ x 1))", "(f i)"),
         hot(
-            50,
+            40,
             "(define (g a b) (list a b)) (define (f x) (let* ((a (g x x)) (b (length a))) b))",
             "(f i)",
         ),
         "(define (ev n) (if (= n 0) #t (od (- n 1)))) \
-         (define (od n) (if (= n 0) #f (ev (- n 1)))) (ev 120)"
+         (define (od n) (if (= n 0) #f (ev (- n 1)))) (ev 100)"
             .to_string(),
     ] {
         check_budgets(&p);
@@ -1228,15 +1268,14 @@ proptest! {
         cut in 0u64..1000,
     ) {
         let p = random::program(&bytes);
-        let both = [true, false].map(|native| run_one(&p, Limits::default(), native));
-        prop_assert_eq!(
-            &both[0], &both[1], "machine code (left) and closures (right) differ on:\n{}", p
-        );
-        let b = both[0].1 * cut / 1000;
-        let both = [true, false].map(|native| run_one(&p, steps(b), native));
-        prop_assert_eq!(
-            &both[0], &both[1],
-            "machine code (left) and closures (right) differ with {} steps on:\n{}", b, p
-        );
+        // Each case on a thread of its own, whose compiled code is its own: a case that fails
+        // fails alone, and shrinking finds the program that fails rather than one that meets
+        // what an earlier case left behind.
+        let both = on_fresh_thread(|| [true, false].map(|native| run_one(&p, Limits::default(), native)));
+        prop_assert!(both[0] == both[1], "{}", differ(&p, Limits::default(), &both));
+        // The closures' count: a panic of the machine code shows above, not here.
+        let b = both[1].1 * cut / 1000;
+        let both = on_fresh_thread(|| [true, false].map(|native| run_one(&p, steps(b), native)));
+        prop_assert!(both[0] == both[1], "{}", differ(&p, steps(b), &both));
     }
 }

@@ -1178,11 +1178,24 @@ mod random {
             format!("({head} ({}) {body})", bindings.join(" "))
         }
 
-        /// A call of one of the procedures, its depth counter one less than this one's.
+        /// A call of one of the procedures, its depth counter one less than this one's: by its
+        /// name, or now and then through a value (a local holding it, or one of two procedures
+        /// of its arity chosen by a test), which compiled code calls the general way.
         fn call(&mut self, scope: &mut Scope, size: usize) -> String {
             let k = self.pick(self.procs.len());
             let arity = self.procs[k];
-            let s = size / arity.max(1);
+            let s = size / (arity + 1);
+            let head = match self.pick(6) {
+                0 => format!("(let ((h f{k})) h)"),
+                1 => {
+                    let same: Vec<usize> = (0..self.procs.len())
+                        .filter(|&j| self.procs[j] == arity)
+                        .collect();
+                    let j = same[self.pick(same.len())];
+                    format!("(if {} f{k} f{j})", self.bool(scope, s))
+                }
+                _ => format!("f{k}"),
+            };
             let mut args = vec!["(- d 1)".to_string()];
             if arity > 1 {
                 args.push(self.int(scope, s));
@@ -1190,7 +1203,7 @@ mod random {
             if arity > 2 {
                 args.push(self.list(scope, s));
             }
-            format!("(f{k} {})", args.join(" "))
+            format!("({head} {})", args.join(" "))
         }
     }
 

@@ -1043,7 +1043,25 @@ mod random {
             match self.pick(17) {
                 0 | 1 => leaf(self, scope),
                 2 => format!("(+ {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
-                3 => format!("(- {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
+                // Subtraction, or another arity or operation of arithmetic.
+                3 => match self.pick(5) {
+                    0 => format!("(- {})", self.int(scope, s)),
+                    1 => format!(
+                        "(+ {} {} {})",
+                        self.int(scope, s / 3),
+                        self.int(scope, s / 3),
+                        self.int(scope, s / 3)
+                    ),
+                    2 => {
+                        let op = ["quotient", "modulo"][self.pick(2)];
+                        format!(
+                            "({op} {} {})",
+                            self.int(scope, s / 2),
+                            self.int(scope, s / 2)
+                        )
+                    }
+                    _ => format!("(- {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
+                },
                 4 => format!("(* {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
                 5 => format!("(car {})", self.list(scope, s)),
                 6 | 7 => format!(
@@ -1093,7 +1111,14 @@ mod random {
         fn bool(&mut self, scope: &mut Scope, size: usize) -> String {
             let s = size.saturating_sub(1);
             match self.pick(if size == 0 { 3 } else { 8 }) {
-                0 => format!("(< {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
+                0 => {
+                    let op = ["<", ">", "<=", ">="][self.pick(4)];
+                    format!(
+                        "({op} {} {})",
+                        self.int(scope, s / 2),
+                        self.int(scope, s / 2)
+                    )
+                }
                 1 => format!("(null? {})", self.list(scope, s)),
                 2 => format!("(= {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
                 3 => format!("(pair? {})", self.list(scope, s)),

@@ -313,6 +313,9 @@ pub struct Globals {
 }
 
 impl Globals {
+    /// Where the pristine flag lies in a `Globals` (for code made at run time, `code::native`).
+    pub(crate) const PRISTINE_AT: usize = std::mem::offset_of!(Globals, pristine);
+
     #[inline]
     pub fn get(&self, sym: Sym) -> Option<&Value> {
         self.slots.get(sym.index()).and_then(Option::as_ref)

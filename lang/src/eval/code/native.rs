@@ -97,6 +97,7 @@ const PAIR: i64 = 7;
 /// The kinds that own something (a count on a shared value): strings, pairs, closures, macros,
 /// messages, networks (as [`Value::owns_something`]).
 const OWNS: i64 = (1 << 4) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 12) | (1 << 13);
+const CLOSURE: i64 = 8;
 /// What [`nat_head`] answers for a name that still holds the procedure a call was made for.
 const SAME: i64 = 70;
 
@@ -132,9 +133,6 @@ fn warm(m: &mut Machine, c: &Closure, body: &CompiledBody, n: u32) -> Option<Nat
     if n + 1 < HOT {
         body.native.set(State::Cold(n + 1));
         return None;
-    }
-    if std::env::var_os("TTDL_NATIVE_DEBUG").is_some() {
-        eprintln!("warm {:?} enabled={}", c.lambda.name, native_enabled());
     }
     if !native_enabled() {
         body.native.set(State::Never);
@@ -192,8 +190,11 @@ struct Jit {
     /// The procedures calls are made directly to, the sites, the spans of steps and the
     /// constants the code points at: they live as long as the code.
     kept: Vec<Rc<Closure>>,
+    // Boxed: the code holds their addresses, which must not move as the vectors grow.
+    #[allow(clippy::vec_box)]
     sites: Vec<Box<Site>>,
     spans: Vec<Box<[Span]>>,
+    #[allow(clippy::vec_box)]
     consts: Vec<Box<Value>>,
     named: usize,
     /// A function Cranelift would not make (a bug): nothing more is compiled on this thread.
@@ -238,6 +239,26 @@ fn jit() -> &'static RefCell<Jit> {
             })))
         })
     })
+}
+
+/// Whether a global slot (an `Option<Value>`) is laid out as its value is, so code can read
+/// it where it lies: `None` is a tag no value has (checked once, on the values themselves).
+fn slots_readable() -> bool {
+    if std::mem::size_of::<Option<Value>>() != std::mem::size_of::<Value>() {
+        return false;
+    }
+    let some = Some(Value::Int(-7));
+    // SAFETY: 16 bytes of an initialised `Option<Value>` read as two words (an `Int` fills both).
+    let words = unsafe { std::ptr::from_ref(&some).cast::<[u64; 2]>().read() };
+    words == [INT as u64, (-7i64) as u64]
+}
+
+/// The payload word of a closure's value (its `Rc`'s pointer, as a global slot holds it).
+fn closure_word(c: &Rc<Closure>) -> u64 {
+    let v = Value::Closure(c.clone());
+    // SAFETY: a closure value's two words are its tag and its pointer, both initialised.
+    let words = unsafe { std::ptr::from_ref(&v).cast::<[u64; 2]>().read() };
+    words[1]
 }
 
 /// Whether a body is made of the forms the code makes (see the module's notes).
@@ -317,16 +338,6 @@ fn eligible(globals: &Globals, c: &Closure) -> bool {
 /// Compiles `c` and the procedures it calls by name that can be compiled too, so they call each
 /// other directly; sets each one's state.
 fn compile(m: &mut Machine, c: &Closure) {
-    if std::env::var_os("TTDL_NATIVE_DEBUG").is_some() {
-        eprintln!(
-            "compile {:?} env_empty={} supported={} flat={} pristine={}",
-            c.lambda.name,
-            c.env.is_empty(),
-            supported(&c.lambda.body),
-            c.lambda.compiled(&m.globals).is_flat(),
-            m.globals.pristine()
-        );
-    }
     if !eligible(&m.globals, c) || !m.globals.pristine() {
         return;
     }
@@ -339,10 +350,7 @@ fn compile(m: &mut Machine, c: &Closure) {
     let mut made: Vec<Rc<Lambda>> = Vec::new();
     jit.declare(&c.lambda, &mut todo);
     while let Some(l) = todo.pop() {
-        if let Err(e) = jit.define(m, &l, &mut todo) {
-            if std::env::var_os("TTDL_NATIVE_DEBUG").is_some() {
-                eprintln!("define error {e:?}");
-            }
+        if jit.define(m, &l, &mut todo).is_err() {
             // Functions declared and never defined would fail every later batch: no more.
             jit.module.clear_context(&mut jit.ctx);
             jit.broken = true;
@@ -351,10 +359,7 @@ fn compile(m: &mut Machine, c: &Closure) {
         }
         made.push(l);
     }
-    if let Err(e) = jit.module.finalize_definitions() {
-        if std::env::var_os("TTDL_NATIVE_DEBUG").is_some() {
-            eprintln!("finalize error {e:?}");
-        }
+    if jit.module.finalize_definitions().is_err() {
         jit.broken = true;
         return;
     }
@@ -419,7 +424,7 @@ impl Jit {
         m: &Machine,
         l: &Rc<Lambda>,
         todo: &mut Vec<Rc<Lambda>>,
-    ) -> Result<(), cranelift_module::ModuleError> {
+    ) -> Result<(), Box<cranelift_module::ModuleError>> {
         let (fid, eid) = self.funcs[&Rc::as_ptr(l)];
         let n = l.required.len();
         // The entry: the arguments' words read from memory, the function called.
@@ -451,7 +456,9 @@ impl Jit {
             b.ins().return_(&r);
             b.finalize(self.module.isa().frontend_config());
         }
-        self.module.define_function(eid, &mut self.ctx)?;
+        self.module
+            .define_function(eid, &mut self.ctx)
+            .map_err(Box::new)?;
         self.module.clear_context(&mut self.ctx);
 
         self.ctx.func.signature = proc_signature(&self.module, n);
@@ -466,7 +473,9 @@ impl Jit {
             self.ctx.func = func;
         }
         self.fctx = fctx;
-        self.module.define_function(fid, &mut self.ctx)?;
+        self.module
+            .define_function(fid, &mut self.ctx)
+            .map_err(Box::new)?;
         self.module.clear_context(&mut self.ctx);
         Ok(())
     }
@@ -916,13 +925,13 @@ impl<'a, 'j> Gen<'a, 'j> {
                 let merge = self.merge();
                 self.enter(a);
                 let v = self.node(then, tail);
-                self.to_merge(&merge, v);
+                self.branch_to(&merge, v);
                 self.enter(b);
                 let v = match other {
                     Some(o) => self.node(o, tail),
                     None => Some(self.atom(NIL, 0)),
                 };
-                self.to_merge(&merge, v);
+                self.branch_to(&merge, v);
                 self.at_merge(&merge)
             }
             NodeKind::Begin(forms) => {
@@ -948,12 +957,12 @@ impl<'a, 'j> Gen<'a, 'j> {
                         self.b.ins().brif(yes, next, &[], decided, &[]);
                     }
                     self.enter(decided);
-                    self.to_merge(&merge, Some(v));
+                    self.branch_to(&merge, Some(v));
                     self.enter(next);
                     self.let_go(v);
                 }
                 let v = self.node(last, tail);
-                self.to_merge(&merge, v);
+                self.branch_to(&merge, v);
                 self.at_merge(&merge)
             }
             NodeKind::Cond(clauses) => {
@@ -962,7 +971,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                 for c in clauses {
                     let Some(test) = &c.test else {
                         let v = self.seq(&c.body, tail);
-                        self.to_merge(&merge, v);
+                        self.branch_to(&merge, v);
                         return self.at_merge(&merge);
                     };
                     let t = self.node(test, false)?;
@@ -973,7 +982,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                         let (hit, next) = (self.block(), self.block());
                         self.b.ins().brif(yes, hit, &[], next, &[]);
                         self.enter(hit);
-                        self.to_merge(&merge, Some(t));
+                        self.branch_to(&merge, Some(t));
                         self.enter(next);
                         self.let_go(t);
                     } else {
@@ -984,12 +993,12 @@ impl<'a, 'j> Gen<'a, 'j> {
                         self.b.ins().brif(yes, hit, &[], next, &[]);
                         self.enter(hit);
                         let v = self.seq(&c.body, tail);
-                        self.to_merge(&merge, v);
+                        self.branch_to(&merge, v);
                         self.enter(next);
                     }
                 }
                 let v = Some(self.atom(NIL, 0));
-                self.to_merge(&merge, v);
+                self.branch_to(&merge, v);
                 self.at_merge(&merge)
             }
             NodeKind::Let {
@@ -1016,7 +1025,7 @@ impl<'a, 'j> Gen<'a, 'j> {
     }
 
     /// Ends a branch at `merge` with its value (owned), unless control left already.
-    fn to_merge(&mut self, merge: &Merge, v: Option<Val>) {
+    fn branch_to(&mut self, merge: &Merge, v: Option<Val>) {
         if let Some(v) = v {
             let v = self.own(v);
             self.flush();
@@ -1164,10 +1173,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             self.temps.push(f);
             let vals = self.args(args, true);
             self.temps.pop();
-            let vals = match vals {
-                Some(v) => v,
-                None => return None,
-            };
+            let vals = vals?;
             let site = self.site(span, func.span, spans, Sym(0), None);
             return self.apply(f, &vals, site, tail);
         };
@@ -1195,12 +1201,17 @@ impl<'a, 'j> Gen<'a, 'j> {
             Some(c) => self.ptr(Rc::as_ptr(c)),
             None => self.iconst(0),
         };
-        let head = self.call_helper("nat_head", &[self.m, site, q]);
-        self.check_tag(head[0]);
-        let f = Val {
-            tag: head[0],
-            word: head[1],
-            owned: true,
+        let f = match &direct {
+            Some(c) => self.head_of(sym, c, site, q),
+            None => {
+                let head = self.call_helper("nat_head", &[self.m, site, q]);
+                self.check_tag(head[0]);
+                Val {
+                    tag: head[0],
+                    word: head[1],
+                    owned: true,
+                }
+            }
         };
         self.temps.push(f);
         let vals = self.args(args, true);
@@ -1217,7 +1228,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         let merge = self.merge();
         self.enter(no);
         let v = self.apply(f, &vals, site, tail);
-        self.to_merge(&merge, v);
+        self.branch_to(&merge, v);
         self.enter(yes);
         let v = if tail && Rc::ptr_eq(&c.lambda, &self.lambda) {
             self.jump_to_self(&vals);
@@ -1234,9 +1245,54 @@ impl<'a, 'j> Gen<'a, 'j> {
         } else {
             Some(self.direct(&c, &vals, site))
         };
-        self.to_merge(&merge, v);
+        self.branch_to(&merge, v);
         self.jit.kept.push(c);
         self.at_merge(&merge)
+    }
+
+    /// What a call's head names, for a call made directly to `c` while the name holds it: the
+    /// slot read where it lies ([`SAME`] when it holds `c`), and only otherwise its value read
+    /// through Rust (or its error).
+    fn head_of(&mut self, sym: Sym, c: &Rc<Closure>, site: V, q: V) -> Val {
+        let m = self.m;
+        let merge = self.merge();
+        let slow = self.block();
+        if slots_readable() {
+            let g = offset_of!(Machine, globals);
+            let base = self.load(types::I64, m, (g + Globals::BASE_AT) as i32);
+            let len = self.load(types::I64, m, (g + Globals::LEN_AT) as i32);
+            let i = sym.index() as i64;
+            let inside = self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, len, i);
+            let read = self.block();
+            self.b.ins().brif(inside, read, &[], slow, &[]);
+            self.enter(read);
+            let tag = self.load(types::I64, base, (16 * i) as i32);
+            let word = self.load(types::I64, base, (16 * i + 8) as i32);
+            let want = self.iconst(closure_word(c) as i64);
+            let t_ok = self.b.ins().icmp_imm_s(IntCC::Equal, tag, CLOSURE);
+            let w_ok = self.b.ins().icmp(IntCC::Equal, word, want);
+            let same = self.b.ins().band(t_ok, w_ok);
+            let hit = self.block();
+            self.b.ins().brif(same, hit, &[], slow, &[]);
+            self.enter(hit);
+            let s = self.iconst(SAME);
+            let z = self.iconst(0);
+            self.b
+                .ins()
+                .jump(merge.block, &[BlockArg::Value(s), BlockArg::Value(z)]);
+            merge.reached.set(true);
+        } else {
+            self.b.ins().jump(slow, &[]);
+        }
+        self.enter(slow);
+        let head = self.call_helper("nat_head", &[m, site, q]);
+        self.check_tag(head[0]);
+        self.b.ins().jump(
+            merge.block,
+            &[BlockArg::Value(head[0]), BlockArg::Value(head[1])],
+        );
+        merge.reached.set(true);
+        self.at_merge(&merge).expect("reached")
     }
 
     /// A call of itself in tail position: the locals let go, the parameters bound to the
@@ -1290,13 +1346,13 @@ impl<'a, 'j> Gen<'a, 'j> {
     fn direct(&mut self, c: &Rc<Closure>, vals: &[Val], site: V) -> Val {
         let (fid, eid) = self.jit.declare(&c.lambda, self.todo);
         let m = self.m;
-        let nest_at = offset_of!(Machine, nesting) as i32;
         let depth_at = offset_of!(Machine, depth) as i32;
         let limit_at = (offset_of!(Machine, budget) + offset_of!(Limits, depth)) as i32;
-        let nest = self.load(types::I64, m, nest_at);
-        let nest1 = self.b.ins().iadd_imm_s(nest, 1);
-        self.store(nest1, m, nest_at);
-        let low = self.b.ins().band_imm_u(nest1, CALLS_PER_CHECK - 1);
+        // The room left on the Rust stack is looked at every few levels of depth (a direct call
+        // is a level of depth; the nesting count is the closures' and the walk's).
+        let depth = self.load(types::I64, m, depth_at);
+        let depth1 = self.b.ins().iadd_imm_s(depth, 1);
+        let low = self.b.ins().band_imm_u(depth1, CALLS_PER_CHECK - 1);
         let join = self.merge();
         let (checked, fast) = (self.block(), self.block());
         self.b.ins().brif(low, fast, &[], checked, &[]);
@@ -1310,7 +1366,6 @@ impl<'a, 'j> Gen<'a, 'j> {
             .ins()
             .jump(join.block, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
         self.enter(fast);
-        let depth = self.load(types::I64, m, depth_at);
         let limit = self.load(types::I64, m, limit_at);
         let over = self
             .b
@@ -1326,7 +1381,6 @@ impl<'a, 'j> Gen<'a, 'j> {
             .ins()
             .jump(join.block, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
         self.enter(go);
-        let depth1 = self.b.ins().iadd_imm_s(depth, 1);
         self.store(depth1, m, depth_at);
         let callee = self.jit.module.declare_func_in_func(fid, self.b.func);
         let mut argv = vec![m];
@@ -1355,7 +1409,6 @@ impl<'a, 'j> Gen<'a, 'j> {
         );
         self.enter(join.block);
         let p = self.b.block_params(join.block).to_vec();
-        self.store(nest, m, nest_at);
         self.check_tag(p[0]);
         Val {
             tag: p[0],
@@ -1366,6 +1419,7 @@ impl<'a, 'j> Gen<'a, 'j> {
 
     /// A call of a builtin the name is fixed to (see [`Globals::fixed_builtin`]): made in place
     /// while the globals are still pristine, the general way once they are not.
+    #[allow(clippy::too_many_arguments)]
     fn builtin_call(
         &mut self,
         b: &'static BuiltinDef,
@@ -1417,10 +1471,10 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.enter(general);
         let owned: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
         let v = self.apply(f, &owned, site, tail);
-        self.to_merge(&merge, v);
+        self.branch_to(&merge, v);
         self.enter(inline);
         let v = self.inline(b, &vals, site);
-        self.to_merge(&merge, Some(v));
+        self.branch_to(&merge, Some(v));
         self.at_merge(&merge)
     }
 

@@ -9,6 +9,7 @@ mod comm_scripts;
 mod eval_comm;
 mod eval_core;
 mod eval_diagnostics;
+mod eval_native;
 mod eval_props;
 mod reader;
 mod reader_render;

@@ -1,0 +1,1281 @@
+//! Procedure bodies compiled to machine code answer exactly as the closures do: the same value,
+//! the same rendered diagnostics (message, labels, notes, call sites) and the same step count,
+//! with the tier on and off (`ttdl_lang::eval::code::set_native`).
+//!
+//! A body is compiled to machine code only once its procedure has been called a number of times,
+//! so every program here calls its procedures hundreds of times, and many change course after
+//! the tier has taken over: an error on the 300th call, a global redefined after 1,000 calls, a
+//! step budget running out in the middle of a hot procedure.
+
+use proptest::prelude::*;
+use ttdl_lang::eval::code::set_native;
+use ttdl_lang::{Interpreter, Limits};
+
+/// Turns the tier back on (the default) when a run ends, even by a panic, so a failing test
+/// leaves its thread as it found it.
+struct NativeOn;
+
+impl Drop for NativeOn {
+    fn drop(&mut self) {
+        set_native(true);
+    }
+}
+
+/// A program's printed value or full diagnostics (rendered, and their structure), and its step
+/// count, on a fresh interpreter with the tier on or off. A panic is an answer too (its message,
+/// and no steps), so the comparison that fails shows the program that made it.
+///
+/// With `TTDL_TRACE_PROGRAMS` set, each program is printed before it runs: the last one printed
+/// is the one that crashed the process, if one does.
+fn run_one(src: &str, limits: Limits, native: bool) -> (String, u64) {
+    if std::env::var_os("TTDL_TRACE_PROGRAMS").is_some() {
+        eprintln!("--- native {native}, {limits:?}\n{src}");
+    }
+    let run = std::panic::catch_unwind(|| {
+        let _restore = NativeOn;
+        set_native(native);
+        let mut i = Interpreter::new(limits);
+        let out = match i.eval_source("t.ttdl", src) {
+            Ok(v) => v,
+            Err(d) => format!("{}\n{d:?}", i.render(&d, false)),
+        };
+        (out, i.machine().steps)
+    });
+    run.unwrap_or_else(|panic| (format!("panic: {}", panic_message(&*panic)), u64::MAX))
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
+}
+
+/// The program run with the tier on and off, which must agree; returns both (on, off).
+fn run_both(src: &str, limits: Limits) -> [(String, u64); 2] {
+    let both = [true, false].map(|native| run_one(src, limits, native));
+    assert!(both[0] == both[1], "{}", differ(src, limits, &both));
+    both
+}
+
+/// Sources evaluated in turn on one interpreter, as a REPL does (each with a fresh budget): each
+/// one's value or diagnostics and steps, with the tier on and off, which must agree.
+fn run_session(sources: &[&str], limits: Limits) {
+    let both = [true, false].map(|native| {
+        let run = std::panic::catch_unwind(|| {
+            let _restore = NativeOn;
+            set_native(native);
+            let mut i = Interpreter::new(limits);
+            sources
+                .iter()
+                .enumerate()
+                .map(|(k, src)| {
+                    let out = match i.eval_source(&format!("in{k}.ttdl"), src) {
+                        Ok(v) => v,
+                        Err(d) => format!("{}\n{d:?}", i.render(&d, false)),
+                    };
+                    (out, i.machine().steps)
+                })
+                .collect::<Vec<_>>()
+        });
+        run.unwrap_or_else(|panic| vec![(format!("panic: {}", panic_message(&*panic)), u64::MAX)])
+    });
+    if both[0] != both[1] {
+        let (on, off) = (&both[0], &both[1]);
+        let k = (0..on.len().max(off.len()))
+            .find(|&k| on.get(k) != off.get(k))
+            .unwrap_or(0);
+        let none = (String::from("(nothing: an earlier source panicked)"), 0);
+        let pair = [
+            on.get(k).unwrap_or(&none).clone(),
+            off.get(k).unwrap_or(&none).clone(),
+        ];
+        panic!(
+            "{}\n(source {k} of {sources:#?})",
+            differ(&sources.join("\n"), limits, &pair)
+        );
+    }
+}
+
+fn on_fresh_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| match s.spawn(f).join() {
+        Ok(v) => v,
+        Err(panic) => std::panic::resume_unwind(panic),
+    })
+}
+
+/// What a failing comparison shows: the program, and each way's answer and steps in plain text.
+fn differ(src: &str, limits: Limits, both: &[(String, u64); 2]) -> String {
+    let [(on, on_steps), (off, off_steps)] = both;
+    format!(
+        "machine code and closures differ on this program ({limits:?}):\n{src}\n\
+         --- machine code, {on_steps} steps:\n{on}\n--- closures, {off_steps} steps:\n{off}\n"
+    )
+}
+
+fn steps(n: u64) -> Limits {
+    Limits {
+        steps: n,
+        ..Limits::default()
+    }
+}
+
+fn depth(n: usize) -> Limits {
+    Limits {
+        depth: n,
+        ..Limits::default()
+    }
+}
+
+/// `defs`, then a tail loop calling `expr` (which may read the counter `i`) for `i` from 0 to
+/// `n - 1`; the program's value is the last call's.
+fn hot(n: u32, defs: &str, expr: &str) -> String {
+    format!(
+        "{defs}\n(define (drive i last) (if (= i {n}) last (drive (+ i 1) {expr})))\n(drive 0 nil)"
+    )
+}
+
+/// As [`hot`], the loop summing the calls' values.
+fn hot_sum(n: u32, defs: &str, expr: &str) -> String {
+    format!(
+        "{defs}\n(define (drive i acc) (if (= i {n}) acc (drive (+ i 1) (+ acc {expr}))))\n\
+         (drive 0 0)"
+    )
+}
+
+// The list programs of `lang/examples/bench_lists.rs`, spelled the same.
+
+const RECORDS: &str = r#"
+(define (make-records n acc)
+  (if (= n 0)
+      acc
+      (make-records (- n 1) (cons (list n (+ n 1) 8) acc))))
+(define (count-records l links bytes)
+  (if (null? l)
+      (+ links bytes)
+      (count-records (cdr l)
+                     (+ links (- (cadr (car l)) (car (car l))))
+                     (+ bytes (caddr (car l))))))
+(define (records-main n) (count-records (make-records n '()) 0 0))
+"#;
+
+const QSORT: &str = r#"
+(define (random-list n seed acc)
+  (if (= n 0)
+      acc
+      (let ((next (modulo (+ (* seed 1103515245) 12345) 2147483648)))
+        (random-list (- n 1) next (cons next acc)))))
+(define (partition pivot l lo hi)
+  (cond ((null? l) (cons lo hi))
+        ((< (car l) pivot) (partition pivot (cdr l) (cons (car l) lo) hi))
+        (else (partition pivot (cdr l) lo (cons (car l) hi)))))
+(define (qsort l acc)
+  (if (null? l)
+      acc
+      (let* ((pivot (car l))
+             (parts (partition pivot (cdr l) '() '())))
+        (qsort (car parts) (cons pivot (qsort (cdr parts) acc))))))
+(define (sorted? l)
+  (or (null? l)
+      (null? (cdr l))
+      (and (not (< (cadr l) (car l))) (sorted? (cdr l)))))
+(define (qsort-main n rounds)
+  (let loop ((r 0) (total 0))
+    (if (= r rounds)
+        total
+        (let ((s (qsort (random-list n (+ r 1) '()) '())))
+          (loop (+ r 1) (+ total (if (sorted? s) (length s) 0)))))))
+"#;
+
+const TREE: &str = r#"
+(define (build depth n)
+  (if (= depth 0)
+      n
+      (cons (build (- depth 1) (* 2 n))
+            (build (- depth 1) (+ (* 2 n) 1)))))
+(define (fold-tree t)
+  (if (pair? t)
+      (+ (fold-tree (car t)) (fold-tree (cdr t)))
+      t))
+(define (tree-main depth rounds)
+  (let loop ((r 0) (total 0))
+    (if (= r rounds)
+        total
+        (loop (+ r 1) (+ total (fold-tree (build depth r)))))))
+"#;
+
+const STRINGS: &str = r#"
+(define (name-of i)
+  (string-append "t" (number->string (quotient i 64)) "_" (number->string (modulo i 64))))
+(define (strings-main n)
+  (let loop ((i 0) (names '()) (total 0))
+    (if (= i n)
+        (+ total (length names))
+        (let ((s (name-of i)))
+          (loop (+ i 1) (cons s names) (+ total (string-length s)))))))
+"#;
+
+const RECUR: &str = r#"
+(define (iota-list n acc)
+  (if (= n 0)
+      acc
+      (iota-list (- n 1) (cons n acc))))
+(define (my-map f l)
+  (if (null? l)
+      '()
+      (cons (f (car l)) (my-map f (cdr l)))))
+(define (sum-list l)
+  (if (null? l)
+      0
+      (+ (car l) (sum-list (cdr l)))))
+(define (recur-main n rounds)
+  (let ((l (iota-list n '())))
+    (let loop ((r 0) (total 0))
+      (if (= r rounds)
+          total
+          (loop (+ r 1) (+ total (sum-list (my-map (lambda (x) (* x 2)) l))))))))
+"#;
+
+/// The list benchmarks at small sizes.
+fn bench_programs() -> Vec<String> {
+    vec![
+        format!("{RECORDS}(records-main 3000)"),
+        format!("{QSORT}(qsort-main 300 3)"),
+        format!("{TREE}(tree-main 8 4)"),
+        format!("{STRINGS}(strings-main 1000)"),
+        format!("{RECUR}(recur-main 500 4)"),
+    ]
+}
+
+/// The forms of a body, each in a procedure called hundreds of times; several change course
+/// once the tier has had time to take over (an error on a late call).
+fn form_programs() -> Vec<String> {
+    vec![
+        // `if`, with and without an else branch.
+        hot(
+            300,
+            "(define (f x) (if (< x 150) 'lo (if (= x 150) 'mid 'hi)))",
+            "(list (f i) (f 150) (f (- 300 i)))",
+        ),
+        hot(
+            300,
+            "(define (f x) (if (> x 1000) 'never))",
+            "(list (f i) (f 2000))",
+        ),
+        // `cond`: `else`, a clause with no body (its test's value), no clause taken.
+        hot(
+            400,
+            "(define (f x l) (cond ((= x 0) 'zero) ((< x 0) 'neg) ((car l)) (else 'other)))",
+            "(list (f (- i 200) (list i)) (f 0 nil) (f 5 '(#f)))",
+        ),
+        hot(
+            300,
+            "(define (f x) (cond ((= x -1) 'never) ((null? x) 'nil)))",
+            "(f i)",
+        ),
+        // `=>` is no form of `cond` here: it is a variable, unbound, on the 300th call.
+        hot(
+            400,
+            "(define (f x) (cond ((< x 299) x) (x => car)))",
+            "(f i)",
+        ),
+        // `and`, `or`, `not`: values, empty forms, short circuits.
+        hot(
+            300,
+            "(define (f x y) (list (and x y) (or x y) (not x) (and) (or) (and x) (or #f nil y) \
+             (and x (car y))))",
+            "(f (if (= (modulo i 2) 0) #f i) (list i))",
+        ),
+        hot(
+            300,
+            "(define (f x y) (or (and (< x 100) (car y)) (not (pair? y))))",
+            "(f i (if (< i 290) (list i) 5))",
+        ),
+        // `let` and `let*`: shadowing, inits that see the outer bindings or the ones before.
+        hot(
+            300,
+            "(define (f x) (let ((x (+ x 1)) (y x)) (let* ((x (* x 10)) (z (+ x y)) (x z)) \
+             (list x y z))))",
+            "(f i)",
+        ),
+        // A `let*` init reading a binding not made yet: the global, unbound, on the 300th call;
+        // the diagnostic suggests the locals in scope.
+        hot(
+            400,
+            "(define (f abc) (if (< abc 299) abc (let* ((xyz abd) (abd 1)) xyz)))",
+            "(f i)",
+        ),
+        hot(
+            400,
+            "(define (f abc) (let ((xyz 1)) (if (< abc 299) abc (+ xyz abx))))",
+            "(f i)",
+        ),
+        hot(
+            400,
+            "(define (f abc) (if (< abc 299) abc (abx abc)))",
+            "(f i)",
+        ),
+        // `begin`, `set!` of a parameter and of a let-local.
+        hot(
+            300,
+            "(define (f x) (begin (set! x (+ x 1)) (let ((y x)) (set! y (* y 2)) \
+             (begin x (list x y)))))",
+            "(f i)",
+        ),
+        hot(
+            300,
+            "(define (f x) (let ((acc '())) (set! acc (cons x acc)) (set! x 'done) \
+             (set! acc (cons x acc)) acc))",
+            "(f i)",
+        ),
+        // Quoted constants: lists, strings, symbols, nested.
+        hot(
+            300,
+            "(define (f x) (list '(1 2 (3 \"four\" five)) \"str\" 'sym '() x '(a . b)))",
+            "(f i)",
+        ),
+        hot(
+            300,
+            "(define (f x) (if (eq? x 'b) '(x y) (equal? x '(1 (2)))))",
+            "(list (f 'b) (f '(1 (2))) (f i))",
+        ),
+        // Integer arithmetic: overflow on a late call, of a product and of a sum.
+        hot(
+            400,
+            "(define (f x) (* x x))",
+            "(f (if (= i 299) 4000000000 i))",
+        ),
+        hot(
+            400,
+            "(define big 9223372036854775000) (define (f x) (+ big x))",
+            "(f (if (< i 299) i 1000))",
+        ),
+        hot(
+            300,
+            "(define big 3037000500) (define (f x) (- (* big big) x))",
+            "(f i)",
+        ),
+        hot(
+            300,
+            "(define (f x) (- (- 0 9223372036854775807) x))",
+            "(f (quotient i 200))",
+        ),
+        // Floats mixed with integers.
+        hot(
+            300,
+            "(define (f x) (list (+ x 0.5) (* 1.5 x) (- x 2.25) (< x 2.5) (= x 2.0) (>= 3.0 x) \
+             (/ x 4)))",
+            "(f i)",
+        ),
+        // `car` of a non-pair, on a late call, in several places.
+        hot(
+            400,
+            "(define (f l) (car l))",
+            "(f (if (< i 299) (list i) i))",
+        ),
+        hot(
+            400,
+            "(define (f l) (+ 1 (car (cdr l))))",
+            "(f (if (< i 299) (list i i) (list i)))",
+        ),
+        hot(
+            400,
+            "(define (f l) (let ((a (car l))) (cons a (cdr a))))",
+            "(f (if (< i 299) (list (list i)) (list i)))",
+        ),
+        // A local procedure called: a builtin, a lambda, a user procedure, then a number.
+        hot(
+            400,
+            "(define (twice x) (* 2 x)) (define (app f x) (f x)) \
+             (define (pick i) (cond ((= i 299) 5) ((= (modulo i 3) 0) car) \
+               ((= (modulo i 3) 1) (lambda (y) (list y y))) (else twice)))",
+            "(app (pick i) (if (= (modulo i 3) 0) (list i) i))",
+        ),
+        // `apply`: of a builtin, of a user procedure, with a wrong count late.
+        hot(
+            400,
+            "(define (g a b c) (+ a (* b c))) (define (f x) (list (apply + (list x 1 2)) \
+             (apply g x (if (< x 299) (list 2 3) (list 2)))))",
+            "(f i)",
+        ),
+        // A builtin with the wrong number of arguments, late.
+        hot(
+            400,
+            "(define (f x) (if (< x 299) (car (list x)) (car (list x) x)))",
+            "(f i)",
+        ),
+        hot(
+            400,
+            "(define (f x) (if (< x 299) (cons x x) (cons x)))",
+            "(f i)",
+        ),
+        // A user procedure with the wrong number of arguments, late, each way.
+        hot(
+            400,
+            "(define (g a b) (list a b)) (define (f x) (if (< x 299) (g x x) (g x)))",
+            "(f i)",
+        ),
+        hot(
+            400,
+            "(define (g a) a) (define (f x) (list (if (< x 299) (g x) (g x x x))))",
+            "(f i)",
+        ),
+        // List builtins and predicates.
+        hot(
+            300,
+            "(define (f x) (let ((l (list x (+ x 1) (cons x '())))) \
+             (list (length l) (null? l) (null? '()) (pair? l) (pair? x) (cons x l) \
+             (eq? x x) (eq? l l) (eq? (list x) (list x)) (equal? (list x) (list x)) \
+             (equal? 1 1.0) (eq? 'a 'a))))",
+            "(f i)",
+        ),
+        hot(
+            400,
+            "(define (f x) (length x))",
+            "(f (if (< i 299) (list i i) i))",
+        ),
+        // Comparisons with mixed types: numbers agree, others are errors, late.
+        hot(
+            300,
+            "(define (f x) (list (< x 2.5) (> x 2) (<= x 2.0) (>= x 100.5) (= x 7) (= 7.0 x) \
+             (< 1 x 299)))",
+            "(f i)",
+        ),
+        hot(
+            400,
+            "(define (f x y) (< x y))",
+            "(f i (if (< i 299) 5 \"a\"))",
+        ),
+        hot(400, "(define (f x y) (= x y))", "(f i (if (< i 299) 5 'a))"),
+        hot(
+            400,
+            "(define (f x y) (>= x y))",
+            "(f (if (< i 299) i (list i)) 3)",
+        ),
+        // Strings.
+        hot(
+            300,
+            "(define (f x) (string-append \"n\" (number->string x) \"-\" (number->string 2.5)))",
+            "(f i)",
+        ),
+        hot(
+            400,
+            "(define (f x) (string-append \"n\" x))",
+            "(f (if (< i 299) \"s\" i))",
+        ),
+        // `modulo` and `quotient`, negative, and by zero late.
+        hot(
+            300,
+            "(define (f x) (list (modulo x 7) (modulo (- x) 7) (modulo x -7) (quotient x 7) \
+             (quotient (- x) 7)))",
+            "(f i)",
+        ),
+        hot(400, "(define (f x y) (quotient x y))", "(f i (- 299 i))"),
+        hot(400, "(define (f x y) (modulo x y))", "(f i (- 299 i))"),
+        // Procedures of 0, 1, 2, 5 and 8 parameters.
+        hot_sum(
+            300,
+            "(define (p0) 7) (define (p1 a) (+ a 1)) (define (p2 a b) (- a b)) \
+             (define (p5 a b c d e) (+ a (* b c) (- d e))) \
+             (define (p8 a b c d e f g h) (+ a b c d e f g (* h 2)))",
+            "(p0) (p1 i) (p2 i 3) (p5 i 1 2 3 4) (p8 i 1 2 3 4 5 6 i)",
+        ),
+        hot(
+            300,
+            "(define (p8 a b c d e f g h) (if (= a 0) (list a b c d e f g h) \
+               (p8 (- a 1) h a b c d e f)))",
+            "(p8 (modulo i 11) 1 2 3 4 5 6 i)",
+        ),
+        // Many parameters: 16, 17; and a late call of the 16 with 15.
+        hot_sum(
+            400,
+            "(define (p16 a b c d e f g h j k l m n o p q) (+ a q (* b p) (- o c))) \
+             (define (p17 a b c d e f g h j k l m n o p q r) (if (= a 0) r (p17 (- a 1) \
+               r a b c d e f g h j k l m n o p))) \
+             (define (f x) (if (< x 299) (p16 x 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15) \
+               (p16 x 1 2 3 4 5 6 7 8 9 10 11 12 13 14)))",
+            "(f i) (p17 (modulo i 20) 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 i)",
+        ),
+        // Tail calls between procedures of different arities, in `cond` and `let` bodies.
+        hot(
+            300,
+            "(define (a n x) (cond ((= n 0) x) (else (b (- n 1) x 1)))) \
+             (define (b n x y) (let ((z (+ x y))) (if (= n 0) z (a (- n 1) z))))",
+            "(a (modulo i 20) i)",
+        ),
+        // Closures passed to user procedures.
+        hot(
+            200,
+            "(define (my-map f l) (if (null? l) '() (cons (f (car l)) (my-map f (cdr l))))) \
+             (define (scale k l) (my-map (lambda (x) (* x k)) l))",
+            "(scale i '(1 2 3))",
+        ),
+        hot(
+            300,
+            "(define (my-fold f acc l) (if (null? l) acc (my-fold f (f acc (car l)) (cdr l)))) \
+             (define (count-if p l) (my-fold (lambda (n x) (if (p x) (+ n 1) n)) 0 l))",
+            "(count-if (lambda (x) (< x i)) '(5 50 150 250))",
+        ),
+        // Procedures returning procedures.
+        hot(
+            300,
+            "(define (adder k) (lambda (x) (+ x k))) (define (compose f g) (lambda (x) (f (g x))))",
+            "((compose (adder i) (adder 1)) 10)",
+        ),
+        hot(
+            400,
+            "(define (maker k) (if (< k 299) (lambda (x) (+ x k)) k))",
+            "((maker i) 1)",
+        ),
+        // Named `let` loops calling flat procedures.
+        "(define (sq x) (* x x)) (define (inc x) (+ x 1)) \
+         (let loop ((i 0) (acc 0)) (if (= i 2000) acc (loop (inc i) (+ acc (modulo (sq i) 7)))))"
+            .to_string(),
+        "(define (step-of x) (if (= (modulo x 2) 0) (quotient x 2) (+ (* 3 x) 1))) \
+         (define (collatz n) (let loop ((n n) (k 0)) (if (= n 1) k (loop (step-of n) (+ k 1))))) \
+         (let outer ((i 1) (acc 0)) (if (= i 300) acc (outer (+ i 1) (+ acc (collatz i)))))"
+            .to_string(),
+        // Errors inside nested calls: the call sites on the way, late.
+        hot(
+            400,
+            "(define (c x) (car x)) (define (b x) (list (c x))) (define (a x) (cons 1 (b x)))",
+            "(a (if (< i 299) (list i) i))",
+        ),
+        hot(
+            400,
+            "(define (c x) (+ x 1)) (define (b x) (c x)) (define (a x) (b x))",
+            "(a (if (< i 299) i 'sym))",
+        ),
+        // Errors later still: on the 500th and the 1,000th call.
+        hot(
+            600,
+            "(define (g a b) (+ a b)) (define (f x) (if (= x 499) (g x) (g x 1)))",
+            "(f i)",
+        ),
+        hot(
+            1100,
+            "(define (f x y) (* (+ x 3037000000) y))",
+            "(f i (if (< i 999) 1 3037000000))",
+        ),
+        // Optional and rest parameters.
+        hot(
+            300,
+            "(define (o a &optional b) (list a b)) (define (r a &rest more) (cons a more)) \
+             (define (f x) (list (o x) (o x x) (r x) (r x 1 2 3) (apply r x (list x x))))",
+            "(f i)",
+        ),
+        hot(
+            400,
+            "(define (o a &optional b) (list a b)) (define (f x) (if (< x 299) (o x) (o x x x)))",
+            "(f i)",
+        ),
+        // Forms a compiled body may leave to the walk, with the body's variables.
+        hot(
+            300,
+            "(define (f x) (let ((acc nil)) \
+               (dolist (y (list 1 2 3)) (set! acc (cons (* x y) acc))) \
+               (dotimes (k 2) (set! acc (cons k acc))) \
+               (when (> x 100) (set! acc (cons 'big acc))) \
+               (unless (> x 100) (set! acc (cons 'small acc))) \
+               (list (case (modulo x 3) ((0) 'zero) (else 'other)) `(a ,x ,@acc))))",
+            "(f i)",
+        ),
+        // `error`, late, deep in non-tail calls.
+        hot(
+            400,
+            "(define (down n) (if (= n 0) (error \"bottom\" n) (+ 1 (down (- n 1))))) \
+             (define (f x) (if (< x 299) x (down 50)))",
+            "(f i)",
+        ),
+    ]
+}
+
+/// Non-tail recursion thousands deep, and the depth limit.
+fn deep_programs() -> Vec<(String, Limits)> {
+    let sum = "(define (sum l) (if (null? l) 0 (+ (car l) (sum (cdr l))))) \
+               (define (iota n acc) (if (= n 0) acc (iota (- n 1) (cons n acc))))";
+    let count = "(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))";
+    let d = Limits::default();
+    vec![
+        (format!("{sum} (sum (iota 5000 '()))"), d),
+        (format!("{count} (count 5000)"), d),
+        // Beyond the default depth: an error, then a value with the limit raised.
+        (format!("{count} (count 50000)"), d),
+        (format!("{sum} (sum (iota 50000 '()))"), depth(60_000)),
+        // The depth limit, reached from a hot procedure, through one and two procedures.
+        (
+            format!("{count} (count 50) (count 60) (count 99) (count 150)"),
+            depth(100),
+        ),
+        (
+            "(define (a n) (if (= n 0) 0 (+ 1 (b (- n 1))))) (define (b n) (* 1 (a n))) \
+             (define (loop i) (if (= i 300) (a 200) (begin (a 20) (loop (+ i 1))))) (loop 0)"
+                .to_string(),
+            depth(100),
+        ),
+        // A runaway non-tail recursion stops at the default depth.
+        ("(define (r n) (+ 1 (r n))) (r 1)".to_string(), d),
+    ]
+}
+
+/// Tail loops and mutual tail recursion of a million calls, in constant stack.
+fn long_programs() -> Vec<String> {
+    vec![
+        "(define (l n acc) (if (= n 0) acc (l (- n 1) (+ acc 1)))) (l 1000000 0)".to_string(),
+        "(let loop ((i 0)) (if (< i 100000) (loop (+ i 1)) i))".to_string(),
+        // Mutual tail recursion between two and three procedures.
+        "(define (ev n) (if (= n 0) #t (od (- n 1)))) \
+         (define (od n) (if (= n 0) #f (ev (- n 1)))) (list (ev 1000000) (od 1001))"
+            .to_string(),
+        "(define (p n acc) (if (= n 0) acc (q (- n 1) (+ acc 1)))) \
+         (define (q n acc) (cond ((= n 0) acc) (else (r (- n 1) (+ acc 2))))) \
+         (define (r n acc) (let ((m (- n 1))) (if (< m 0) acc (p m (+ acc 3))))) \
+         (p 1000000 0)"
+            .to_string(),
+    ]
+}
+
+/// Globals redefined while calls are in flight, after the procedures have been hot.
+fn redefinition_programs() -> Vec<String> {
+    vec![
+        // `car` redefined inside a running loop, after 1,000 calls.
+        "(define (f l) (car l)) \
+         (define (drive i acc) (if (= i 2000) acc \
+           (begin (if (= i 1000) (set! car (lambda (x) 'mine))) \
+             (drive (+ i 1) (if (eq? (f (list i)) 'mine) (+ acc 1000) (+ acc 1)))))) \
+         (drive 0 0)"
+            .to_string(),
+        "(define (f l) (car l)) \
+         (define (drive i acc) (if (= i 2000) acc \
+           (begin (if (= i 1000) (set! car cdr)) \
+             (drive (+ i 1) (if (pair? (f (list i i))) (+ acc 1000) (+ acc 1)))))) \
+         (drive 0 0)"
+            .to_string(),
+        // Predicates and accessors in tests, redefined.
+        "(define (f l) (if (null? (cdr l)) (car l) 'long)) \
+         (define (drive i acc) (if (= i 1500) acc \
+           (begin (if (= i 1000) (begin (set! null? pair?) (set! cdr car))) \
+             (drive (+ i 1) (cons (f (list i)) acc))))) \
+         (let ((l (drive 0 '()))) (list (length l) (f '(1)) (car l) (car (cdr (cdr l)))))"
+            .to_string(),
+        // A `define` inside a body is local: the hot procedures still see the builtin.
+        "(define (f l) (car l)) \
+         (define (drive i acc) (if (= i 1500) acc \
+           (begin (if (= i 1000) (define (car x) 'mine)) (drive (+ i 1) (+ acc (f (list i))))))) \
+         (drive 0 0)"
+            .to_string(),
+        // `+` redefined; the loop counts with `-`.
+        "(define (f x) (+ x 1)) \
+         (define (drive i acc) (if (= i 0) acc \
+           (begin (if (= i 1000) (set! + *)) (drive (- i 1) (cons (f i) acc))))) \
+         (let ((l (drive 2000 '()))) (list (car l) (length l)))"
+            .to_string(),
+        "(define (f x) (< x 10)) \
+         (define (drive i n) (if (= i 0) n \
+           (begin (if (= i 1000) (set! < >)) (drive (- i 1) (if (f i) (- n -1) n))))) \
+         (drive 2000 0)"
+            .to_string(),
+        // A procedure redefined from outside it, while it is hot.
+        "(define (g x) (* x 2)) (define (f x) (g x)) \
+         (define (drive i acc) (if (= i 2000) acc \
+           (begin (if (= i 1000) (set! g (lambda (x) (- x)))) (drive (+ i 1) (+ acc (f i)))))) \
+         (drive 0 0)"
+            .to_string(),
+        // ... redefined with another arity: the hot caller's call is now wrong.
+        "(define (g x) (* x 2)) (define (f x) (g x)) \
+         (define (drive i acc) (if (= i 2000) acc \
+           (begin (if (= i 1000) (set! g (lambda (x y) (- x)))) (drive (+ i 1) (+ acc (f i)))))) \
+         (drive 0 0)"
+            .to_string(),
+        // ... to something that is not a procedure.
+        "(define (g x) (* x 2)) (define (f x) (g x)) \
+         (define (drive i acc) (if (= i 2000) acc \
+           (begin (if (= i 1000) (set! g 5)) (drive (+ i 1) (+ acc (f i)))))) \
+         (drive 0 0)"
+            .to_string(),
+        // A procedure that `set!`s itself while running: the calls in flight finish with the old
+        // body, the next call takes the new one.
+        "(define (f n) (if (= n 500) (set! f (lambda (n) 'replaced))) n) \
+         (define (drive i acc) (if (= i 1000) acc (drive (+ i 1) (cons (f i) acc)))) \
+         (let ((l (drive 0 '()))) (list (car l) (length l) (car (cdr (cdr (cdr l))))))"
+            .to_string(),
+        "(define (f n) (if (= n 0) 0 \
+           (begin (if (= n 700) (set! f (lambda (n) 1000))) (+ 1 (f (- n 1)))))) \
+         (define (drive i acc) (if (= i 300) acc (drive (+ i 1) (+ acc (f 5))))) \
+         (list (drive 0 0) (f 900) (f 900))"
+            .to_string(),
+        // A tail-recursive loop that swaps itself for another loop half way.
+        "(define (loop n acc) (if (= n 0) acc \
+           (begin (if (= n 5000) (set! loop (lambda (n acc) (if (= n 0) (list 'other acc) \
+             (loop (- n 1) (+ acc 2)))))) (loop (- n 1) (+ acc 1))))) \
+         (loop 10000 0)"
+            .to_string(),
+        // Globals redefined while hot frames of a non-tail recursion are waiting on the inner
+        // call: the frames, once resumed, call the new definition.
+        "(define round 0) \
+         (define (walk n) (if (= n 0) (begin (if (= round 300) (set! + -)) 0) (+ (walk (- n 1)) n))) \
+         (define (drive i acc) (if (= i 0) acc \
+           (begin (set! round (- round -1)) (drive (- i 1) (cons (walk 10) acc))))) \
+         (drive 400 '())"
+            .to_string(),
+        "(define round 0) \
+         (define (walk l n) (if (= n 0) (begin (if (= round 300) (set! car cdr)) 0) \
+           (+ (walk l (- n 1)) (car l)))) \
+         (define (drive i acc) (if (= i 400) acc \
+           (begin (set! round (+ round 1)) (drive (+ i 1) (+ acc (walk (list i) 10)))))) \
+         (drive 0 0)"
+            .to_string(),
+        "(define round 0) (define (g x) x) \
+         (define (walk n) (if (= n 0) (begin (if (= round 300) (set! g (lambda (x) (* x 100)))) 0) \
+           (+ (walk (- n 1)) (g n)))) \
+         (define (drive i acc) (if (= i 400) acc \
+           (begin (set! round (+ round 1)) (drive (+ i 1) (cons (walk 10) acc))))) \
+         (drive 0 '())"
+            .to_string(),
+        "(define round 0) (define (g x) x) \
+         (define (walk n) (if (= n 0) (begin (if (= round 300) (set! g (lambda (x y) x))) 0) \
+           (+ (walk (- n 1)) (g n)))) \
+         (define (drive i acc) (if (= i 400) acc \
+           (begin (set! round (+ round 1)) (drive (+ i 1) (+ acc (walk 10)))))) \
+         (drive 0 0)"
+            .to_string(),
+        // A global variable the hot procedure reads, assigned while in flight.
+        "(define k 1) (define (f x) (+ x k)) \
+         (define (g n) (if (= n 0) 0 (begin (if (= n 100) (set! k 1000)) (+ (f n) (g (- n 1)))))) \
+         (define (drive i acc) (if (= i 20) acc (drive (+ i 1) (+ acc (g 200))))) (drive 0 0)"
+            .to_string(),
+    ]
+}
+
+#[test]
+fn forms_answer_as_closures() {
+    for p in form_programs() {
+        run_both(&p, Limits::default());
+    }
+}
+
+#[test]
+fn list_programs_answer_as_closures() {
+    for p in bench_programs() {
+        let [(out, _), _] = run_both(&p, Limits::default());
+        assert!(!out.contains("error"), "{p}\n{out}");
+    }
+}
+
+#[test]
+fn deep_recursion_answers_as_closures() {
+    for (p, limits) in deep_programs() {
+        run_both(&p, limits);
+    }
+}
+
+#[test]
+fn long_tail_loops_answer_as_closures() {
+    for p in long_programs() {
+        run_both(&p, Limits::default());
+    }
+}
+
+#[test]
+fn redefinitions_answer_as_closures() {
+    for p in redefinition_programs() {
+        run_both(&p, Limits::default());
+    }
+}
+
+/// Hot procedures redefined at top level between sources, and used again after an error (a
+/// budget, the depth limit, a type error) stopped a source in the middle of them.
+#[test]
+fn sessions_answer_as_closures() {
+    let loop_f =
+        "(define (drive i acc) (if (= i 500) acc (drive (+ i 1) (+ acc (f i))))) (drive 0 0)";
+    let sessions: Vec<(Vec<&str>, Limits)> = vec![
+        (
+            vec![
+                "(define (f x) (* x 2))",
+                loop_f,
+                "(define (f x) (- x))",
+                loop_f,
+                "(f 3)",
+            ],
+            Limits::default(),
+        ),
+        (
+            vec![
+                "(define (g l) (car l)) (define (f x) (g (list x)))",
+                loop_f,
+                "(define (car x) 100)",
+                loop_f,
+                "(set! car cdr)",
+                loop_f,
+            ],
+            Limits::default(),
+        ),
+        (
+            vec![
+                "(define (f x) (+ x 1))",
+                loop_f,
+                "(define (f x y) x)",
+                loop_f,
+                "(define f 7)",
+                loop_f,
+            ],
+            Limits::default(),
+        ),
+        // A budget runs out inside the hot loop; the next sources start afresh.
+        (
+            vec![
+                "(define (f x) (let ((y (list x x))) (length y)))",
+                loop_f,
+                "(define (spin n) (if (< n 0) n (spin (+ n (f n))))) (spin 0)",
+                loop_f,
+                "(spin 0)",
+                loop_f,
+            ],
+            steps(20_000),
+        ),
+        // The depth limit, then the same procedures again.
+        (
+            vec![
+                "(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1))))) \
+                 (define (f x) (count (modulo x 50)))",
+                loop_f,
+                "(count 200)",
+                loop_f,
+                "(count 99)",
+            ],
+            depth(100),
+        ),
+        // An error deep in nested hot calls, then the calls again.
+        (
+            vec![
+                "(define (c x) (car x)) (define (b x) (+ 1 (c x))) (define (f x) (b (list x)))",
+                loop_f,
+                "(define (a n) (if (= n 0) (b 5) (+ 1 (a (- n 1))))) (a 30)",
+                loop_f,
+            ],
+            Limits::default(),
+        ),
+    ];
+    for (sources, limits) in sessions {
+        run_session(&sources, limits);
+    }
+}
+
+/// Budgets to try below a program's total `t`: every one when `t` is small; else about 200
+/// spread evenly, the last ones, and those around each multiple of the interrupt poll period
+/// (where the budget check and the periodic check meet).
+fn budgets(t: u64) -> Vec<u64> {
+    const POLL: u64 = ttdl_lang::eval::machine::INTERRUPT_POLL;
+    if t <= 3000 {
+        return (0..t).collect();
+    }
+    let mut b: Vec<u64> = (0..150).map(|k| k * t / 150).collect();
+    b.extend((1..=20).map(|k| t - k));
+    let mut m = POLL;
+    while m < t + 2 {
+        b.extend([m - 2, m - 1, m, m + 1, m + 2]);
+        m += POLL;
+    }
+    b.retain(|&x| x < t);
+    b.sort_unstable();
+    b.dedup();
+    b
+}
+
+/// Runs `p` to learn its total step count, then with budgets below it (see [`budgets`]): both
+/// ways stop at the same step, with the same diagnostic.
+///
+/// The budgets are tried in batches, each on a thread of its own: a thread compiles a bounded
+/// number of procedures and then stops compiling, and each run compiles the program's
+/// procedures anew, so on one thread the later runs would all be closures.
+fn check_budgets(p: &str) {
+    let [(out, t), _] = run_both(p, Limits::default());
+    assert!(!out.contains("error"), "{p}\n{out}");
+    for batch in budgets(t).chunks(BATCH) {
+        on_fresh_thread(|| {
+            for &b in batch {
+                let [(out, _), _] = run_both(p, steps(b));
+                assert!(
+                    out.starts_with("error[budget]: evaluation ran out of its step budget"),
+                    "{p} with {b} steps:\n{out}"
+                );
+            }
+        });
+    }
+}
+
+/// Runs of a program on one thread (each compiles at most a few procedures).
+const BATCH: usize = 256;
+
+/// A step budget running out at any step of a short program whose procedures are hot stops
+/// both ways at the same step, with the same diagnostic.
+#[test]
+fn every_step_budget_of_short_programs() {
+    for p in [
+        hot(64, "(define (f x) (+ x 1))", "(f i)"),
+        hot(
+            40,
+            "(define (g a b) (list a b)) (define (f x) (let* ((a (g x x)) (b (length a))) b))",
+            "(f i)",
+        ),
+        "(define (ev n) (if (= n 0) #t (od (- n 1)))) \
+         (define (od n) (if (= n 0) #f (ev (- n 1)))) (ev 100)"
+            .to_string(),
+    ] {
+        check_budgets(&p);
+    }
+}
+
+/// A step budget running out in the middle of a hot procedure, of a deep recursion, of a
+/// builtin's work, near the periodic checks, stops both ways at the same step.
+#[test]
+fn step_budgets_of_longer_programs() {
+    for p in [
+        hot(
+            200,
+            "(define (f x) (if (< x 100) (+ x 1) (car (list x))))",
+            "(f i)",
+        ),
+        hot(
+            150,
+            "(define (f x l) (cond ((null? l) x) ((pair? x) 0) (else (let ((y (car l))) (+ x y)))))",
+            "(f i (list i))",
+        ),
+        "(define (l n acc) (if (= n 0) acc (l (- n 1) (+ acc 1)))) (l 3000 0)".to_string(),
+        "(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1))))) \
+         (define (drive i acc) (if (= i 40) acc (drive (+ i 1) (+ acc (count 60))))) (drive 0 0)"
+            .to_string(),
+        "(define (my-map f l) (if (null? l) '() (cons (f (car l)) (my-map f (cdr l))))) \
+         (define (drive i acc) (if (= i 60) acc (drive (+ i 1) (my-map (lambda (x) (+ x i)) acc)))) \
+         (drive 0 '(1 2 3 4 5))"
+            .to_string(),
+        "(define (f x) (string-append \"n\" (number->string (modulo x 7)))) \
+         (let loop ((i 0) (acc '())) (if (= i 300) (length acc) (loop (+ i 1) (cons (f i) acc))))"
+            .to_string(),
+        "(define (p n acc) (if (= n 0) acc (q (- n 1) (+ acc 1)))) \
+         (define (q n acc) (cond ((= n 0) acc) (else (r (- n 1) (+ acc 2))))) \
+         (define (r n acc) (let ((m (- n 1))) (if (< m 0) acc (p m (+ acc 3))))) (p 600 0)"
+            .to_string(),
+        format!("{QSORT}(qsort-main 40 2)"),
+        format!("{TREE}(tree-main 6 3)"),
+        format!("{RECUR}(recur-main 60 2)"),
+    ] {
+        check_budgets(&p);
+    }
+}
+
+/// Random programs: a few procedures of one to three parameters, the first a depth counter that
+/// each call between them decreases, so they end; bodies of random expressions over the forms
+/// above; a loop calling them a few hundred times on varying inputs and summing the answers.
+/// Errors (`car` of an integer, overflow) are fine as long as both ways agree.
+mod random {
+    /// Reads a program's choices from bytes; when they run out every choice is the first, the
+    /// simplest (so proptest, shortening the bytes, shortens the program).
+    struct Gen<'a> {
+        bytes: &'a [u8],
+        pos: usize,
+        fresh: usize,
+        procs: Vec<usize>,
+    }
+
+    #[derive(Clone, Copy, PartialEq)]
+    enum Ty {
+        Int,
+        List,
+    }
+
+    /// Names in scope and their types; a later binding of a name shadows the earlier ones.
+    type Scope = Vec<(String, Ty)>;
+
+    impl Gen<'_> {
+        fn pick(&mut self, n: usize) -> usize {
+            let b = self.bytes.get(self.pos).copied().unwrap_or(0);
+            self.pos += 1;
+            b as usize % n
+        }
+
+        fn var(&mut self, scope: &Scope, ty: Ty) -> Option<String> {
+            let visible: Vec<&String> = scope
+                .iter()
+                .enumerate()
+                .filter(|(k, (name, t))| {
+                    *t == ty && !scope[k + 1..].iter().any(|(later, _)| later == name)
+                })
+                .map(|(_, (name, _))| name)
+                .collect();
+            if visible.is_empty() {
+                return None;
+            }
+            let k = self.pick(visible.len());
+            Some(visible[k].clone())
+        }
+
+        /// A name for a new binding: fresh, or one in scope (shadowing it).
+        fn binder(&mut self, scope: &Scope) -> String {
+            // Never the depth counter: that the calls end depends on it.
+            let names: Vec<&String> = scope.iter().map(|(n, _)| n).filter(|n| *n != "d").collect();
+            if !names.is_empty() && self.pick(4) == 0 {
+                let k = self.pick(names.len());
+                return names[k].clone();
+            }
+            self.fresh += 1;
+            format!("v{}", self.fresh)
+        }
+
+        fn int(&mut self, scope: &mut Scope, size: usize) -> String {
+            let leaf = |g: &mut Self, scope: &Scope| {
+                if g.pick(2) == 0 {
+                    if let Some(v) = g.var(scope, Ty::Int) {
+                        return v;
+                    }
+                }
+                (g.pick(9) as i64 - 2).to_string()
+            };
+            if size == 0 {
+                return leaf(self, scope);
+            }
+            let s = size - 1;
+            match self.pick(17) {
+                0 | 1 => leaf(self, scope),
+                2 => format!("(+ {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
+                3 => format!("(- {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
+                4 => format!("(* {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
+                5 => format!("(car {})", self.list(scope, s)),
+                6 | 7 => format!(
+                    "(if {} {} {})",
+                    self.bool(scope, s / 3),
+                    self.int(scope, s / 3),
+                    self.int(scope, s / 3)
+                ),
+                8 => format!(
+                    "(cond ({} {}) ({}) (else {}))",
+                    self.bool(scope, s / 4),
+                    self.int(scope, s / 4),
+                    self.int(scope, s / 4),
+                    self.int(scope, s / 4)
+                ),
+                9 => self.let_form(scope, s, Ty::Int),
+                10..=12 => self.call(scope, s),
+                // Rarely `set!` (which keeps a body from being compiled), else `begin`.
+                13 => match self.var(scope, Ty::Int).filter(|v| v != "d") {
+                    Some(v) if self.pick(4) == 0 => {
+                        let e = self.int(scope, s / 2);
+                        format!("(begin (set! {v} {e}) {})", self.int(scope, s / 2))
+                    }
+                    _ => format!(
+                        "(begin {} {})",
+                        self.list(scope, s / 2),
+                        self.int(scope, s / 2)
+                    ),
+                },
+                14 => format!("(length {})", self.list(scope, s)),
+                // `and` and `or` as values: `#f` or the integer, then the integer.
+                15 => format!(
+                    "(or (and {} {}) {})",
+                    self.bool(scope, s / 3),
+                    self.int(scope, s / 3),
+                    self.int(scope, s / 3)
+                ),
+                // Rarely, a type error: `car` of an integer, a list added.
+                _ => match self.pick(3) {
+                    0 => format!("(car {})", self.int(scope, s)),
+                    1 => format!("(+ 1 {})", self.list(scope, s)),
+                    _ => leaf(self, scope),
+                },
+            }
+        }
+
+        fn bool(&mut self, scope: &mut Scope, size: usize) -> String {
+            let s = size.saturating_sub(1);
+            match self.pick(if size == 0 { 3 } else { 8 }) {
+                0 => format!("(< {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
+                1 => format!("(null? {})", self.list(scope, s)),
+                2 => format!("(= {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
+                3 => format!("(pair? {})", self.list(scope, s)),
+                4 => format!(
+                    "(and {} {})",
+                    self.bool(scope, s / 2),
+                    self.bool(scope, s / 2)
+                ),
+                5 => format!(
+                    "(or {} {})",
+                    self.bool(scope, s / 2),
+                    self.bool(scope, s / 2)
+                ),
+                6 => format!("(not {})", self.bool(scope, s)),
+                _ => format!(
+                    "(eq? {} {})",
+                    self.list(scope, s / 2),
+                    self.list(scope, s / 2)
+                ),
+            }
+        }
+
+        fn list(&mut self, scope: &mut Scope, size: usize) -> String {
+            let leaf = |g: &mut Self, scope: &Scope| match g.pick(4) {
+                0 | 1 => g
+                    .var(scope, Ty::List)
+                    .unwrap_or_else(|| "'(1 2 3)".to_string()),
+                2 => "'(1 2 3)".to_string(),
+                _ => "'()".to_string(),
+            };
+            if size == 0 {
+                return leaf(self, scope);
+            }
+            let s = size - 1;
+            match self.pick(7) {
+                0 | 1 => leaf(self, scope),
+                2 => format!(
+                    "(cons {} {})",
+                    self.int(scope, s / 2),
+                    self.list(scope, s / 2)
+                ),
+                3 => format!("(cdr {})", self.list(scope, s)),
+                4 => format!(
+                    "(if {} {} {})",
+                    self.bool(scope, s / 3),
+                    self.list(scope, s / 3),
+                    self.list(scope, s / 3)
+                ),
+                5 => format!(
+                    "(list {} {})",
+                    self.int(scope, s / 2),
+                    self.int(scope, s / 2)
+                ),
+                _ => self.let_form(scope, s, Ty::List),
+            }
+        }
+
+        /// `let` or `let*` of one or two bindings, then a body of type `ty`.
+        fn let_form(&mut self, scope: &mut Scope, size: usize, ty: Ty) -> String {
+            let star = self.pick(2) == 0;
+            let n = 1 + self.pick(2);
+            let s = size / (n + 1);
+            let mut bindings = Vec::new();
+            let mut inner = scope.clone();
+            for _ in 0..n {
+                let bty = if self.pick(3) == 0 { Ty::List } else { Ty::Int };
+                // In a `let*` each init sees the bindings before it; in a `let` none.
+                let init_scope = if star { &mut inner } else { &mut *scope };
+                let init = match bty {
+                    Ty::Int => self.int(init_scope, s),
+                    Ty::List => self.list(init_scope, s),
+                };
+                let name = self.binder(&inner);
+                bindings.push(format!("({name} {init})"));
+                inner.push((name, bty));
+            }
+            let body = match ty {
+                Ty::Int => self.int(&mut inner, s),
+                Ty::List => self.list(&mut inner, s),
+            };
+            let head = if star { "let*" } else { "let" };
+            format!("({head} ({}) {body})", bindings.join(" "))
+        }
+
+        /// A call of one of the procedures, its depth counter one less than this one's.
+        fn call(&mut self, scope: &mut Scope, size: usize) -> String {
+            let k = self.pick(self.procs.len());
+            let arity = self.procs[k];
+            let s = size / arity.max(1);
+            let mut args = vec!["(- d 1)".to_string()];
+            if arity > 1 {
+                args.push(self.int(scope, s));
+            }
+            if arity > 2 {
+                args.push(self.list(scope, s));
+            }
+            format!("(f{k} {})", args.join(" "))
+        }
+    }
+
+    /// Parameters of procedure `k` by its arity: the depth counter, an integer, a list.
+    fn params(arity: usize) -> Scope {
+        let all = [("d", Ty::Int), ("x", Ty::Int), ("y", Ty::List)];
+        all[..arity]
+            .iter()
+            .map(|&(n, t)| (n.to_string(), t))
+            .collect()
+    }
+
+    /// A program from `bytes`: the procedures, the loop, its count.
+    pub fn program(bytes: &[u8]) -> String {
+        let mut g = Gen {
+            bytes,
+            pos: 0,
+            fresh: 0,
+            procs: Vec::new(),
+        };
+        let n = 1 + g.pick(3);
+        g.procs = (0..n).map(|_| 1 + g.pick(3)).collect();
+        let mut out = String::new();
+        for k in 0..n {
+            let arity = g.procs[k];
+            let mut scope = params(arity);
+            let size = 4 + g.pick(16);
+            // The base case is a leaf: a variable or a small integer.
+            let base = g.int(&mut scope, 0);
+            let body = g.int(&mut scope, size);
+            let names: Vec<&str> = ["d", "x", "y"][..arity].to_vec();
+            let form = match g.pick(3) {
+                0 => format!("(if (< d 1) {base} {body})"),
+                1 => format!("(cond ((< d 1) {base}) (else {body}))"),
+                _ => format!("(if (> d 0) {body} {base})"),
+            };
+            out.push_str(&format!("(define (f{k} {}) {form})\n", names.join(" ")));
+        }
+        let rounds = 100 + 50 * g.pick(5);
+        let (mul, modulus, shift) = (1 + g.pick(13), 5 + g.pick(20), g.pick(8));
+        // From call `late` on, the lists are empty and, at call `odd`, the integer is extreme:
+        // inputs that may make a body fail after the tier has taken over (or never, when
+        // these are beyond the last call).
+        let late = 20 * g.pick(20);
+        let odd = 20 * g.pick(20);
+        let extreme = ["3037000500", "-9223372036854775807", "0"][g.pick(3)];
+        let calls: Vec<String> = g
+            .procs
+            .iter()
+            .enumerate()
+            .map(|(k, &arity)| {
+                let args = [
+                    "(modulo i 4)".to_string(),
+                    format!(
+                        "(if (= i {odd}) {extreme} (- (modulo (* i {mul}) {modulus}) {shift}))"
+                    ),
+                    format!("(if (< i {late}) (list (modulo i 5) i) '())"),
+                ];
+                format!("(f{k} {})", args[..arity].join(" "))
+            })
+            .collect();
+        out.push_str(&format!(
+            "(define (drive i acc) (if (= i {rounds}) acc (drive (+ i 1) (+ acc {}))))\n(drive 0 0)",
+            calls.join(" ")
+        ));
+        out
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Each program runs to its end, then again with a budget that runs out part of the way
+    /// (`cut` thousandths of its steps).
+    #[test]
+    fn random_programs_answer_as_closures(
+        bytes in prop::collection::vec(any::<u8>(), 0..300),
+        cut in 0u64..1000,
+    ) {
+        let p = random::program(&bytes);
+        // Each case on a thread of its own, whose compiled code is its own: a case that fails
+        // fails alone, and shrinking finds the program that fails rather than one that meets
+        // what an earlier case left behind.
+        let both = on_fresh_thread(|| [true, false].map(|native| run_one(&p, Limits::default(), native)));
+        prop_assert!(both[0] == both[1], "{}", differ(&p, Limits::default(), &both));
+        // The closures' count: a panic of the machine code shows above, not here.
+        let b = both[1].1 * cut / 1000;
+        let both = on_fresh_thread(|| [true, false].map(|native| run_one(&p, steps(b), native)));
+        prop_assert!(both[0] == both[1], "{}", differ(&p, steps(b), &both));
+    }
+}

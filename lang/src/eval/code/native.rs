@@ -53,7 +53,7 @@ use super::super::exec::{Entry, INLINE_ARGS, RED_ZONE, STACK_SEGMENT};
 use super::super::machine::Machine;
 use super::super::symbol::Sym;
 use super::super::value::{Closure, ClosureKind, Value};
-use super::{call_on, lookup_global_in, CompiledBody, FlatFrame, FlatScope, Raw, Scope};
+use super::{call_on, CompiledBody, FlatFrame, FlatScope, Raw, Scope};
 use super::{ERR, FLAT_TAIL, TAIL};
 use crate::span::Span;
 use ttdl_ir::limits::Limits;
@@ -185,8 +185,10 @@ struct Jit {
     ctx: Context,
     fctx: FunctionBuilderContext,
     helpers: HashMap<&'static str, FuncId>,
-    /// Each lambda compiled (or being compiled): its function and its entry from Rust.
+    /// Each lambda compiled (or being compiled): its function and its entry from Rust. The
+    /// lambdas are kept (in `lambdas`), so no other lambda is made at a compiled one's address.
     funcs: HashMap<*const Lambda, (FuncId, FuncId)>,
+    lambdas: Vec<Rc<Lambda>>,
     /// The procedures calls are made directly to, the sites, the spans of steps and the
     /// constants the code points at: they live as long as the code.
     kept: Vec<Rc<Closure>>,
@@ -230,6 +232,7 @@ fn jit() -> &'static RefCell<Jit> {
                 fctx: FunctionBuilderContext::new(),
                 helpers,
                 funcs: HashMap::new(),
+                lambdas: Vec::new(),
                 kept: Vec::new(),
                 sites: Vec::new(),
                 spans: Vec::new(),
@@ -414,6 +417,7 @@ impl Jit {
             .declare_function(&format!("e{}", self.named), Linkage::Local, &esig)
             .expect("a fresh name");
         self.funcs.insert(Rc::as_ptr(l), (f, e));
+        self.lambdas.push(l.clone());
         todo.push(l.clone());
         (f, e)
     }
@@ -1319,6 +1323,7 @@ impl<'a, 'j> Gen<'a, 'j> {
     /// A call of anything the general way (as the closures' `call_global` and `general`):
     /// `f` and the arguments handed over.
     fn apply(&mut self, f: Val, vals: &[Val], site: V, tail: bool) -> Option<Val> {
+        self.flush();
         let args = self.spill(vals);
         let n = self.iconst(vals.len() as i64);
         let t = self.iconst(i64::from(tail));
@@ -1521,6 +1526,7 @@ impl<'a, 'j> Gen<'a, 'j> {
 
     /// A builtin through the table ([`call_on`]), the arguments handed over.
     fn table(&mut self, b: &'static BuiltinDef, vals: &[Val], site: V) -> Val {
+        self.flush();
         let owned: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
         let args = self.spill(&owned);
         let n = self.iconst(owned.len() as i64);
@@ -1643,6 +1649,24 @@ unsafe fn take_args(args: *mut Raw, n: usize) -> Vec<Value> {
         .collect()
 }
 
+/// A global's value (as the closures' `lookup_global_in`); for an unbound name, the locals in
+/// scope are made into frames for the diagnostic, which names them (their values are in
+/// registers, and the diagnostic does not show them).
+fn global_in(m: &Machine, sym: Sym, scope: &Scope, span: Span) -> crate::eval::machine::R<Value> {
+    if let Some(v) = m.globals.get(sym) {
+        return Ok(crate::eval::env::share(v));
+    }
+    let mut env = Env::new();
+    for (names, _) in scope.iter().flat_map(|s| s.iter()) {
+        let f = env.extend(names.len());
+        for &n in names {
+            f.push(n, Value::Nil);
+        }
+        env = f;
+    }
+    m.lookup(sym, &env, span)
+}
+
 /// Takes the steps `spans` stand for one by one; 1 for an error (kept in the machine).
 unsafe extern "C" fn nat_steps(m: *mut Machine, spans: *const Span, n: u64) -> u64 {
     // SAFETY: the machine running the code, and spans the code keeps.
@@ -1701,7 +1725,7 @@ unsafe extern "C" fn nat_builtin(
 unsafe extern "C" fn nat_global(m: *mut Machine, site: *const Site) -> Raw {
     // SAFETY: as above.
     let (m, site) = unsafe { (&mut *m, &*site) };
-    let r = lookup_global_in(m, site.sym, &Env::new(), &site.scope, site.span);
+    let r = global_in(m, site.sym, &site.scope, site.span);
     Raw::result(m, r)
 }
 
@@ -1714,7 +1738,7 @@ unsafe extern "C" fn nat_head(m: *mut Machine, site: *const Site, q: *const Clos
         Some(Value::Closure(c)) if std::ptr::eq(Rc::as_ptr(c), q) => Raw::words(SAME as u64, 0),
         Some(v) => Raw::of(v.clone()),
         None => {
-            let r = lookup_global_in(m, site.sym, &Env::new(), &site.scope, site.fspan);
+            let r = global_in(m, site.sym, &site.scope, site.fspan);
             Raw::result(m, r)
         }
     }

@@ -60,6 +60,7 @@ use crate::span::Span;
 /// forward: a stall of some ten cycles at every return). Or a signal: an error (the diagnostic
 /// in [`Pending`]) or, in tail position, a call for the caller's loop to make (in [`Pending`]).
 #[derive(Clone, Copy)]
+#[repr(C)]
 pub(super) struct Raw {
     tag: MaybeUninit<u64>,
     word: MaybeUninit<u64>,
@@ -85,6 +86,15 @@ impl Raw {
     const ERR: Raw = Raw::signal(ERR);
     const TAIL: Raw = Raw::signal(TAIL);
     const FLAT_TAIL: Raw = Raw::signal(FLAT_TAIL);
+
+    /// A value or signal from its two words (as code made at run time hands them over).
+    #[inline(always)]
+    fn words(tag: u64, word: u64) -> Raw {
+        Raw {
+            tag: MaybeUninit::new(tag),
+            word: MaybeUninit::new(word),
+        }
+    }
 
     const fn signal(tag: u64) -> Raw {
         Raw {
@@ -461,6 +471,9 @@ impl Machine {
     #[inline(always)]
     pub(super) fn run_flat_at(&mut self, c: &Closure, base: usize) -> Raw {
         let body = c.lambda.compiled(&self.globals);
+        if let Some(f) = native::ready(self, c, body) {
+            return native::run(self, f, base);
+        }
         let n = body.flat.unwrap_or(0) as usize;
         // Room for its `let`s, if it has any (the call is not inlined, even with none to make).
         if self.stack.values.len() != base + n {
@@ -586,6 +599,8 @@ pub struct Compiled(OnceCell<CompiledBody>);
 pub(super) struct CompiledBody {
     code: Code,
     flat: Option<u32>,
+    /// Its machine code, made once it is called often (see [`native`]).
+    native: std::cell::Cell<native::State>,
 }
 
 impl CompiledBody {
@@ -637,6 +652,7 @@ impl Lambda {
                 return CompiledBody {
                     code,
                     flat: Some(f.next),
+                    native: std::cell::Cell::new(native::State::Cold(0)),
                 };
             }
         }
@@ -647,7 +663,11 @@ impl Lambda {
             movable: Vec::new(),
         }
         .body::<Tail>(&self.body);
-        CompiledBody { code, flat: None }
+        CompiledBody {
+            code,
+            flat: None,
+            native: std::cell::Cell::new(native::State::Never),
+        }
     }
 }
 

@@ -37,8 +37,15 @@ struct ConsBox {
     meta: Cell<u32>,
 }
 
+/// Where a cell's car, cdr and meta word lie (for code made at run time, `code::native`).
+pub(crate) const CAR_AT: i32 = std::mem::offset_of!(ConsBox, car) as i32;
+pub(crate) const CDR_AT: i32 = std::mem::offset_of!(ConsBox, cdr) as i32;
+pub(crate) const META_AT: i32 = std::mem::offset_of!(ConsBox, meta) as i32;
+/// The meta word from which a count is stuck (its count bits all set).
+pub(crate) const META_STUCK: u32 = STUCK << 8;
+
 /// One reference, in [`ConsBox::meta`].
-const ONE: u32 = 1 << 8;
+pub(crate) const ONE: u32 = 1 << 8;
 /// The count at which it sticks.
 const STUCK: u32 = u32::MAX >> 8;
 

@@ -310,9 +310,19 @@ impl Env {
 pub struct Globals {
     slots: Rc<Vec<Option<Value>>>,
     pristine: bool,
+    /// Where the slots lie and how many there are, kept beside them for code made at run time
+    /// (`code::native`), which reads a slot where it lies.
+    base: usize,
+    len: usize,
 }
 
 impl Globals {
+    /// Where the pristine flag lies in a `Globals` (for code made at run time, `code::native`).
+    pub(crate) const PRISTINE_AT: usize = std::mem::offset_of!(Globals, pristine);
+    /// Where the address of the slots and their number lie.
+    pub(crate) const BASE_AT: usize = std::mem::offset_of!(Globals, base);
+    pub(crate) const LEN_AT: usize = std::mem::offset_of!(Globals, len);
+
     #[inline]
     pub fn get(&self, sym: Sym) -> Option<&Value> {
         self.slots.get(sym.index()).and_then(Option::as_ref)
@@ -328,6 +338,8 @@ impl Globals {
             self.pristine = false;
         }
         slots[i] = Some(value);
+        self.base = slots.as_ptr() as usize;
+        self.len = slots.len();
     }
 
     /// The builtins are installed: from here on the globals are pristine until one of them is

@@ -1,10 +1,68 @@
-//! Procedure bodies compiled to machine code (see the module's notes below).
+//! Procedure bodies compiled to machine code (with Cranelift), for the procedures a program
+//! spends its time in.
+//!
+//! The closures of [`super`] remove the walk's dispatch but keep a machine made of Rust calls:
+//! each node a boxed closure with its prologue, each procedure call five Rust frames and a
+//! region of the value stack, each value moved through memory between them. A procedure whose
+//! locals are on the stack (see [`super`]), defined at top level, whose body holds only the
+//! forms list programs are made of — constants, locals, calls, `if`, `cond`, `and`, `or`,
+//! `begin`, `let`, `let*` — is compiled here, once it has been called [`HOT`] times, into one
+//! machine-code function: its locals live in registers, a call of such a procedure named
+//! globally is a machine call (its arguments in registers, its value in two), a call of itself
+//! in tail position is a jump, and `car`, `cdr`, the predicates, `cons` and integer arithmetic
+//! and comparisons of a builtin named globally while the globals are pristine are made in
+//! place, counts included.
+//!
+//! Nothing about the answers changes: every node still takes its step, in the walk's order (the
+//! steps between two things that can fail or look at the count are taken with one addition and
+//! one comparison, and one by one where a checkpoint falls among them, so a budget runs out at
+//! the same step and span); a global is read at the moment the walk reads it (a call of a
+//! procedure named globally is made directly only while the name still holds the procedure the
+//! code was made for, which the code keeps alive); every error, and everything the code does not
+//! make in place — a builtin's other cases, a call of anything else, a call in tail position of
+//! another procedure — goes through the same Rust functions as the closures ([`call_on`],
+//! [`Machine::call_flat`], [`Pending`]). A test runs programs with this tier on and off and
+//! compares values, rendered diagnostics and step counts.
+//!
+//! The code lives as long as the thread: a procedure's machine code is never freed (a thread
+//! compiles at most [`MAX_FUNCTIONS`] procedures, so a REPL or a fuzzer that defines procedures
+//! without end stops compiling rather than growing), and neither are the procedures its calls
+//! are guarded by.
 
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::HashMap;
+use std::mem::offset_of;
+use std::rc::Rc;
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, AbiParam, Block, BlockArg, FuncRef, Function, InstBuilder, MemFlagsData, Signature,
+    StackSlotData, StackSlotKind, Value as V,
+};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{FuncId, Linkage, Module};
+
+use super::super::ast::{Body, Lambda, Node, NodeKind};
+use super::super::builtins::{self, BuiltinDef, Op};
+use super::super::cons::{CAR_AT, CDR_AT, META_AT, META_STUCK, ONE};
+use super::super::env::{Env, Globals};
+use super::super::exec::{Entry, INLINE_ARGS, RED_ZONE, STACK_SEGMENT};
+use super::super::machine::Machine;
+use super::super::symbol::Sym;
+use super::super::value::{Closure, ClosureKind, Value};
+use super::{call_on, CompiledBody, FlatFrame, FlatScope, Raw, Scope};
+use super::{ERR, FLAT_TAIL, TAIL};
+use crate::span::Span;
+use ttdl_ir::limits::Limits;
 
 thread_local! {
     /// Whether procedure bodies may be compiled to machine code on this thread.
     static NATIVE: Cell<bool> = const { Cell::new(!cfg!(miri)) };
+    /// The machine code of this thread (made on first use, never freed).
+    static JIT: OnceCell<&'static RefCell<Jit>> = const { OnceCell::new() };
 }
 
 /// Turns compiling procedure bodies to machine code on or off for this thread (on by default,
@@ -18,4 +76,1857 @@ pub fn set_native(on: bool) {
 /// Whether bodies may be compiled to machine code on this thread.
 pub fn native_enabled() -> bool {
     NATIVE.with(Cell::get)
+}
+
+/// Calls of a procedure before its body is compiled to machine code: a procedure called a few
+/// times costs no compilation.
+const HOT: u32 = 8;
+
+/// Procedures one thread compiles at most.
+const MAX_FUNCTIONS: usize = 4096;
+
+/// Nesting levels of machine-code calls between two looks at the room left on the Rust stack
+/// (a level is one small frame, under 200 bytes).
+const CALLS_PER_CHECK: i64 = 8;
+
+/// Value tags ([`Value`]'s kinds, in order) the code tests.
+const NIL: i64 = 0;
+const BOOL: i64 = 1;
+const INT: i64 = 2;
+const PAIR: i64 = 7;
+/// The kinds that own something (a count on a shared value): strings, pairs, closures, macros,
+/// messages, networks (as [`Value::owns_something`]).
+const OWNS: i64 = (1 << 4) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 12) | (1 << 13);
+const CLOSURE: i64 = 8;
+/// What [`nat_head`] answers for a name that still holds the procedure a call was made for.
+const SAME: i64 = 70;
+
+/// Where a procedure's machine code stands.
+#[derive(Clone, Copy)]
+pub(in crate::eval) enum State {
+    /// Not compiled yet; called this many times.
+    Cold(u32),
+    Ready(NativeEntry),
+    /// Not to be compiled (a form it does not make, a closure not at top level, the switch off).
+    Never,
+}
+
+/// A compiled procedure's entry from Rust: the machine and its arguments' words, which it takes
+/// over; its value, error or call in tail position, as the closures return them.
+#[derive(Clone, Copy)]
+pub(in crate::eval) struct NativeEntry(unsafe extern "C" fn(*mut Machine, *const Raw) -> Raw);
+
+/// The machine code of a procedure `c`, if it has some or has just been called often enough to
+/// get some.
+#[inline(always)]
+pub(super) fn ready(m: &mut Machine, c: &Closure, body: &CompiledBody) -> Option<NativeEntry> {
+    match body.native.get() {
+        State::Ready(e) => Some(e),
+        State::Never => None,
+        State::Cold(n) => warm(m, c, body, n),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn warm(m: &mut Machine, c: &Closure, body: &CompiledBody, n: u32) -> Option<NativeEntry> {
+    if n + 1 < HOT {
+        body.native.set(State::Cold(n + 1));
+        return None;
+    }
+    if !native_enabled() {
+        body.native.set(State::Never);
+        return None;
+    }
+    compile(m, c);
+    match body.native.get() {
+        State::Ready(e) => Some(e),
+        _ => {
+            body.native.set(State::Never);
+            None
+        }
+    }
+}
+
+/// Runs a compiled procedure whose arguments are on the stack from `base` (as
+/// [`Machine::run_flat_at`]): they are handed to the code, and a call it leaves in tail
+/// position with its arguments pushed has them moved down to `base`.
+#[inline(always)]
+pub(super) fn run(m: &mut Machine, e: NativeEntry, base: usize) -> Raw {
+    // SAFETY: the values from `base` on are the arguments; the length is cut below them first,
+    // so they are owned by the code alone, which reads them all before it does anything else.
+    let r = unsafe {
+        let args = m.stack.values.as_ptr().add(base).cast::<Raw>();
+        m.stack.values.set_len(base);
+        (e.0)(m, args)
+    };
+    if r.tag() == FLAT_TAIL {
+        let from = std::mem::replace(&mut m.pending.flat_from, base);
+        m.stack.move_down(base, from);
+    }
+    r
+}
+
+/// A call site's facts for the Rust functions the code calls: the spans its errors and steps
+/// name, the global it reads, the locals in scope (for the diagnostic of an unbound name) and the
+/// procedure it calls directly.
+struct Site {
+    span: Span,
+    fspan: Span,
+    spans: Box<[Span]>,
+    sym: Sym,
+    scope: Scope,
+    name: Option<Sym>,
+}
+
+/// The functions of a thread's code, and what they keep alive.
+struct Jit {
+    module: JITModule,
+    ctx: Context,
+    fctx: FunctionBuilderContext,
+    helpers: HashMap<&'static str, FuncId>,
+    /// Each lambda compiled (or being compiled): its function and its entry from Rust. The
+    /// lambdas are kept (in `lambdas`), so no other lambda is made at a compiled one's address.
+    funcs: HashMap<*const Lambda, (FuncId, FuncId)>,
+    lambdas: Vec<Rc<Lambda>>,
+    /// The procedures calls are made directly to, the sites, the spans of steps and the
+    /// constants the code points at: they live as long as the code.
+    kept: Vec<Rc<Closure>>,
+    // Boxed: the code holds their addresses, which must not move as the vectors grow.
+    #[allow(clippy::vec_box)]
+    sites: Vec<Box<Site>>,
+    spans: Vec<Box<[Span]>>,
+    #[allow(clippy::vec_box)]
+    consts: Vec<Box<Value>>,
+    named: usize,
+    /// A function Cranelift would not make (a bug): nothing more is compiled on this thread.
+    broken: bool,
+}
+
+fn jit() -> &'static RefCell<Jit> {
+    JIT.with(|j| {
+        *j.get_or_init(|| {
+            let mut flags = settings::builder();
+            // Settings Cranelift always accepts; a failure here is a bug, not an input.
+            flags.set("opt_level", "speed").expect("opt_level");
+            let isa = cranelift_native::builder()
+                .expect("host machine")
+                .finish(settings::Flags::new(flags))
+                .expect("host isa");
+            let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+            for (name, f) in helpers() {
+                jb.symbol(name, f);
+            }
+            let mut module = JITModule::new(jb);
+            let mut helpers = HashMap::new();
+            for (name, sig) in helper_signatures(&module) {
+                let id = module
+                    .declare_function(name, Linkage::Import, &sig)
+                    .expect("helper declared");
+                helpers.insert(name, id);
+            }
+            let ctx = module.make_context();
+            Box::leak(Box::new(RefCell::new(Jit {
+                module,
+                ctx,
+                fctx: FunctionBuilderContext::new(),
+                helpers,
+                funcs: HashMap::new(),
+                lambdas: Vec::new(),
+                kept: Vec::new(),
+                sites: Vec::new(),
+                spans: Vec::new(),
+                consts: Vec::new(),
+                named: 0,
+                broken: false,
+            })))
+        })
+    })
+}
+
+/// Whether a global slot (an `Option<Value>`) is laid out as its value is, so code can read
+/// it where it lies: `None` is a tag no value has (checked once, on the values themselves).
+fn slots_readable() -> bool {
+    if std::mem::size_of::<Option<Value>>() != std::mem::size_of::<Value>() {
+        return false;
+    }
+    let some = Some(Value::Int(-7));
+    // SAFETY: 16 bytes of an initialised `Option<Value>` read as two words (an `Int` fills both).
+    let words = unsafe { std::ptr::from_ref(&some).cast::<[u64; 2]>().read() };
+    words == [INT as u64, (-7i64) as u64]
+}
+
+/// The payload word of a closure's value (its `Rc`'s pointer, as a global slot holds it).
+fn closure_word(c: &Rc<Closure>) -> u64 {
+    let v = Value::Closure(c.clone());
+    // SAFETY: a closure value's two words are its tag and its pointer, both initialised.
+    let words = unsafe { std::ptr::from_ref(&v).cast::<[u64; 2]>().read() };
+    words[1]
+}
+
+/// Whether a body is made of the forms the code makes (see the module's notes).
+fn supported(body: &Body) -> bool {
+    body.defines.is_empty() && body.forms.iter().all(supported_node)
+}
+
+fn supported_node(n: &Node) -> bool {
+    match &n.kind {
+        NodeKind::Const(_) | NodeKind::Local(..) | NodeKind::Global(_) => true,
+        NodeKind::Call { func, args, .. } => {
+            supported_node(func) && args.iter().all(supported_node)
+        }
+        NodeKind::If { test, then, other } => {
+            supported_node(test)
+                && supported_node(then)
+                && other.as_deref().is_none_or(supported_node)
+        }
+        NodeKind::Begin(forms) | NodeKind::And(forms) | NodeKind::Or(forms) => {
+            forms.iter().all(supported_node)
+        }
+        NodeKind::Cond(clauses) => clauses.iter().all(|c| {
+            c.test.as_ref().is_none_or(supported_node) && c.body.iter().all(supported_node)
+        }),
+        NodeKind::Let { bindings, body, .. } => {
+            bindings.iter().all(|(_, n)| supported_node(n)) && supported(body)
+        }
+        _ => false,
+    }
+}
+
+/// The slots a body's locals take: its parameters and every `let` binding in it.
+fn slots(body: &Body) -> usize {
+    body.forms.iter().map(slots_node).sum()
+}
+
+fn slots_node(n: &Node) -> usize {
+    match &n.kind {
+        NodeKind::Call { func, args, .. } => {
+            slots_node(func) + args.iter().map(slots_node).sum::<usize>()
+        }
+        NodeKind::If { test, then, other } => {
+            slots_node(test) + slots_node(then) + other.as_deref().map_or(0, slots_node)
+        }
+        NodeKind::Begin(forms) | NodeKind::And(forms) | NodeKind::Or(forms) => {
+            forms.iter().map(slots_node).sum()
+        }
+        NodeKind::Cond(clauses) => clauses
+            .iter()
+            .map(|c| {
+                c.test.as_ref().map_or(0, slots_node) + c.body.iter().map(slots_node).sum::<usize>()
+            })
+            .sum(),
+        NodeKind::Let { bindings, body, .. } => {
+            bindings.len()
+                + bindings.iter().map(|(_, n)| slots_node(n)).sum::<usize>()
+                + slots(body)
+        }
+        _ => 0,
+    }
+}
+
+/// Whether `c` can have machine code: a procedure of required parameters only, defined at top
+/// level (its globals are the machine's), whose locals are on the stack and whose body the code
+/// makes.
+fn eligible(globals: &Globals, c: &Closure) -> bool {
+    let l = &c.lambda;
+    c.kind != ClosureKind::Comm
+        && c.env.is_empty()
+        && l.optional.is_empty()
+        && l.rest.is_none()
+        && l.required.len() <= 16
+        && supported(&l.body)
+        && l.compiled(globals).is_flat()
+}
+
+/// Compiles `c` and the procedures it calls by name that can be compiled too, so they call each
+/// other directly; sets each one's state.
+fn compile(m: &mut Machine, c: &Closure) {
+    if !eligible(&m.globals, c) || !m.globals.pristine() {
+        return;
+    }
+    let mut jit = jit().borrow_mut();
+    if jit.broken || jit.funcs.len() >= MAX_FUNCTIONS {
+        return;
+    }
+    let jit = &mut *jit;
+    let mut todo: Vec<Rc<Lambda>> = Vec::new();
+    let mut made: Vec<Rc<Lambda>> = Vec::new();
+    jit.declare(&c.lambda, &mut todo);
+    while let Some(l) = todo.pop() {
+        if jit.define(m, &l, &mut todo).is_err() {
+            // Functions declared and never defined would fail every later batch: no more.
+            jit.module.clear_context(&mut jit.ctx);
+            jit.broken = true;
+            // A function Cranelift would not make: a bug, but not the user's; the closures run.
+            return;
+        }
+        made.push(l);
+    }
+    if jit.module.finalize_definitions().is_err() {
+        jit.broken = true;
+        return;
+    }
+    for l in made {
+        let (_, entry) = jit.funcs[&Rc::as_ptr(&l)];
+        let code = jit.module.get_finalized_function(entry);
+        // SAFETY: the entry was made with this signature (`Jit::define`).
+        let f = unsafe {
+            std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut Machine, *const Raw) -> Raw>(
+                code,
+            )
+        };
+        l.compiled(&m.globals)
+            .native
+            .set(State::Ready(NativeEntry(f)));
+    }
+}
+
+/// The signature of a procedure of `n` parameters: the machine, each argument's two words; its
+/// value's two words.
+fn proc_signature(module: &JITModule, n: usize) -> Signature {
+    let mut sig = module.make_signature();
+    sig.params.push(AbiParam::new(types::I64));
+    for _ in 0..2 * n {
+        sig.params.push(AbiParam::new(types::I64));
+    }
+    sig.returns.push(AbiParam::new(types::I64));
+    sig.returns.push(AbiParam::new(types::I64));
+    sig
+}
+
+impl Jit {
+    /// Declares `l`'s function and entry, to be defined in this batch (once).
+    fn declare(&mut self, l: &Rc<Lambda>, todo: &mut Vec<Rc<Lambda>>) -> (FuncId, FuncId) {
+        if let Some(&ids) = self.funcs.get(&Rc::as_ptr(l)) {
+            return ids;
+        }
+        let n = l.required.len();
+        let sig = proc_signature(&self.module, n);
+        let mut esig = self.module.make_signature();
+        esig.params.push(AbiParam::new(types::I64));
+        esig.params.push(AbiParam::new(types::I64));
+        esig.returns.push(AbiParam::new(types::I64));
+        esig.returns.push(AbiParam::new(types::I64));
+        self.named += 1;
+        let f = self
+            .module
+            .declare_function(&format!("p{}", self.named), Linkage::Local, &sig)
+            .expect("a fresh name");
+        let e = self
+            .module
+            .declare_function(&format!("e{}", self.named), Linkage::Local, &esig)
+            .expect("a fresh name");
+        self.funcs.insert(Rc::as_ptr(l), (f, e));
+        self.lambdas.push(l.clone());
+        todo.push(l.clone());
+        (f, e)
+    }
+
+    /// Defines `l`'s function and its entry from Rust.
+    fn define(
+        &mut self,
+        m: &Machine,
+        l: &Rc<Lambda>,
+        todo: &mut Vec<Rc<Lambda>>,
+    ) -> Result<(), Box<cranelift_module::ModuleError>> {
+        let (fid, eid) = self.funcs[&Rc::as_ptr(l)];
+        let n = l.required.len();
+        // The entry: the arguments' words read from memory, the function called.
+        self.ctx.func.signature = self
+            .module
+            .declarations()
+            .get_function_decl(eid)
+            .signature
+            .clone();
+        {
+            let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
+            let block = b.create_block();
+            b.append_block_params_for_function_params(block);
+            b.switch_to_block(block);
+            b.seal_block(block);
+            let (mm, args) = (b.block_params(block)[0], b.block_params(block)[1]);
+            let mut vals = vec![mm];
+            for i in 0..2 * n {
+                vals.push(b.ins().load(
+                    types::I64,
+                    MemFlagsData::new().with_notrap(),
+                    args,
+                    (8 * i) as i32,
+                ));
+            }
+            let callee = self.module.declare_func_in_func(fid, b.func);
+            let call = b.ins().call(callee, &vals);
+            let r = b.inst_results(call).to_vec();
+            b.ins().return_(&r);
+            b.finalize(self.module.isa().frontend_config());
+        }
+        self.module
+            .define_function(eid, &mut self.ctx)
+            .map_err(Box::new)?;
+        self.module.clear_context(&mut self.ctx);
+
+        self.ctx.func.signature = proc_signature(&self.module, n);
+        let nslots = n + slots(&l.body);
+        let mut fctx = std::mem::replace(&mut self.fctx, FunctionBuilderContext::new());
+        {
+            let mut func = std::mem::replace(&mut self.ctx.func, Function::new());
+            let b = FunctionBuilder::new(&mut func, &mut fctx);
+            let mut g = Gen::new(self, m, b, l, nslots, todo);
+            g.function();
+            g.b.finalize(self.module.isa().frontend_config());
+            self.ctx.func = func;
+        }
+        self.fctx = fctx;
+        self.module
+            .define_function(fid, &mut self.ctx)
+            .map_err(Box::new)?;
+        self.module.clear_context(&mut self.ctx);
+        Ok(())
+    }
+}
+
+/// A block where branches meet, and whether any does.
+struct Merge {
+    block: Block,
+    reached: Cell<bool>,
+}
+
+/// A value the code made: its two words, and whether it owns them (a local read where it lies
+/// does not; it is borrowed for as long as the local holds it).
+#[derive(Clone, Copy)]
+struct Val {
+    tag: V,
+    word: V,
+    owned: bool,
+}
+
+/// The maker of one procedure's function.
+struct Gen<'a, 'j> {
+    b: FunctionBuilder<'a>,
+    jit: &'j mut Jit,
+    globals: &'j Globals,
+    lambda: Rc<Lambda>,
+    todo: &'j mut Vec<Rc<Lambda>>,
+    m: V,
+    scope: FlatScope,
+    vars: Vec<(Variable, Variable)>,
+    /// Steps taken by the nodes met since the last thing that can fail or look at the count.
+    steps: Vec<Span>,
+    /// Values made and not yet used while code that can fail runs: let go on an error.
+    temps: Vec<Val>,
+    /// Lets go of every local and returns an error.
+    fail: Block,
+    /// Lets go of every local and returns its two parameters.
+    exit: Block,
+    /// Where a call of itself in tail position goes, its parameters bound again.
+    head: Block,
+    helpers: HashMap<&'static str, FuncRef>,
+}
+
+impl<'a, 'j> Gen<'a, 'j> {
+    fn new(
+        jit: &'j mut Jit,
+        m: &'j Machine,
+        mut b: FunctionBuilder<'a>,
+        l: &Rc<Lambda>,
+        nslots: usize,
+        todo: &'j mut Vec<Rc<Lambda>>,
+    ) -> Self {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        let fail = b.create_block();
+        let exit = b.create_block();
+        b.append_block_param(exit, types::I64);
+        b.append_block_param(exit, types::I64);
+        let head = b.create_block();
+        let mut vars = Vec::with_capacity(nslots);
+        for _ in 0..nslots {
+            let t = b.declare_var(types::I64);
+            let w = b.declare_var(types::I64);
+            vars.push((t, w));
+        }
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let mm = params[0];
+        let n = l.required.len();
+        let zero = b.ins().iconst(types::I64, 0);
+        for (i, &(t, w)) in vars.iter().enumerate() {
+            if i < n {
+                b.def_var(t, params[1 + 2 * i]);
+                b.def_var(w, params[2 + 2 * i]);
+            } else {
+                b.def_var(t, zero);
+                b.def_var(w, zero);
+            }
+        }
+        b.ins().jump(head, &[]);
+        let mut helpers = HashMap::new();
+        for (&name, &id) in &jit.helpers {
+            helpers.insert(name, jit.module.declare_func_in_func(id, b.func));
+        }
+        Gen {
+            b,
+            jit,
+            globals: &m.globals,
+            lambda: l.clone(),
+            todo,
+            m: mm,
+            scope: FlatScope::new(&l.required),
+            vars,
+            steps: Vec::new(),
+            temps: Vec::new(),
+            fail,
+            exit,
+            head,
+            helpers,
+        }
+    }
+
+    fn function(&mut self) {
+        self.b.switch_to_block(self.head);
+        let body = self.lambda.clone();
+        if let Some(v) = self.seq(&body.body.forms, true) {
+            let v = self.own(v);
+            self.flush();
+            self.b.ins().jump(
+                self.exit,
+                &[BlockArg::Value(v.tag), BlockArg::Value(v.word)],
+            );
+        }
+        self.b.seal_block(self.head);
+        // The exit: every local let go, the value returned.
+        self.b.switch_to_block(self.exit);
+        self.b.seal_block(self.exit);
+        let (t, w) = (
+            self.b.block_params(self.exit)[0],
+            self.b.block_params(self.exit)[1],
+        );
+        self.drop_locals();
+        self.b.ins().return_(&[t, w]);
+        self.b.switch_to_block(self.fail);
+        self.b.seal_block(self.fail);
+        self.drop_locals();
+        let e = self.b.ins().iconst(types::I64, ERR as i64);
+        let z = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().return_(&[e, z]);
+    }
+
+    fn drop_locals(&mut self) {
+        for i in 0..self.vars.len() {
+            let (t, w) = self.vars[i];
+            let t = self.b.use_var(t);
+            let w = self.b.use_var(w);
+            self.release(t, w);
+        }
+    }
+
+    // --- helpers and plumbing ---
+
+    fn call_helper(&mut self, name: &str, args: &[V]) -> Vec<V> {
+        let f = self.helpers[name];
+        let call = self.b.ins().call(f, args);
+        self.b.inst_results(call).to_vec()
+    }
+
+    fn iconst(&mut self, x: i64) -> V {
+        self.b.ins().iconst(types::I64, x)
+    }
+
+    fn ptr<T>(&mut self, p: *const T) -> V {
+        self.iconst(p as usize as i64)
+    }
+
+    fn load(&mut self, ty: types::Type, base: V, off: i32) -> V {
+        self.b
+            .ins()
+            .load(ty, MemFlagsData::new().with_notrap(), base, off)
+    }
+
+    fn store(&mut self, v: V, base: V, off: i32) {
+        self.b
+            .ins()
+            .store(MemFlagsData::new().with_notrap(), v, base, off);
+    }
+
+    /// A fresh block, switched to once its predecessors are all known.
+    fn block(&mut self) -> Block {
+        self.b.create_block()
+    }
+
+    fn enter(&mut self, block: Block) {
+        self.b.switch_to_block(block);
+        self.b.seal_block(block);
+    }
+
+    /// Goes on at `ok` unless `failed`: then lets go of the values in hand and fails.
+    fn check(&mut self, failed: V) {
+        let bad = self.block();
+        let ok = self.block();
+        self.b.ins().brif(failed, bad, &[], ok, &[]);
+        self.enter(bad);
+        let temps = self.temps.clone();
+        for t in temps {
+            if t.owned {
+                self.release(t.tag, t.word);
+            }
+        }
+        self.b.ins().jump(self.fail, &[]);
+        self.enter(ok);
+    }
+
+    /// Fails if `tag` is an error's.
+    fn check_tag(&mut self, tag: V) {
+        let failed = self.b.ins().icmp_imm_s(IntCC::Equal, tag, ERR as i64);
+        self.check(failed);
+    }
+
+    /// Takes the steps met so far: one addition and comparison, or one by one (out of line)
+    /// where the next checkpoint falls among them.
+    fn flush(&mut self) {
+        if self.steps.is_empty() {
+            return;
+        }
+        let spans: Box<[Span]> = std::mem::take(&mut self.steps).into();
+        let n = spans.len() as i64;
+        let sp = spans.as_ptr();
+        self.jit.spans.push(spans);
+        let m = self.m;
+        let steps = self.load(types::I64, m, offset_of!(Machine, steps) as i32);
+        let next = self.load(types::I64, m, offset_of!(Machine, next_check) as i32);
+        let after = self.b.ins().iadd_imm_s(steps, n);
+        let over = self.b.ins().icmp(IntCC::UnsignedGreaterThan, after, next);
+        let fast = self.block();
+        let slow = self.block();
+        let done = self.block();
+        self.b.ins().brif(over, slow, &[], fast, &[]);
+        self.enter(fast);
+        self.store(after, m, offset_of!(Machine, steps) as i32);
+        self.b.ins().jump(done, &[]);
+        self.enter(slow);
+        let p = self.ptr(sp);
+        let nn = self.iconst(n);
+        let r = self.call_helper("nat_steps", &[m, p, nn])[0];
+        self.check(r);
+        self.b.ins().jump(done, &[]);
+        self.enter(done);
+    }
+
+    /// Whether a tag is of a kind that owns something.
+    fn owns(&mut self, tag: V) -> V {
+        let one = self.iconst(1);
+        let bit = self.b.ins().ishl(one, tag);
+        let hit = self.b.ins().band_imm_u(bit, OWNS);
+        self.b.ins().icmp_imm_s(IntCC::NotEqual, hit, 0)
+    }
+
+    /// Takes a count on a value (a pair's in place).
+    fn retain(&mut self, tag: V, word: V) {
+        let owns = self.owns(tag);
+        let some = self.block();
+        let pair = self.block();
+        let other = self.block();
+        let done = self.block();
+        self.b.ins().brif(owns, some, &[], done, &[]);
+        self.enter(some);
+        let is_pair = self.b.ins().icmp_imm_s(IntCC::Equal, tag, PAIR);
+        self.b.ins().brif(is_pair, pair, &[], other, &[]);
+        self.enter(pair);
+        let meta = self.load(types::I32, word, META_AT);
+        let stuck =
+            self.b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, meta, META_STUCK as i64);
+        let inc = self.block();
+        self.b.ins().brif(stuck, done, &[], inc, &[]);
+        self.enter(inc);
+        let meta2 = self.b.ins().iadd_imm_s(meta, ONE as i64);
+        self.store(meta2, word, META_AT);
+        self.b.ins().jump(done, &[]);
+        self.enter(other);
+        self.call_helper("nat_clone", &[tag, word]);
+        self.b.ins().jump(done, &[]);
+        self.enter(done);
+    }
+
+    /// Lets go of a value (a pair that keeps other references, in place).
+    fn release(&mut self, tag: V, word: V) {
+        let owns = self.owns(tag);
+        let some = self.block();
+        let pair = self.block();
+        let slow = self.block();
+        let dec = self.block();
+        let done = self.block();
+        self.b.ins().brif(owns, some, &[], done, &[]);
+        self.enter(some);
+        let is_pair = self.b.ins().icmp_imm_s(IntCC::Equal, tag, PAIR);
+        self.b.ins().brif(is_pair, pair, &[], slow, &[]);
+        self.enter(pair);
+        let meta = self.load(types::I32, word, META_AT);
+        // Two references or more and not stuck: one less, in place.
+        let shared =
+            self.b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, meta, 2 * ONE as i64);
+        let stuck =
+            self.b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, meta, META_STUCK as i64);
+        let not_stuck = self.b.ins().bxor_imm_u(stuck, 1);
+        let fast = self.b.ins().band(shared, not_stuck);
+        self.b.ins().brif(fast, dec, &[], slow, &[]);
+        self.enter(dec);
+        let meta2 = self.b.ins().iadd_imm_s(meta, -(ONE as i64));
+        self.store(meta2, word, META_AT);
+        self.b.ins().jump(done, &[]);
+        self.enter(slow);
+        self.call_helper("nat_drop", &[tag, word]);
+        self.b.ins().jump(done, &[]);
+        self.enter(done);
+    }
+
+    /// A value the code owns: a borrowed one with a count taken.
+    fn own(&mut self, v: Val) -> Val {
+        if !v.owned {
+            self.retain(v.tag, v.word);
+        }
+        Val { owned: true, ..v }
+    }
+
+    fn let_go(&mut self, v: Val) {
+        if v.owned {
+            self.release(v.tag, v.word);
+        }
+    }
+
+    fn atom(&mut self, tag: i64, word: i64) -> Val {
+        Val {
+            tag: self.iconst(tag),
+            word: self.iconst(word),
+            owned: true,
+        }
+    }
+
+    fn boolean(&mut self, b: V) -> Val {
+        let word = self.b.ins().uextend(types::I64, b);
+        Val {
+            tag: self.iconst(BOOL),
+            word,
+            owned: true,
+        }
+    }
+
+    /// Whether a value is true (anything but `nil` and `#f`).
+    fn truth(&mut self, v: Val) -> V {
+        let nil = self.b.ins().icmp_imm_s(IntCC::Equal, v.tag, NIL);
+        let is_bool = self.b.ins().icmp_imm_s(IntCC::Equal, v.tag, BOOL);
+        let low = self.b.ins().band_imm_u(v.word, 0xff);
+        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
+        let f = self.b.ins().band(is_bool, zero);
+        let falsy = self.b.ins().bor(nil, f);
+        self.b.ins().bxor_imm_u(falsy, 1)
+    }
+
+    fn site(&mut self, span: Span, fspan: Span, spans: &[Span], sym: Sym, name: Option<Sym>) -> V {
+        let scope = Some(
+            self.scope
+                .frames
+                .iter()
+                .map(|fr| (fr.names[..fr.filled].to_vec(), fr.offset))
+                .collect(),
+        );
+        let site = Box::new(Site {
+            span,
+            fspan,
+            spans: spans.into(),
+            sym,
+            scope,
+            name,
+        });
+        let p: *const Site = &*site;
+        self.jit.sites.push(site);
+        self.ptr(p)
+    }
+
+    /// Writes values into a fresh stack slot (the helper they go to takes them over); its
+    /// address.
+    fn spill(&mut self, vals: &[Val]) -> V {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (16 * vals.len().max(1)) as u32,
+            3,
+        ));
+        for (i, v) in vals.iter().enumerate() {
+            self.b
+                .ins()
+                .stack_store(types::I64, v.tag, slot, (16 * i) as i32);
+            self.b
+                .ins()
+                .stack_store(types::I64, v.word, slot, (16 * i + 8) as i32);
+        }
+        self.b.ins().stack_addr(types::I64, slot, 0)
+    }
+
+    // --- forms ---
+
+    /// A sequence's value (its last form in the sequence's position); `None` when control left
+    /// (a call in tail position).
+    fn seq(&mut self, forms: &[Node], tail: bool) -> Option<Val> {
+        let Some((last, init)) = forms.split_last() else {
+            return Some(self.atom(NIL, 0));
+        };
+        for f in init {
+            let v = self.node(f, false)?;
+            self.let_go(v);
+        }
+        self.node(last, tail)
+    }
+
+    fn node(&mut self, n: &Node, tail: bool) -> Option<Val> {
+        match &n.kind {
+            NodeKind::Const(v) => {
+                self.steps.push(n.span);
+                Some(self.constant(v))
+            }
+            &NodeKind::Local(sym, slot) => {
+                self.steps.push(n.span);
+                let i = self
+                    .scope
+                    .loc(sym, slot)
+                    .expect("a flat body's locals resolve") as usize;
+                let (t, w) = self.vars[i];
+                Some(Val {
+                    tag: self.b.use_var(t),
+                    word: self.b.use_var(w),
+                    owned: false,
+                })
+            }
+            &NodeKind::Global(sym) => {
+                self.steps.push(n.span);
+                self.flush();
+                let site = self.site(n.span, n.span, &[], sym, None);
+                let r = self.call_helper("nat_global", &[self.m, site]);
+                self.check_tag(r[0]);
+                Some(Val {
+                    tag: r[0],
+                    word: r[1],
+                    owned: true,
+                })
+            }
+            NodeKind::Call {
+                func,
+                args,
+                arg_spans,
+            } => self.call(n.span, func, args, arg_spans, tail),
+            NodeKind::If { test, then, other } => {
+                self.steps.push(n.span);
+                let t = self.node(test, false)?;
+                let yes = self.truth(t);
+                self.let_go(t);
+                self.flush();
+                let (a, b) = (self.block(), self.block());
+                self.b.ins().brif(yes, a, &[], b, &[]);
+                let merge = self.merge();
+                self.enter(a);
+                let v = self.node(then, tail);
+                self.branch_to(&merge, v);
+                self.enter(b);
+                let v = match other {
+                    Some(o) => self.node(o, tail),
+                    None => Some(self.atom(NIL, 0)),
+                };
+                self.branch_to(&merge, v);
+                self.at_merge(&merge)
+            }
+            NodeKind::Begin(forms) => {
+                self.steps.push(n.span);
+                self.seq(forms, tail)
+            }
+            NodeKind::And(forms) | NodeKind::Or(forms) => {
+                let or = matches!(n.kind, NodeKind::Or(_));
+                self.steps.push(n.span);
+                let Some((last, init)) = forms.split_last() else {
+                    return Some(self.atom(BOOL, i64::from(!or)));
+                };
+                let merge = self.merge();
+                for f in init {
+                    let v = self.node(f, false)?;
+                    let v = self.own(v);
+                    let yes = self.truth(v);
+                    self.flush();
+                    let (decided, next) = (self.block(), self.block());
+                    if or {
+                        self.b.ins().brif(yes, decided, &[], next, &[]);
+                    } else {
+                        self.b.ins().brif(yes, next, &[], decided, &[]);
+                    }
+                    self.enter(decided);
+                    self.branch_to(&merge, Some(v));
+                    self.enter(next);
+                    self.let_go(v);
+                }
+                let v = self.node(last, tail);
+                self.branch_to(&merge, v);
+                self.at_merge(&merge)
+            }
+            NodeKind::Cond(clauses) => {
+                self.steps.push(n.span);
+                let merge = self.merge();
+                for c in clauses {
+                    let Some(test) = &c.test else {
+                        let v = self.seq(&c.body, tail);
+                        self.branch_to(&merge, v);
+                        return self.at_merge(&merge);
+                    };
+                    let t = self.node(test, false)?;
+                    if c.body.is_empty() {
+                        let t = self.own(t);
+                        let yes = self.truth(t);
+                        self.flush();
+                        let (hit, next) = (self.block(), self.block());
+                        self.b.ins().brif(yes, hit, &[], next, &[]);
+                        self.enter(hit);
+                        self.branch_to(&merge, Some(t));
+                        self.enter(next);
+                        self.let_go(t);
+                    } else {
+                        let yes = self.truth(t);
+                        self.let_go(t);
+                        self.flush();
+                        let (hit, next) = (self.block(), self.block());
+                        self.b.ins().brif(yes, hit, &[], next, &[]);
+                        self.enter(hit);
+                        let v = self.seq(&c.body, tail);
+                        self.branch_to(&merge, v);
+                        self.enter(next);
+                    }
+                }
+                let v = Some(self.atom(NIL, 0));
+                self.branch_to(&merge, v);
+                self.at_merge(&merge)
+            }
+            NodeKind::Let {
+                bindings,
+                body,
+                sequential,
+            } => {
+                self.steps.push(n.span);
+                self.flat_let(bindings, body, *sequential, tail)
+            }
+            _ => unreachable!("only supported forms are compiled"),
+        }
+    }
+
+    /// A block where branches meet with their values.
+    fn merge(&mut self) -> Merge {
+        let b = self.block();
+        self.b.append_block_param(b, types::I64);
+        self.b.append_block_param(b, types::I64);
+        Merge {
+            block: b,
+            reached: Cell::new(false),
+        }
+    }
+
+    /// Ends a branch at `merge` with its value (owned), unless control left already.
+    fn branch_to(&mut self, merge: &Merge, v: Option<Val>) {
+        if let Some(v) = v {
+            let v = self.own(v);
+            self.flush();
+            self.b.ins().jump(
+                merge.block,
+                &[BlockArg::Value(v.tag), BlockArg::Value(v.word)],
+            );
+            merge.reached.set(true);
+        }
+    }
+
+    fn at_merge(&mut self, merge: &Merge) -> Option<Val> {
+        if !merge.reached.get() {
+            // Every branch left by a call in tail position: the block is never reached.
+            self.enter(merge.block);
+            let e = self.iconst(ERR as i64);
+            let z = self.iconst(0);
+            self.b
+                .ins()
+                .jump(self.exit, &[BlockArg::Value(e), BlockArg::Value(z)]);
+            return None;
+        }
+        self.enter(merge.block);
+        let p = self.b.block_params(merge.block);
+        Some(Val {
+            tag: p[0],
+            word: p[1],
+            owned: true,
+        })
+    }
+
+    fn constant(&mut self, v: &Value) -> Val {
+        let atom = match *v {
+            Value::Nil => Some((NIL, 0)),
+            Value::Bool(b) => Some((BOOL, i64::from(b))),
+            Value::Int(i) => Some((INT, i)),
+            Value::Float(f) => Some((3, f.to_bits() as i64)),
+            Value::Symbol(s) => Some((5, i64::from(s.0))),
+            Value::Keyword(s) => Some((6, i64::from(s.0))),
+            _ => None,
+        };
+        if let Some((t, w)) = atom {
+            return self.atom(t, w);
+        }
+        let kept = Box::new(v.clone());
+        let p: *const Value = &*kept;
+        self.jit.consts.push(kept);
+        let p = self.ptr(p);
+        let r = self.call_helper("nat_const", &[p]);
+        Val {
+            tag: r[0],
+            word: r[1],
+            owned: true,
+        }
+    }
+
+    /// `let` and `let*` (as the closures' `flat_let`): each binding fills its slot, let go again
+    /// when the `let` is over.
+    fn flat_let(
+        &mut self,
+        bindings: &[(Sym, Node)],
+        body: &Body,
+        sequential: bool,
+        tail: bool,
+    ) -> Option<Val> {
+        let names: Vec<Sym> = bindings.iter().map(|(s, _)| *s).collect();
+        let len = names.len();
+        let offset = self.scope.next;
+        self.scope.next += len as u32;
+        let mut frame = Some(FlatFrame {
+            names,
+            offset,
+            filled: 0,
+        });
+        if sequential {
+            self.scope.frames.extend(frame.take());
+        }
+        for (i, (_, init)) in bindings.iter().enumerate() {
+            if sequential {
+                if let Some(f) = self.scope.frames.last_mut() {
+                    f.filled = i;
+                }
+            }
+            let v = self.node(init, false)?;
+            let v = self.own(v);
+            let (t, w) = self.vars[offset as usize + i];
+            self.b.def_var(t, v.tag);
+            self.b.def_var(w, v.word);
+        }
+        self.scope.frames.extend(frame);
+        if let Some(f) = self.scope.frames.last_mut() {
+            f.filled = len;
+        }
+        let v = self.seq(&body.forms, tail);
+        self.scope.frames.pop();
+        let v = v.map(|v| self.own(v));
+        // The slots are let go when the `let` is over (a call in tail position lets them go
+        // with the rest).
+        if v.is_some() {
+            for i in 0..len {
+                let (t, w) = self.vars[offset as usize + i];
+                let (tv, wv) = (self.b.use_var(t), self.b.use_var(w));
+                self.release(tv, wv);
+                let z = self.iconst(0);
+                self.b.def_var(t, z);
+                self.b.def_var(w, z);
+            }
+        }
+        v
+    }
+
+    /// Evaluates arguments in order, each kept in hand (let go on an error) until the call.
+    fn args(&mut self, args: &[Node], owned: bool) -> Option<Vec<Val>> {
+        let base = self.temps.len();
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            let v = match self.node(a, false) {
+                Some(v) => v,
+                None => {
+                    self.temps.truncate(base);
+                    return None;
+                }
+            };
+            let v = if owned { self.own(v) } else { v };
+            self.temps.push(v);
+            vals.push(v);
+        }
+        self.temps.truncate(base);
+        Some(vals)
+    }
+
+    fn call(
+        &mut self,
+        span: Span,
+        func: &Node,
+        args: &[Node],
+        spans: &[Span],
+        tail: bool,
+    ) -> Option<Val> {
+        self.steps.push(span);
+        let NodeKind::Global(sym) = func.kind else {
+            // Any other head: evaluated (its steps), then the arguments, then applied.
+            let f = self.node(func, false)?;
+            let f = self.own(f);
+            self.temps.push(f);
+            let vals = self.args(args, true);
+            self.temps.pop();
+            let vals = vals?;
+            let site = self.site(span, func.span, spans, Sym(0), None);
+            return self.apply(f, &vals, site, tail);
+        };
+        self.steps.push(func.span);
+        if let Some(b) = self
+            .globals
+            .fixed_builtin(sym)
+            .filter(|_| args.len() <= INLINE_ARGS)
+        {
+            return self.builtin_call(b, sym, span, func.span, args, spans, tail);
+        }
+        // A procedure the name holds now, if it can be called directly.
+        let direct = match self.globals.get(sym) {
+            Some(Value::Closure(c))
+                if eligible(self.globals, c) && c.lambda.required.len() == args.len() =>
+            {
+                Some(c.clone())
+            }
+            _ => None,
+        };
+        self.flush();
+        let name = direct.as_ref().and_then(|c| c.name());
+        let site = self.site(span, func.span, spans, sym, name);
+        let q = match &direct {
+            Some(c) => self.ptr(Rc::as_ptr(c)),
+            None => self.iconst(0),
+        };
+        let f = match &direct {
+            Some(c) => self.head_of(sym, c, site, q),
+            None => {
+                let head = self.call_helper("nat_head", &[self.m, site, q]);
+                self.check_tag(head[0]);
+                Val {
+                    tag: head[0],
+                    word: head[1],
+                    owned: true,
+                }
+            }
+        };
+        self.temps.push(f);
+        let vals = self.args(args, true);
+        self.temps.pop();
+        let vals = vals?;
+        self.flush();
+        let Some(c) = direct else {
+            return self.apply(f, &vals, site, tail);
+        };
+        // The name still holds the procedure: called directly; else the general way.
+        let same = self.b.ins().icmp_imm_s(IntCC::Equal, f.tag, SAME);
+        let (yes, no) = (self.block(), self.block());
+        self.b.ins().brif(same, yes, &[], no, &[]);
+        let merge = self.merge();
+        self.enter(no);
+        let v = self.apply(f, &vals, site, tail);
+        self.branch_to(&merge, v);
+        self.enter(yes);
+        let v = if tail && Rc::ptr_eq(&c.lambda, &self.lambda) {
+            self.jump_to_self(&vals);
+            None
+        } else if tail {
+            // A call in tail position of another procedure goes back to the caller's loop.
+            let fv = self.call_helper("nat_closure", &[q]);
+            let fv = Val {
+                tag: fv[0],
+                word: fv[1],
+                owned: true,
+            };
+            self.apply(fv, &vals, site, true)
+        } else {
+            Some(self.direct(&c, &vals, site))
+        };
+        self.branch_to(&merge, v);
+        self.jit.kept.push(c);
+        self.at_merge(&merge)
+    }
+
+    /// What a call's head names, for a call made directly to `c` while the name holds it: the
+    /// slot read where it lies ([`SAME`] when it holds `c`), and only otherwise its value read
+    /// through Rust (or its error).
+    fn head_of(&mut self, sym: Sym, c: &Rc<Closure>, site: V, q: V) -> Val {
+        let m = self.m;
+        let merge = self.merge();
+        let slow = self.block();
+        if slots_readable() {
+            let g = offset_of!(Machine, globals);
+            let base = self.load(types::I64, m, (g + Globals::BASE_AT) as i32);
+            let len = self.load(types::I64, m, (g + Globals::LEN_AT) as i32);
+            let i = sym.index() as i64;
+            let inside = self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, len, i);
+            let read = self.block();
+            self.b.ins().brif(inside, read, &[], slow, &[]);
+            self.enter(read);
+            let tag = self.load(types::I64, base, (16 * i) as i32);
+            let word = self.load(types::I64, base, (16 * i + 8) as i32);
+            let want = self.iconst(closure_word(c) as i64);
+            let t_ok = self.b.ins().icmp_imm_s(IntCC::Equal, tag, CLOSURE);
+            let w_ok = self.b.ins().icmp(IntCC::Equal, word, want);
+            let same = self.b.ins().band(t_ok, w_ok);
+            let hit = self.block();
+            self.b.ins().brif(same, hit, &[], slow, &[]);
+            self.enter(hit);
+            let s = self.iconst(SAME);
+            let z = self.iconst(0);
+            self.b
+                .ins()
+                .jump(merge.block, &[BlockArg::Value(s), BlockArg::Value(z)]);
+            merge.reached.set(true);
+        } else {
+            self.b.ins().jump(slow, &[]);
+        }
+        self.enter(slow);
+        let head = self.call_helper("nat_head", &[m, site, q]);
+        self.check_tag(head[0]);
+        self.b.ins().jump(
+            merge.block,
+            &[BlockArg::Value(head[0]), BlockArg::Value(head[1])],
+        );
+        merge.reached.set(true);
+        self.at_merge(&merge).expect("reached")
+    }
+
+    /// A call of itself in tail position: the locals let go, the parameters bound to the
+    /// arguments, and round again.
+    fn jump_to_self(&mut self, vals: &[Val]) {
+        self.drop_locals();
+        let z = self.iconst(0);
+        for i in 0..self.vars.len() {
+            let (t, w) = self.vars[i];
+            match vals.get(i) {
+                Some(v) => {
+                    self.b.def_var(t, v.tag);
+                    self.b.def_var(w, v.word);
+                }
+                None => {
+                    self.b.def_var(t, z);
+                    self.b.def_var(w, z);
+                }
+            }
+        }
+        self.b.ins().jump(self.head, &[]);
+    }
+
+    /// A call of anything the general way (as the closures' `call_global` and `general`):
+    /// `f` and the arguments handed over.
+    fn apply(&mut self, f: Val, vals: &[Val], site: V, tail: bool) -> Option<Val> {
+        self.flush();
+        let args = self.spill(vals);
+        let n = self.iconst(vals.len() as i64);
+        let t = self.iconst(i64::from(tail));
+        let r = self.call_helper("nat_apply", &[self.m, f.tag, f.word, args, n, site, t]);
+        let v = Val {
+            tag: r[0],
+            word: r[1],
+            owned: true,
+        };
+        if tail {
+            // A value, an error or a call for the caller's loop: returned as it is.
+            self.b.ins().jump(
+                self.exit,
+                &[BlockArg::Value(v.tag), BlockArg::Value(v.word)],
+            );
+            return None;
+        }
+        self.check_tag(v.tag);
+        Some(v)
+    }
+
+    /// A non-tail call of a compiled procedure (as [`Machine::call_flat`]): its nesting and
+    /// depth counted, the stack looked at every few levels, a call it leaves in tail position
+    /// run, and its error given the call site.
+    fn direct(&mut self, c: &Rc<Closure>, vals: &[Val], site: V) -> Val {
+        let (fid, eid) = self.jit.declare(&c.lambda, self.todo);
+        let m = self.m;
+        let depth_at = offset_of!(Machine, depth) as i32;
+        let limit_at = (offset_of!(Machine, budget) + offset_of!(Limits, depth)) as i32;
+        // The room left on the Rust stack is looked at every few levels of depth (a direct call
+        // is a level of depth; the nesting count is the closures' and the walk's).
+        let depth = self.load(types::I64, m, depth_at);
+        let depth1 = self.b.ins().iadd_imm_s(depth, 1);
+        let low = self.b.ins().band_imm_u(depth1, CALLS_PER_CHECK - 1);
+        let join = self.merge();
+        let (checked, fast) = (self.block(), self.block());
+        self.b.ins().brif(low, fast, &[], checked, &[]);
+        // Every few levels: through Rust, which looks at the room left on the stack.
+        self.enter(checked);
+        let args = self.spill(vals);
+        let entry = self.jit.module.declare_func_in_func(eid, self.b.func);
+        let ep = self.b.ins().func_addr(types::I64, entry);
+        let r = self.call_helper("nat_call_checked", &[m, ep, args, site]);
+        self.b
+            .ins()
+            .jump(join.block, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
+        self.enter(fast);
+        let limit = self.load(types::I64, m, limit_at);
+        let over = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, depth, limit);
+        let (runaway, go) = (self.block(), self.block());
+        self.b.ins().brif(over, runaway, &[], go, &[]);
+        self.enter(runaway);
+        let args = self.spill(vals);
+        let n = self.iconst(vals.len() as i64);
+        let r = self.call_helper("nat_runaway", &[m, args, n, site]);
+        self.b
+            .ins()
+            .jump(join.block, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
+        self.enter(go);
+        self.store(depth1, m, depth_at);
+        let callee = self.jit.module.declare_func_in_func(fid, self.b.func);
+        let mut argv = vec![m];
+        for v in vals {
+            argv.push(v.tag);
+            argv.push(v.word);
+        }
+        let call = self.b.ins().call(callee, &argv);
+        let r = self.b.inst_results(call).to_vec();
+        let signal = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, r[0], ERR as i64);
+        let (sig, ok) = (self.block(), self.block());
+        self.b.ins().brif(signal, sig, &[], ok, &[]);
+        self.enter(ok);
+        self.store(depth, m, depth_at);
+        self.b
+            .ins()
+            .jump(join.block, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
+        self.enter(sig);
+        let r2 = self.call_helper("nat_after", &[m, r[0], r[1], site]);
+        self.b.ins().jump(
+            join.block,
+            &[BlockArg::Value(r2[0]), BlockArg::Value(r2[1])],
+        );
+        self.enter(join.block);
+        let p = self.b.block_params(join.block).to_vec();
+        self.check_tag(p[0]);
+        Val {
+            tag: p[0],
+            word: p[1],
+            owned: true,
+        }
+    }
+
+    /// A call of a builtin the name is fixed to (see [`Globals::fixed_builtin`]): made in place
+    /// while the globals are still pristine, the general way once they are not.
+    #[allow(clippy::too_many_arguments)]
+    fn builtin_call(
+        &mut self,
+        b: &'static BuiltinDef,
+        sym: Sym,
+        span: Span,
+        fspan: Span,
+        args: &[Node],
+        spans: &[Span],
+        tail: bool,
+    ) -> Option<Val> {
+        let m = self.m;
+        let pristine = self.load(
+            types::I8,
+            m,
+            (offset_of!(Machine, globals) + Globals::PRISTINE_AT) as i32,
+        );
+        // Not pristine: the name's value is read where the walk reads it, before the arguments
+        // (a name once bound stays bound, so the read cannot fail).
+        let site = self.site(span, fspan, spans, sym, None);
+        let head = self.merge();
+        let z = self.iconst(0);
+        let (read, skip) = (self.block(), self.block());
+        self.b.ins().brif(pristine, skip, &[], read, &[]);
+        self.enter(skip);
+        self.b
+            .ins()
+            .jump(head.block, &[BlockArg::Value(z), BlockArg::Value(z)]);
+        self.enter(read);
+        let r = self.call_helper("nat_head", &[m, site, z]);
+        self.b
+            .ins()
+            .jump(head.block, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
+        self.enter(head.block);
+        let hp = self.b.block_params(head.block).to_vec();
+        let f = Val {
+            tag: hp[0],
+            word: hp[1],
+            owned: true,
+        };
+        self.temps.push(f);
+        let owned_args = matches!(b.op, Op::Cons);
+        let vals = self.args(args, owned_args);
+        self.temps.pop();
+        let vals = vals?;
+        self.flush();
+        let merge = self.merge();
+        let (inline, general) = (self.block(), self.block());
+        self.b.ins().brif(pristine, inline, &[], general, &[]);
+        self.enter(general);
+        let owned: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
+        let v = self.apply(f, &owned, site, tail);
+        self.branch_to(&merge, v);
+        self.enter(inline);
+        let v = self.inline(b, &vals, site);
+        self.branch_to(&merge, Some(v));
+        self.at_merge(&merge)
+    }
+
+    /// A builtin made in place (its common cases; the rest through the table, as
+    /// [`call_on`]); the arguments let go.
+    fn inline(&mut self, b: &'static BuiltinDef, vals: &[Val], site: V) -> Val {
+        match (b.op, vals) {
+            (Op::NullP, [x]) => {
+                let r = self.b.ins().icmp_imm_s(IntCC::Equal, x.tag, NIL);
+                self.let_go(*x);
+                self.boolean(r)
+            }
+            (Op::PairP, [x]) => {
+                let r = self.b.ins().icmp_imm_s(IntCC::Equal, x.tag, PAIR);
+                self.let_go(*x);
+                self.boolean(r)
+            }
+            (Op::Not, [x]) => {
+                let t = self.truth(*x);
+                let r = self.b.ins().bxor_imm_u(t, 1);
+                self.let_go(*x);
+                self.boolean(r)
+            }
+            (Op::Cons, [x, y]) => {
+                let r = self.call_helper("nat_cons", &[x.tag, x.word, y.tag, y.word]);
+                Val {
+                    tag: r[0],
+                    word: r[1],
+                    owned: true,
+                }
+            }
+            (Op::Car, [x]) => self.halves(b, *x, &[true], site),
+            (Op::Cdr, [x]) => self.halves(b, *x, &[false], site),
+            (Op::Cadr, [x]) => self.halves(b, *x, &[false, true], site),
+            (Op::Cddr, [x]) => self.halves(b, *x, &[false, false], site),
+            (Op::Caddr, [x]) => self.halves(b, *x, &[false, false, true], site),
+            (
+                Op::Add | Op::Sub | Op::Mul | Op::NumEq | Op::Lt | Op::Gt | Op::Le | Op::Ge,
+                [x, y],
+            ) => self.ints(b, *x, *y, site),
+            _ => self.table(b, vals, site),
+        }
+    }
+
+    /// A builtin through the table ([`call_on`]), the arguments handed over.
+    fn table(&mut self, b: &'static BuiltinDef, vals: &[Val], site: V) -> Val {
+        self.flush();
+        let owned: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
+        let args = self.spill(&owned);
+        let n = self.iconst(owned.len() as i64);
+        let bp = self.ptr(b);
+        let r = self.call_helper("nat_builtin", &[self.m, bp, args, n, site]);
+        self.check_tag(r[0]);
+        Val {
+            tag: r[0],
+            word: r[1],
+            owned: true,
+        }
+    }
+
+    /// `car`, `cdr` and their compositions (`path` from the last applied to the first): each
+    /// half read in the cell, borrowed, and the last one counted; anything but a pair on the
+    /// way, or a half that is a shared value other than a pair, through the table.
+    fn halves(&mut self, b: &'static BuiltinDef, x: Val, path: &[bool], site: V) -> Val {
+        let merge = self.merge();
+        let slow = self.block();
+        let mut cur = (x.tag, x.word);
+        for &car in path.iter().rev() {
+            let is_pair = self.b.ins().icmp_imm_s(IntCC::Equal, cur.0, PAIR);
+            let next = self.block();
+            self.b.ins().brif(is_pair, next, &[], slow, &[]);
+            self.enter(next);
+            let meta = self.load(types::I32, cur.1, META_AT);
+            let meta = self.b.ins().uextend(types::I64, meta);
+            let tag = if car {
+                self.b.ins().band_imm_u(meta, 0xf)
+            } else {
+                let s = self.b.ins().ushr_imm_u(meta, 4);
+                self.b.ins().band_imm_u(s, 0xf)
+            };
+            let word = self.load(types::I64, cur.1, if car { CAR_AT } else { CDR_AT });
+            cur = (tag, word);
+        }
+        // The half's word is the value's when it is an atom or a pair.
+        let owns = self.owns(cur.0);
+        let is_pair = self.b.ins().icmp_imm_s(IntCC::Equal, cur.0, PAIR);
+        let not_pair = self.b.ins().bxor_imm_u(is_pair, 1);
+        let other = self.b.ins().band(owns, not_pair);
+        let fast = self.block();
+        self.b.ins().brif(other, slow, &[], fast, &[]);
+        self.enter(fast);
+        self.retain(cur.0, cur.1);
+        self.let_go(x);
+        self.b.ins().jump(
+            merge.block,
+            &[BlockArg::Value(cur.0), BlockArg::Value(cur.1)],
+        );
+        merge.reached.set(true);
+        self.enter(slow);
+        let v = self.table(b, &[x], site);
+        self.b.ins().jump(
+            merge.block,
+            &[BlockArg::Value(v.tag), BlockArg::Value(v.word)],
+        );
+        self.at_merge(&merge).expect("reached")
+    }
+
+    /// Integer arithmetic and comparisons of two integers in place; overflow and every other
+    /// kind through the table.
+    fn ints(&mut self, b: &'static BuiltinDef, x: Val, y: Val, site: V) -> Val {
+        let merge = self.merge();
+        let xi = self.b.ins().icmp_imm_s(IntCC::Equal, x.tag, INT);
+        let yi = self.b.ins().icmp_imm_s(IntCC::Equal, y.tag, INT);
+        let both = self.b.ins().band(xi, yi);
+        let (fast, slow) = (self.block(), self.block());
+        self.b.ins().brif(both, fast, &[], slow, &[]);
+        self.enter(fast);
+        let (a, c) = (x.word, y.word);
+        let cmp = |cc| Some(cc);
+        let cc = match b.op {
+            Op::NumEq => cmp(IntCC::Equal),
+            Op::Lt => cmp(IntCC::SignedLessThan),
+            Op::Gt => cmp(IntCC::SignedGreaterThan),
+            Op::Le => cmp(IntCC::SignedLessThanOrEqual),
+            Op::Ge => cmp(IntCC::SignedGreaterThanOrEqual),
+            _ => None,
+        };
+        if let Some(cc) = cc {
+            let r = self.b.ins().icmp(cc, a, c);
+            let v = self.boolean(r);
+            self.b.ins().jump(
+                merge.block,
+                &[BlockArg::Value(v.tag), BlockArg::Value(v.word)],
+            );
+        } else {
+            let (r, overflow) = match b.op {
+                Op::Add => self.b.ins().sadd_overflow(a, c),
+                Op::Sub => self.b.ins().ssub_overflow(a, c),
+                _ => self.b.ins().smul_overflow(a, c),
+            };
+            let ok = self.block();
+            self.b.ins().brif(overflow, slow, &[], ok, &[]);
+            self.enter(ok);
+            let t = self.iconst(INT);
+            self.b
+                .ins()
+                .jump(merge.block, &[BlockArg::Value(t), BlockArg::Value(r)]);
+        }
+        merge.reached.set(true);
+        self.enter(slow);
+        let v = self.table(b, &[x, y], site);
+        self.b.ins().jump(
+            merge.block,
+            &[BlockArg::Value(v.tag), BlockArg::Value(v.word)],
+        );
+        self.at_merge(&merge).expect("reached")
+    }
+}
+
+// --- the Rust functions the code calls ---
+
+/// The values `n` words pairs at `args` stand for, taken over.
+unsafe fn take_args(args: *mut Raw, n: usize) -> Vec<Value> {
+    // SAFETY: the code wrote `n` values there and hands them over.
+    (0..n)
+        .map(|i| unsafe { args.add(i).read().value() })
+        .collect()
+}
+
+/// A global's value (as the closures' `lookup_global_in`); for an unbound name, the locals in
+/// scope are made into frames for the diagnostic, which names them (their values are in
+/// registers, and the diagnostic does not show them).
+fn global_in(m: &Machine, sym: Sym, scope: &Scope, span: Span) -> crate::eval::machine::R<Value> {
+    if let Some(v) = m.globals.get(sym) {
+        return Ok(crate::eval::env::share(v));
+    }
+    let mut env = Env::new();
+    for (names, _) in scope.iter().flat_map(|s| s.iter()) {
+        let f = env.extend(names.len());
+        for &n in names {
+            f.push(n, Value::Nil);
+        }
+        env = f;
+    }
+    m.lookup(sym, &env, span)
+}
+
+/// Takes the steps `spans` stand for one by one; 1 for an error (kept in the machine).
+unsafe extern "C" fn nat_steps(m: *mut Machine, spans: *const Span, n: u64) -> u64 {
+    // SAFETY: the machine running the code, and spans the code keeps.
+    let (m, spans) = unsafe { (&mut *m, std::slice::from_raw_parts(spans, n as usize)) };
+    for s in spans {
+        if let Err(e) = m.step(s) {
+            m.pending.fail(e);
+            return 1;
+        }
+    }
+    0
+}
+
+unsafe extern "C" fn nat_clone(tag: u64, word: u64) {
+    // SAFETY: the words of a live value, whose count is taken and kept by the code.
+    let v = std::mem::ManuallyDrop::new(unsafe { Raw::words(tag, word).value() });
+    std::mem::forget((*v).clone());
+}
+
+unsafe extern "C" fn nat_drop(tag: u64, word: u64) {
+    // SAFETY: the words of a value the code owns and lets go.
+    drop(unsafe { Raw::words(tag, word).value() });
+}
+
+unsafe extern "C" fn nat_const(v: *const Value) -> Raw {
+    // SAFETY: a constant the code keeps.
+    Raw::of(unsafe { (*v).clone() })
+}
+
+unsafe extern "C" fn nat_cons(at: u64, aw: u64, dt: u64, dw: u64) -> Raw {
+    // SAFETY: two values the code owns, moved into the cell.
+    unsafe {
+        Raw::of(Value::cons(
+            Raw::words(at, aw).value(),
+            Raw::words(dt, dw).value(),
+        ))
+    }
+}
+
+unsafe extern "C" fn nat_builtin(
+    m: *mut Machine,
+    b: *const BuiltinDef,
+    args: *mut Raw,
+    n: u64,
+    site: *const Site,
+) -> Raw {
+    // SAFETY: the machine running the code; a builtin of the table; the arguments handed over;
+    // a site the code keeps.
+    let (m, b, site) = unsafe { (&mut *m, &*b, &*site) };
+    let mut vals = unsafe { take_args(args, n as usize) };
+    // SAFETY: values owned here.
+    unsafe { call_on(m, b, &mut vals, site.span, &site.spans) }
+}
+
+/// A global's value (as `Machine::lookup_global`), or an error.
+unsafe extern "C" fn nat_global(m: *mut Machine, site: *const Site) -> Raw {
+    // SAFETY: as above.
+    let (m, site) = unsafe { (&mut *m, &*site) };
+    let r = global_in(m, site.sym, &site.scope, site.span);
+    Raw::result(m, r)
+}
+
+/// What a call's head names, read after its steps: [`SAME`] when it still holds the procedure
+/// `q` the code calls directly, else its value, or the error of an unbound name.
+unsafe extern "C" fn nat_head(m: *mut Machine, site: *const Site, q: *const Closure) -> Raw {
+    // SAFETY: as above.
+    let (m, site) = unsafe { (&mut *m, &*site) };
+    match m.globals.get(site.sym) {
+        Some(Value::Closure(c)) if std::ptr::eq(Rc::as_ptr(c), q) => Raw::words(SAME as u64, 0),
+        Some(v) => Raw::of(v.clone()),
+        None => {
+            let r = global_in(m, site.sym, &site.scope, site.fspan);
+            Raw::result(m, r)
+        }
+    }
+}
+
+/// The procedure a call is made directly to, as a value (counted).
+unsafe extern "C" fn nat_closure(q: *const Closure) -> Raw {
+    // SAFETY: a procedure the code keeps alive; one more count on it is handed over.
+    unsafe {
+        Rc::increment_strong_count(q);
+        Raw::of(Value::Closure(Rc::from_raw(q)))
+    }
+}
+
+/// A call the general way (as the closures' `call_global` past its builtin, and `general`):
+/// in tail position (`tail` 1) a procedure's call is left to the caller's loop.
+unsafe extern "C" fn nat_apply(
+    m: *mut Machine,
+    ft: u64,
+    fw: u64,
+    args: *mut Raw,
+    n: u64,
+    site: *const Site,
+    tail: u64,
+) -> Raw {
+    // SAFETY: as above; `f` and the arguments handed over.
+    let (m, site) = unsafe { (&mut *m, &*site) };
+    let f = unsafe { Raw::words(ft, fw).value() };
+    let mut vals = unsafe { take_args(args, n as usize) };
+    let (span, fspan) = (site.span, site.fspan);
+    match f {
+        Value::Builtin(b) if vals.len() <= INLINE_ARGS => {
+            // SAFETY: values owned here.
+            unsafe { call_on(m, b, &mut vals, span, &site.spans) }
+        }
+        Value::Closure(c) if Machine::binds_directly(&c, vals.len()) => {
+            if c.lambda.compiled(&m.globals).is_flat() {
+                let base = m.stack.values.len();
+                m.stack.values.extend(vals);
+                if tail != 0 {
+                    m.pending.flat_tail(c, base, span)
+                } else {
+                    m.call_flat(c, base, span)
+                }
+            } else if tail != 0 {
+                m.pending.tail(c, Entry::Args(vals), span)
+            } else {
+                let r = m.enter(c, Entry::Args(vals), span);
+                Raw::result(m, r)
+            }
+        }
+        Value::Closure(c) if c.kind != ClosureKind::Comm => {
+            if tail != 0 {
+                m.pending.tail(c, Entry::Args(vals), span)
+            } else {
+                let r = m.enter(c, Entry::Args(vals), span);
+                Raw::result(m, r)
+            }
+        }
+        Value::Closure(c) => {
+            let r = m.call_comm(c, vals, span);
+            Raw::result(m, r)
+        }
+        Value::Builtin(b) => {
+            let r = builtins::call(m, b, &vals, span, &site.spans);
+            Raw::result(m, r)
+        }
+        other => {
+            let e = m.not_callable(&other, fspan);
+            m.pending.fail(e)
+        }
+    }
+}
+
+/// What a direct call's signal comes to (as the end of `Machine::call_flat_here`): a call it
+/// left in tail position run, the depth given back, an error given the call site.
+unsafe extern "C" fn nat_after(m: *mut Machine, t: u64, w: u64, site: *const Site) -> Raw {
+    // SAFETY: as above.
+    let (m, site) = unsafe { (&mut *m, &*site) };
+    let r = Raw::words(t, w);
+    let r = if r.tag() == TAIL || r.tag() == FLAT_TAIL {
+        m.run_tail(r)
+    } else {
+        r
+    };
+    m.depth -= 1;
+    if !r.is_value() {
+        let e = m.pending.failure.take().unwrap_or_else(|| {
+            crate::diagnostic::Diagnostic::new(
+                "internal",
+                "an evaluation failed without a diagnostic",
+            )
+        });
+        let e = m.add_call_site(e, site.name, site.span);
+        return m.pending.fail(e);
+    }
+    r
+}
+
+/// A direct call past the depth budget: its arguments let go, the error made.
+unsafe extern "C" fn nat_runaway(
+    m: *mut Machine,
+    args: *mut Raw,
+    n: u64,
+    site: *const Site,
+) -> Raw {
+    // SAFETY: as above.
+    let (m, site) = unsafe { (&mut *m, &*site) };
+    drop(unsafe { take_args(args, n as usize) });
+    let e = m.runaway_recursion(site.span);
+    m.pending.fail(e)
+}
+
+/// A direct call made through Rust every few levels, after a look at the room left on the
+/// stack (growing it if it runs low).
+unsafe extern "C" fn nat_call_checked(
+    m: *mut Machine,
+    entry: unsafe extern "C" fn(*mut Machine, *const Raw) -> Raw,
+    args: *mut Raw,
+    site: *const Site,
+) -> Raw {
+    // SAFETY: as above.
+    let mm = unsafe { &mut *m };
+    stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+        if mm.depth >= mm.budget.depth {
+            let n = unsafe { &*site }.spans.len();
+            return unsafe { nat_runaway(m, args, n as u64, site) };
+        }
+        mm.depth += 1;
+        // SAFETY: the code's entry, its arguments handed over.
+        let r = unsafe { entry(m, args) };
+        if r.is_value() {
+            mm.depth -= 1;
+            return r;
+        }
+        unsafe { nat_after(m, r.tag(), 0, site) }
+    })
+}
+
+type HelperFn = *const u8;
+
+/// The Rust functions the code calls, by name.
+fn helpers() -> [(&'static str, HelperFn); 13] {
+    [
+        ("nat_steps", nat_steps as HelperFn),
+        ("nat_clone", nat_clone as HelperFn),
+        ("nat_drop", nat_drop as HelperFn),
+        ("nat_const", nat_const as HelperFn),
+        ("nat_cons", nat_cons as HelperFn),
+        ("nat_builtin", nat_builtin as HelperFn),
+        ("nat_global", nat_global as HelperFn),
+        ("nat_head", nat_head as HelperFn),
+        ("nat_closure", nat_closure as HelperFn),
+        ("nat_apply", nat_apply as HelperFn),
+        ("nat_after", nat_after as HelperFn),
+        ("nat_runaway", nat_runaway as HelperFn),
+        ("nat_call_checked", nat_call_checked as HelperFn),
+    ]
+}
+
+/// Each helper's signature: its number of 64-bit parameters and results.
+fn helper_signatures(module: &JITModule) -> Vec<(&'static str, Signature)> {
+    let shape: &[(&str, usize, usize)] = &[
+        ("nat_steps", 3, 1),
+        ("nat_clone", 2, 0),
+        ("nat_drop", 2, 0),
+        ("nat_const", 1, 2),
+        ("nat_cons", 4, 2),
+        ("nat_builtin", 5, 2),
+        ("nat_global", 2, 2),
+        ("nat_head", 3, 2),
+        ("nat_closure", 1, 2),
+        ("nat_apply", 7, 2),
+        ("nat_after", 4, 2),
+        ("nat_runaway", 4, 2),
+        ("nat_call_checked", 4, 2),
+    ];
+    shape
+        .iter()
+        .map(|&(name, params, results)| {
+            let mut sig = module.make_signature();
+            for _ in 0..params {
+                sig.params.push(AbiParam::new(types::I64));
+            }
+            for _ in 0..results {
+                sig.returns.push(AbiParam::new(types::I64));
+            }
+            (name, sig)
+        })
+        .collect()
 }

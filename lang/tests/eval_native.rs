@@ -547,6 +547,58 @@ fn form_programs() -> Vec<String> {
             "(define (c x) (+ x 1)) (define (b x) (c x)) (define (a x) (b x))",
             "(a (if (< i 299) i 'sym))",
         ),
+        // A call of itself in tail position with the arguments swapped, with a `let` before it,
+        // and with its old parameters in the new arguments.
+        hot(
+            300,
+            "(define (swap a b n) (if (= n 0) (list a b) (swap b a (- n 1))))",
+            "(swap i 'x (modulo i 5))",
+        ),
+        hot(
+            300,
+            "(define (f x n) (let ((x (+ x 1)) (n (- n 1))) (if (< n 0) x (f (* x 2) n))))",
+            "(f i (modulo i 7))",
+        ),
+        hot(
+            300,
+            "(define (fib a b n) (if (= n 0) a (fib b (+ a b) (- n 1))))",
+            "(fib 0 1 (modulo i 60))",
+        ),
+        // Integer overflow at the edges: negating the least integer, subtracting past it.
+        hot(
+            400,
+            "(define least (- -9223372036854775807 1)) (define (f x) (- x))",
+            "(f (if (< i 299) i least))",
+        ),
+        hot(
+            400,
+            "(define least (- -9223372036854775807 1)) (define (f x y) (- x y))",
+            "(f (if (< i 299) i least) 1)",
+        ),
+        hot(
+            400,
+            "(define (f x y) (* x y))",
+            "(f (if (< i 299) i -4611686018427387905) 2)",
+        ),
+        // Empty and degenerate forms.
+        hot(
+            300,
+            "(define (f x) (list (begin) (cond) (and) (or) (let () x) (let* () x) (if #f #f) \
+             (cond (x)) (cond (#f 1) (else 2)) (or #f) (and 1 2 3)))",
+            "(f i)",
+        ),
+        // Shared structure built and dropped in compiled code, read back whole at the end.
+        "(define (f l) (let ((a (cons l l))) (if (pair? (car a)) (cdr a) a))) \
+         (define (g l n) (if (= n 0) l (g (cons (f l) l) (- n 1)))) \
+         (define (walk t) (if (pair? t) (+ (walk (car t)) (walk (cdr t))) 1)) \
+         (let loop ((i 0) (acc '())) (if (= i 200) (list (length acc) (walk (car acc)) (car acc)) \
+           (loop (+ i 1) (cons (g (list i \"s\") 3) acc))))"
+            .to_string(),
+        "(define (keep s n) (if (= n 0) s (keep s (- n 1)))) \
+         (define (drive i acc) (if (= i 500) acc \
+           (drive (+ i 1) (keep (string-append acc \"\") 3)))) \
+         (string-append (drive 0 \"x\") (keep \"y\" 10))"
+            .to_string(),
         // Errors later still: on the 500th and the 1,000th call.
         hot(
             600,
@@ -612,6 +664,29 @@ fn deep_programs() -> Vec<(String, Limits)> {
             "(define (a n) (if (= n 0) 0 (+ 1 (b (- n 1))))) (define (b n) (* 1 (a n))) \
              (define (loop i) (if (= i 300) (a 200) (begin (a 20) (loop (+ i 1))))) (loop 0)"
                 .to_string(),
+            depth(100),
+        ),
+        // Non-tail recursion through a compiled procedure and one that is not (it makes a
+        // closure), thousands deep.
+        (
+            "(define (a n) (if (= n 0) 0 (+ 1 (b (- n 1))))) \
+             (define (b n) (let ((k (lambda () n))) (a (k)))) (a 20000)"
+                .to_string(),
+            depth(60_000),
+        ),
+        // The depth limit exactly: after warming up, 99 and 100 levels fit in 100 (or not).
+        (
+            format!(
+                "{count} (define (w i) (if (= i 50) 0 (begin (count 20) (w (+ i 1))))) \
+                     (w 0) (list (count 97) (count 98) (count 99))"
+            ),
+            depth(100),
+        ),
+        (
+            format!(
+                "{count} (define (w i) (if (= i 50) 0 (begin (count 20) (w (+ i 1))))) \
+                     (w 0) (count 100)"
+            ),
             depth(100),
         ),
         // A runaway non-tail recursion stops at the default depth.
@@ -740,12 +815,58 @@ fn redefinition_programs() -> Vec<String> {
            (begin (set! round (+ round 1)) (drive (+ i 1) (+ acc (walk 10)))))) \
          (drive 0 0)"
             .to_string(),
+        // A procedure's own name, assigned by another procedure while the first loops on it in
+        // tail position (a call of itself by name is a jump only while the name holds it), and
+        // while it recurses.
+        "(define (hook n) (if (= n 5000) (set! loop (lambda (n acc) (list 'other n acc))))) \
+         (define (loop n acc) (if (= n 0) acc (begin (hook n) (loop (- n 1) (+ acc 1))))) \
+         (list (loop 10000 0) (loop 3 0))"
+            .to_string(),
+        "(define (hook n) (if (= n 500) (set! count (lambda (n) 1000)))) \
+         (define (count n) (if (= n 0) 0 (begin (hook n) (+ 1 (count (- n 1)))))) \
+         (list (count 300) (count 800) (count 5))"
+            .to_string(),
+        "(define (hook n) (if (= n 500) (set! count 7))) \
+         (define (count n) (if (= n 0) 0 (begin (hook n) (+ 1 (count (- n 1)))))) \
+         (list (count 300) (count 800))"
+            .to_string(),
+        // A builtin assigned its own value, and one the procedures do not use: the globals are
+        // no longer as installed, and the answers are the same.
+        "(define (f l) (if (pair? l) (+ (car l) 1) 0)) \
+         (define (drive i acc) (if (= i 2000) acc \
+           (begin (if (= i 1000) (begin (set! car car) (set! reverse list))) \
+             (drive (+ i 1) (+ acc (f (list i))))))) \
+         (drive 0 0)"
+            .to_string(),
+        // `+` replaced by a procedure that fails: the error passes through compiled frames.
+        "(define (f x) (+ x 1)) (define (g x) (* 2 (f x))) \
+         (define (drive i acc) (if (= i 2000) acc \
+           (begin (if (= i 1000) (set! + (lambda (a b) (car a)))) (drive (- i -1) (cons (g i) acc))))) \
+         (drive 0 '())"
+            .to_string(),
         // A global variable the hot procedure reads, assigned while in flight.
         "(define k 1) (define (f x) (+ x k)) \
          (define (g n) (if (= n 0) 0 (begin (if (= n 100) (set! k 1000)) (+ (f n) (g (- n 1)))))) \
          (define (drive i acc) (if (= i 20) acc (drive (+ i 1) (+ acc (g 200))))) (drive 0 0)"
             .to_string(),
     ]
+}
+
+/// Programs on which the tier does not answer as the closures do yet, each the smallest found;
+/// `cargo test -p ttdl-lang --test all eval_native -- --ignored` runs them.
+fn known_differences() -> Vec<String> {
+    vec![
+        // An `else` clause with no body: `#t` as closures, `nil` once `f` is compiled.
+        hot(20, "(define (f) (cond (else)))", "(f)"),
+    ]
+}
+
+#[test]
+#[ignore = "the tier differs from the closures on these (see `known_differences`)"]
+fn known_differences_answer_as_closures() {
+    for p in known_differences() {
+        run_both(&p, Limits::default());
+    }
 }
 
 #[test]
@@ -1297,7 +1418,11 @@ mod random {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    // 64 cases unless `PROPTEST_CASES` asks for another number (a longer search).
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(64),
+        ..ProptestConfig::default()
+    })]
 
     /// Each program runs to its end, then again with a budget that runs out part of the way
     /// (`cut` thousandths of its steps).

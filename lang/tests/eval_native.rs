@@ -1182,7 +1182,11 @@ mod random {
                     _ => format!("(- {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
                 },
                 4 => format!("(* {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
-                5 => format!("(car {})", self.list(scope, s)),
+                // `car` and its kin, under their other names too.
+                5 => {
+                    let op = ["car", "car", "cadr", "caddr", "first", "second"][self.pick(6)];
+                    format!("({op} {})", self.list(scope, s))
+                }
                 6 | 7 => format!(
                     "(if {} {} {})",
                     self.bool(scope, s / 3),
@@ -1219,9 +1223,10 @@ mod random {
                     self.int(scope, s / 3)
                 ),
                 // Rarely, a type error: `car` of an integer, a list added.
-                _ => match self.pick(3) {
+                _ => match self.pick(4) {
                     0 => format!("(car {})", self.int(scope, s)),
                     1 => format!("(+ 1 {})", self.list(scope, s)),
+                    2 => format!("(cadr (cons {} 5))", self.int(scope, s)),
                     _ => leaf(self, scope),
                 },
             }
@@ -1229,7 +1234,7 @@ mod random {
 
         fn bool(&mut self, scope: &mut Scope, size: usize) -> String {
             let s = size.saturating_sub(1);
-            match self.pick(if size == 0 { 3 } else { 8 }) {
+            match self.pick(if size == 0 { 3 } else { 11 }) {
                 0 => {
                     let op = ["<", ">", "<=", ">="][self.pick(4)];
                     format!(
@@ -1251,12 +1256,35 @@ mod random {
                     self.bool(scope, s / 2),
                     self.bool(scope, s / 2)
                 ),
-                6 => format!("(not {})", self.bool(scope, s)),
-                _ => format!(
+                6 => match self.pick(3) {
+                    0 => format!("(not {})", self.list(scope, s)),
+                    1 => format!("(not {})", self.int(scope, s)),
+                    _ => format!("(not {})", self.bool(scope, s)),
+                },
+                7 => format!(
                     "(eq? {} {})",
                     self.list(scope, s / 2),
                     self.list(scope, s / 2)
                 ),
+                // Degenerate forms: `cond` clauses of a test alone, empty `and`/`or`/`let`; a
+                // comparison of three. (An `else` with no body is a known difference.)
+                8 => format!(
+                    "(cond ({}) ((null? {})) (else #f))",
+                    self.bool(scope, s / 2),
+                    self.list(scope, s / 2)
+                ),
+                9 => match self.pick(4) {
+                    0 => "(and)".to_string(),
+                    1 => format!("(or {} (or))", self.bool(scope, s)),
+                    2 => format!("(let () {})", self.bool(scope, s)),
+                    _ => format!(
+                        "(< {} {} {})",
+                        self.int(scope, s / 3),
+                        self.int(scope, s / 3),
+                        self.int(scope, s / 3)
+                    ),
+                },
+                _ => format!("(consp {})", self.list(scope, s)),
             }
         }
 
@@ -1279,7 +1307,10 @@ mod random {
                     self.int(scope, s / 2),
                     self.list(scope, s / 2)
                 ),
-                3 => format!("(cdr {})", self.list(scope, s)),
+                3 => {
+                    let op = ["cdr", "cdr", "cddr", "rest"][self.pick(4)];
+                    format!("({op} {})", self.list(scope, s))
+                }
                 4 => format!(
                     "(if {} {} {})",
                     self.bool(scope, s / 3),

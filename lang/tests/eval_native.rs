@@ -689,6 +689,11 @@ fn deep_programs() -> Vec<(String, Limits)> {
             ),
             depth(100),
         ),
+        // An error at the bottom of thousands of compiled frames, each a call site.
+        (
+            "(define (down n) (if (= n 0) (car n) (+ 1 (down (- n 1))))) (down 5000)".to_string(),
+            d,
+        ),
         // A runaway non-tail recursion stops at the default depth.
         ("(define (r n) (+ 1 (r n))) (r 1)".to_string(), d),
     ]
@@ -1068,6 +1073,8 @@ fn step_budgets_of_longer_programs() {
         "(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1))))) \
          (define (drive i acc) (if (= i 40) acc (drive (+ i 1) (+ acc (count 60))))) (drive 0 0)"
             .to_string(),
+        // The budget runs out thousands of compiled frames deep.
+        "(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1))))) (count 2000)".to_string(),
         "(define (my-map f l) (if (null? l) '() (cons (f (car l)) (my-map f (cdr l))))) \
          (define (drive i acc) (if (= i 60) acc (drive (+ i 1) (my-map (lambda (x) (+ x i)) acc)))) \
          (drive 0 '(1 2 3 4 5))"
@@ -1153,7 +1160,11 @@ mod random {
                         return v;
                     }
                 }
-                (g.pick(9) as i64 - 2).to_string()
+                // Now and then a float, which the arithmetic made in place hands on.
+                match g.pick(12) {
+                    11 => "0.5".to_string(),
+                    k => (k as i64 - 2).to_string(),
+                }
             };
             if size == 0 {
                 return leaf(self, scope);
@@ -1214,7 +1225,19 @@ mod random {
                         self.int(scope, s / 2)
                     ),
                 },
-                14 => format!("(length {})", self.list(scope, s)),
+                14 => match self.pick(3) {
+                    0 => format!(
+                        "(nth (modulo {} 4) {})",
+                        self.int(scope, s / 2),
+                        self.list(scope, s / 2)
+                    ),
+                    1 => format!(
+                        "(list-ref {} (modulo {} 3))",
+                        self.list(scope, s / 2),
+                        self.int(scope, s / 2)
+                    ),
+                    _ => format!("(length {})", self.list(scope, s)),
+                },
                 // `and` and `or` as values: `#f` or the integer, then the integer.
                 15 => format!(
                     "(or (and {} {}) {})",
@@ -1261,11 +1284,18 @@ mod random {
                     1 => format!("(not {})", self.int(scope, s)),
                     _ => format!("(not {})", self.bool(scope, s)),
                 },
-                7 => format!(
-                    "(eq? {} {})",
-                    self.list(scope, s / 2),
-                    self.list(scope, s / 2)
-                ),
+                7 => match self.pick(2) {
+                    0 => format!(
+                        "(eq? {} {})",
+                        self.int(scope, s / 2),
+                        self.int(scope, s / 2)
+                    ),
+                    _ => format!(
+                        "(eq? {} {})",
+                        self.list(scope, s / 2),
+                        self.list(scope, s / 2)
+                    ),
+                },
                 // Degenerate forms: `cond` clauses of a test alone, empty `and`/`or`/`let`; a
                 // comparison of three. (An `else` with no body is a known difference.)
                 8 => format!(

@@ -35,13 +35,24 @@ fn run_one(src: &str, limits: Limits, native: bool) -> (String, u64) {
         let _restore = NativeOn;
         set_native(native);
         let mut i = Interpreter::new(limits);
-        let out = match i.eval_source("t.ttdl", src) {
-            Ok(v) => v,
-            Err(d) => format!("{}\n{d:?}", i.render(&d, false)),
-        };
+        let out = answer(&mut i, "t.ttdl", src);
         (out, i.machine().steps)
     });
     run.unwrap_or_else(|panic| (format!("panic: {}", panic_message(&*panic)), u64::MAX))
+}
+
+/// A source's value or rendered diagnostics (and their structure), then what it printed.
+fn answer(i: &mut Interpreter, name: &str, src: &str) -> String {
+    let out = match i.eval_source(name, src) {
+        Ok(v) => v,
+        Err(d) => format!("{}\n{d:?}", i.render(&d, false)),
+    };
+    let printed = i.take_output();
+    if printed.is_empty() {
+        out
+    } else {
+        format!("{out}\n--- printed:\n{printed}")
+    }
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
@@ -71,10 +82,7 @@ fn run_session(sources: &[&str], limits: Limits) {
                 .iter()
                 .enumerate()
                 .map(|(k, src)| {
-                    let out = match i.eval_source(&format!("in{k}.ttdl"), src) {
-                        Ok(v) => v,
-                        Err(d) => format!("{}\n{d:?}", i.render(&d, false)),
-                    };
+                    let out = answer(&mut i, &format!("in{k}.ttdl"), src);
                     (out, i.machine().steps)
                 })
                 .collect::<Vec<_>>()
@@ -599,6 +607,34 @@ fn form_programs() -> Vec<String> {
            (drive (+ i 1) (keep (string-append acc \"\") 3)))) \
          (string-append (drive 0 \"x\") (keep \"y\" 10))"
             .to_string(),
+        // A procedure defined as a lambda at top level, and one closed over a `let` (which is
+        // not compiled), calling each other.
+        hot(
+            300,
+            "(define f (lambda (x) (+ x 1))) \
+             (define g (let ((k 10)) (lambda (x) (if (< x 0) x (f (* x k))))))",
+            "(list (f i) (g i) (g -1))",
+        ),
+        // Compiled procedures called by builtins (`map`, `filter`, `reduce`, `apply`), and an
+        // error inside one of them, late.
+        hot(
+            400,
+            "(define (sq x) (* x x)) (define (small? x) (< x 5)) (define (add a b) (+ a b)) \
+             (define (f n) (list (map sq (list n 1 2)) (filter small? (list n 1 9)) \
+               (reduce add 0 (list n 1 2)) (apply add (list n 2))))",
+            "(f (if (< i 299) i 'x))",
+        ),
+        // Macros expanded in a body; printing from a body (the printed text is compared too).
+        hot(
+            300,
+            "(defmacro twice (x) (list '* 2 x)) (define (f y) (+ (twice y) 1))",
+            "(f i)",
+        ),
+        hot(
+            120,
+            "(define (f x) (if (= (modulo x 40) 0) (println \"at\" x)) (format nil \"~a-~a\" x x))",
+            "(f i)",
+        ),
         // Errors later still: on the 500th and the 1,000th call.
         hot(
             600,

@@ -1506,9 +1506,40 @@ mod random {
                 format!("(f{k} {})", args[..arity].join(" "))
             })
             .collect();
+        // Now and then a global is assigned at call `at` of the loop (by a procedure of its
+        // own: an assignment keeps a body from being compiled): a procedure swapped for
+        // another of its arity, or a builtin the bodies use for another of its shape. Never
+        // `-`, `<`, `>` or `=`: the depth counters and the loop count with them.
+        let at = 20 * g.pick(20);
+        let hook = match g.pick(8) {
+            6 => {
+                let k = g.pick(n);
+                let same: Vec<usize> = (0..n).filter(|&j| g.procs[j] == g.procs[k]).collect();
+                let j = same[g.pick(same.len())];
+                Some(format!("(set! f{k} f{j})"))
+            }
+            7 => Some(
+                [
+                    "(set! car cadr)",
+                    "(set! cdr cddr)",
+                    "(set! cons list)",
+                    "(set! null? pair?)",
+                    "(set! + *)",
+                ][g.pick(5)]
+                .to_string(),
+            ),
+            _ => None,
+        };
+        let step = match &hook {
+            Some(h) => {
+                out.push_str(&format!("(define (hook i) (if (= i {at}) {h}))\n"));
+                "(begin (hook i) (drive (- i -1) (+ acc {})))"
+            }
+            None => "(drive (+ i 1) (+ acc {}))",
+        };
+        let step = step.replace("{}", &calls.join(" "));
         out.push_str(&format!(
-            "(define (drive i acc) (if (= i {rounds}) acc (drive (+ i 1) (+ acc {}))))\n(drive 0 0)",
-            calls.join(" ")
+            "(define (drive i acc) (if (= i {rounds}) acc {step}))\n(drive 0 0)"
         ));
         out
     }

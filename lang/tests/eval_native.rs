@@ -917,6 +917,39 @@ fn forms_answer_as_closures() {
     }
 }
 
+/// Odd corners, each in a procedure called 20 times on 0 to 19: builtins shadowed by locals,
+/// arithmetic and comparisons of other arities, other names of builtins, indexes out of range,
+/// `else` not last, a procedure's own name shadowed.
+#[test]
+fn corners_answer_as_closures() {
+    for body in [
+        "(let ((car cdr)) (car (list x 1)))",
+        "(let ((+ -)) (+ x 1))",
+        "(let ((f 5)) (+ f x))",
+        "(list (+) (*) (+ x) (- x) (- x 1 2 3) (< x) (* x 2 3))",
+        "(list (< x 1 2) (= x x x) (> 9 x 0) (<= x x 1000) (>= x x))",
+        "(list (null x) (consp x) (first (list x)) (rest (list x)) (second (list 1 x)) \
+         (third (list 1 2 x)) (eql x x) (mod x 3))",
+        "(list (nth x '(1 2 3)) (list-ref '(1 2 3) (- 19 x)) (length '(1 2 . 3)))",
+        "(list (eq? \"a\" \"a\") (eq? 1.5 1.5) (eq? x x) (eq? '() nil) (= x 1.0))",
+        "(list (caddr (list x x)) (cddr (list x)) (car (cdr (cdr (cdr (list x x))))))",
+        "(cond (else x) (#t 2))",
+        "(list ((if (> x 5) car cdr) '(1 2)) :key t nil 'x)",
+        "(if (< x 10) (f (+ x 1)) x)",
+        "(nth (- x 10) '(1 2 3))",
+        "(+ x (if (< x 15) 1 #t))",
+    ] {
+        run_both(
+            &hot(20, &format!("(define (f x) {body})"), "(f i)"),
+            Limits::default(),
+        );
+    }
+    run_both(
+        &hot(20, "(define (f car) (car 1))", "(f (if (< i 15) - 5))"),
+        Limits::default(),
+    );
+}
+
 #[test]
 fn list_programs_answer_as_closures() {
     for p in bench_programs() {

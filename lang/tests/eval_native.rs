@@ -917,6 +917,55 @@ fn forms_answer_as_closures() {
     }
 }
 
+/// Streams written and read from compiled procedures in the context of a task, and the task and
+/// message limits reached from them: the same answers, and the same traffic built.
+#[test]
+fn communication_answers_as_closures() {
+    let talk = "(deftask a b) \
+        (define (send-n to n) (if (= n 0) 'sent (begin (write-stream 8 to) (send-n to (- n 1))))) \
+        (define (recv-n from n) (if (= n 0) 'got (begin (read-stream 8 from) (recv-n from (- n 1))))) \
+        (define-comm talk (self peer n) (send-n peer n)) \
+        (define-comm hear (self peer n) (recv-n peer n))";
+    let limited = |tasks, messages| Limits {
+        tasks,
+        messages,
+        ..Limits::default()
+    };
+    for (p, limits) in [
+        (
+            format!("{talk} (list (talk a b 300) (hear b a 300))"),
+            Limits::default(),
+        ),
+        (
+            format!("{talk} (list (talk a b 300) (hear b a 299))"),
+            Limits::default(),
+        ),
+        (format!("{talk} (talk a b 300)"), limited(1000, 200)),
+        // Outside any task's context, once `send-n` is compiled.
+        (
+            format!("{talk} (list (talk a b 300) (send-n a 5))"),
+            Limits::default(),
+        ),
+        (
+            hot(300, "(define (mk i) (task i))", "(mk i)"),
+            limited(200, 1000),
+        ),
+    ] {
+        let both = [true, false].map(|native| {
+            let _restore = NativeOn;
+            set_native(native);
+            let mut i = Interpreter::new(limits);
+            let out = answer(&mut i, "t.ttdl", &p);
+            let traffic = match i.traffic(None) {
+                Ok(t) => format!("{} tasks, {} messages", t.tasks.len(), t.messages.len()),
+                Err(d) => i.render(&d, false),
+            };
+            (format!("{out}\n--- traffic: {traffic}"), i.machine().steps)
+        });
+        assert!(both[0] == both[1], "{}", differ(&p, limits, &both));
+    }
+}
+
 /// Odd corners, each in a procedure called 20 times on 0 to 19: builtins shadowed by locals,
 /// arithmetic and comparisons of other arities, other names of builtins, indexes out of range,
 /// `else` not last, a procedure's own name shadowed.

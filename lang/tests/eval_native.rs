@@ -1131,19 +1131,19 @@ fn budgets(t: u64) -> Vec<u64> {
     b
 }
 
-/// Runs `p` to learn its total step count, then with budgets below it (see [`budgets`]): both
-/// ways stop at the same step, with the same diagnostic.
+/// Runs `p` under `limits` to learn its total step count (whether it ends in a value or an
+/// error), then with budgets below it (see [`budgets`]): both ways stop at the same step, with
+/// the same diagnostic.
 ///
 /// The budgets are tried in batches, each on a thread of its own: a thread compiles a bounded
 /// number of procedures and then stops compiling, and each run compiles the program's
 /// procedures anew, so on one thread the later runs would all be closures.
-fn check_budgets(p: &str) {
-    let [(out, t), _] = run_both(p, Limits::default());
-    assert!(!out.contains("error"), "{p}\n{out}");
+fn check_budgets(p: &str, limits: Limits) {
+    let [(_, t), _] = run_both(p, limits);
     for batch in budgets(t).chunks(BATCH) {
         on_fresh_thread(|| {
             for &b in batch {
-                let [(out, _), _] = run_both(p, steps(b));
+                let [(out, _), _] = run_both(p, Limits { steps: b, ..limits });
                 assert!(
                     out.starts_with("error[budget]: evaluation ran out of its step budget"),
                     "{p} with {b} steps:\n{out}"
@@ -1168,7 +1168,7 @@ fn every_step_budget_of_short_programs() {
             "(f i)",
         ),
     ] {
-        check_budgets(&p);
+        check_budgets(&p, Limits::default());
     }
 }
 
@@ -1209,7 +1209,35 @@ fn step_budgets_of_longer_programs() {
         format!("{TREE}(tree-main 6 3)"),
         format!("{RECUR}(recur-main 60 2)"),
     ] {
-        check_budgets(&p);
+        check_budgets(&p, Limits::default());
+    }
+    // Programs that end in an error, the budget running out before it or not (each over 3,000
+    // steps, tried at a sample of budgets).
+    for (p, limits) in [
+        (
+            hot(
+                300,
+                "(define (f l) (car l))",
+                "(f (if (< i 290) (list i) i))",
+            ),
+            Limits::default(),
+        ),
+        (
+            "(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1))))) \
+             (define (w i) (if (= i 30) (count 150) (begin (count 20) (w (+ i 1))))) (w 0)"
+                .to_string(),
+            depth(100),
+        ),
+        (
+            "(define (f x) (* x 3)) \
+             (define (drive i acc) (if (= i 0) acc \
+               (begin (if (= i 100) (set! * +)) (drive (- i 1) (+ acc (f i)))))) \
+             (drive 200 0)"
+                .to_string(),
+            Limits::default(),
+        ),
+    ] {
+        check_budgets(&p, limits);
     }
 }
 

@@ -9,8 +9,9 @@
 //! A fifth program maps and sums a list of 5,000 integers by non-tail recursion, 5,000 calls
 //! deep (`map` and a fold as a Lisp user writes them by hand).
 //!
-//! `cargo run --release -p ttdl-lang --example bench_lists [SCALE] [NAME…]` (SCALE multiplies
-//! every size; 1 by default; NAMEs pick programs, all by default). `--emit DIR` writes each program as `NAME.ttdl` and `NAME.scm` instead,
+//! `cargo run --release -p ttdl-lang --example bench_lists [--closures] [SCALE] [NAME…]` (SCALE
+//! multiplies every size; 1 by default; NAMEs pick programs, all by default; `--closures` runs
+//! every procedure body as closures, without machine code). `--emit DIR` writes each program as `NAME.ttdl` and `NAME.scm` instead,
 //! to run through the CLI (`ttdl check --max-steps 10000000000 NAME.ttdl`, `guile NAME.scm`).
 
 use std::time::Instant;
@@ -191,7 +192,13 @@ fn scheme_script(p: &Program, scale: f64) -> String {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    // `--closures`: procedure bodies run as closures only (no machine code), to measure the two
+    // tiers side by side.
+    if let Some(i) = args.iter().position(|a| a == "--closures") {
+        args.remove(i);
+        ttdl_lang::eval::code::set_native(false);
+    }
     if let [flag, dir, rest @ ..] = args.as_slice() {
         if flag == "--emit" {
             let scale = rest.first().and_then(|a| a.parse().ok()).unwrap_or(1.0);

@@ -472,7 +472,7 @@ impl Machine {
     pub(super) fn run_flat_at(&mut self, c: &Closure, base: usize) -> Raw {
         let body = c.lambda.compiled(&self.globals);
         if let Some(f) = native::ready(self, c, body) {
-            return native::run(self, f, base);
+            return native::run(self, f, base, &c.env);
         }
         let n = body.flat.unwrap_or(0) as usize;
         // Room for its `let`s, if it has any (the call is not inlined, even with none to make).

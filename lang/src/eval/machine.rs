@@ -134,6 +134,9 @@ pub struct Machine {
     pub(crate) pending: super::code::Pending,
     /// The locals of the running procedures whose locals nothing captures (see [`super::code`]).
     pub(crate) stack: super::code::Stack,
+    /// The scope of the procedure running as machine code whose closure is not at top level,
+    /// for the diagnostic of a name it finds unbound (see `code::native`); null otherwise.
+    pub(crate) native_env: *const super::env::Env,
 }
 
 /// The last frames that close on themselves are held by global closures (a procedure made by a
@@ -186,6 +189,7 @@ impl Machine {
             frames: FramePool::default(),
             pending: Default::default(),
             stack: Default::default(),
+            native_env: std::ptr::null(),
             start: Start::now(),
         };
         m.reset_steps();

@@ -492,6 +492,7 @@ impl Machine {
             frames: Default::default(),
             pending: Default::default(),
             stack: Default::default(),
+            native_env: std::ptr::null(),
             start: self.start,
         };
         m.reset_steps();

@@ -113,15 +113,20 @@ pub(in crate::eval) enum State {
 
 /// A compiled procedure's entry from Rust: the machine and its arguments' words, which it takes
 /// over; its value, error or call in tail position, as the closures return them.
+/// `nested` for a procedure not defined at top level (its closures have a scope; see [`run`]).
 #[derive(Clone, Copy)]
-pub(in crate::eval) struct NativeEntry(unsafe extern "C" fn(*mut Machine, *const Raw) -> Raw);
+pub(in crate::eval) struct NativeEntry {
+    f: unsafe extern "C" fn(*mut Machine, *const Raw) -> Raw,
+    nested: bool,
+}
 
 /// The machine code of a procedure `c`, if it has some or has just been called often enough to
 /// get some.
 #[inline(always)]
 pub(super) fn ready(m: &mut Machine, c: &Closure, body: &CompiledBody) -> Option<NativeEntry> {
     match body.native.get() {
-        State::Ready(e) => Some(e),
+        // Code made for closures at top level serves only those, and the other way round.
+        State::Ready(e) => (e.nested != c.env.is_empty()).then_some(e),
         State::Never => None,
         State::Cold(n) => warm(m, c, body, n),
     }
@@ -140,7 +145,7 @@ fn warm(m: &mut Machine, c: &Closure, body: &CompiledBody, n: u32) -> Option<Nat
     }
     compile(m, c);
     match body.native.get() {
-        State::Ready(e) => Some(e),
+        State::Ready(e) => (e.nested != c.env.is_empty()).then_some(e),
         _ => {
             body.native.set(State::Never);
             None
@@ -152,14 +157,24 @@ fn warm(m: &mut Machine, c: &Closure, body: &CompiledBody, n: u32) -> Option<Nat
 /// [`Machine::run_flat_at`]): they are handed to the code, and a call it leaves in tail
 /// position with its arguments pushed has them moved down to `base`.
 #[inline(always)]
-pub(super) fn run(m: &mut Machine, e: NativeEntry, base: usize) -> Raw {
+pub(super) fn run(m: &mut Machine, e: NativeEntry, base: usize, env: &Env) -> Raw {
+    // A procedure not at top level runs with its closure's scope at hand, for the diagnostic
+    // of an unbound name (which may find the name there, as the walk's lookup does).
+    let saved = if e.nested {
+        std::mem::replace(&mut m.native_env, std::ptr::from_ref(env))
+    } else {
+        std::ptr::null()
+    };
     // SAFETY: the values from `base` on are the arguments; the length is cut below them first,
     // so they are owned by the code alone, which reads them all before it does anything else.
     let r = unsafe {
         let args = m.stack.values.as_ptr().add(base).cast::<Raw>();
         m.stack.values.set_len(base);
-        (e.0)(m, args)
+        (e.f)(m, args)
     };
+    if e.nested {
+        m.native_env = saved;
+    }
     if r.tag() == FLAT_TAIL {
         let from = std::mem::replace(&mut m.pending.flat_from, base);
         m.stack.move_down(base, from);
@@ -177,6 +192,8 @@ struct Site {
     sym: Sym,
     scope: Scope,
     name: Option<Sym>,
+    /// The procedure's closures have a scope ([`Machine::native_env`]).
+    nested: bool,
 }
 
 /// The functions of a thread's code, and what they keep alive.
@@ -189,6 +206,8 @@ struct Jit {
     /// lambdas are kept (in `lambdas`), so no other lambda is made at a compiled one's address.
     funcs: HashMap<*const Lambda, (FuncId, FuncId)>,
     lambdas: Vec<Rc<Lambda>>,
+    /// The lambdas compiled for closures not at top level (never called directly).
+    nested: std::collections::HashSet<*const Lambda>,
     /// The procedures calls are made directly to, the sites, the spans of steps and the
     /// constants the code points at: they live as long as the code.
     kept: Vec<Rc<Closure>>,
@@ -233,6 +252,7 @@ fn jit() -> &'static RefCell<Jit> {
                 helpers,
                 funcs: HashMap::new(),
                 lambdas: Vec::new(),
+                nested: Default::default(),
                 kept: Vec::new(),
                 sites: Vec::new(),
                 spans: Vec::new(),
@@ -262,6 +282,11 @@ fn closure_word(c: &Rc<Closure>) -> u64 {
     // SAFETY: a closure value's two words are its tag and its pointer, both initialised.
     let words = unsafe { std::ptr::from_ref(&v).cast::<[u64; 2]>().read() };
     words[1]
+}
+
+/// Whether a form is a variable or a constant (evaluating it cannot fail, and costs nothing).
+fn is_leaf(n: &Node) -> bool {
+    matches!(n.kind, NodeKind::Const(_) | NodeKind::Local(..))
 }
 
 /// Whether a body is made of the forms the code makes (see the module's notes).
@@ -324,13 +349,12 @@ fn slots_node(n: &Node) -> usize {
     }
 }
 
-/// Whether `c` can have machine code: a procedure of required parameters only, defined at top
-/// level (its globals are the machine's), whose locals are on the stack and whose body the code
+/// Whether `c` can have machine code: a procedure of required parameters only whose locals are
+/// on the stack (so its body reads no variable of its closure's scope) and whose body the code
 /// makes.
 fn eligible(globals: &Globals, c: &Closure) -> bool {
     let l = &c.lambda;
     c.kind != ClosureKind::Comm
-        && c.env.is_empty()
         && l.optional.is_empty()
         && l.rest.is_none()
         && l.required.len() <= 16
@@ -351,7 +375,7 @@ fn compile(m: &mut Machine, c: &Closure) {
     let jit = &mut *jit;
     let mut todo: Vec<Rc<Lambda>> = Vec::new();
     let mut made: Vec<Rc<Lambda>> = Vec::new();
-    jit.declare(&c.lambda, &mut todo);
+    jit.declare(&c.lambda, &mut todo, !c.env.is_empty());
     while let Some(l) = todo.pop() {
         if jit.define(m, &l, &mut todo).is_err() {
             // Functions declared and never defined would fail every later batch: no more.
@@ -375,9 +399,10 @@ fn compile(m: &mut Machine, c: &Closure) {
                 code,
             )
         };
+        let nested = jit.nested.contains(&Rc::as_ptr(&l));
         l.compiled(&m.globals)
             .native
-            .set(State::Ready(NativeEntry(f)));
+            .set(State::Ready(NativeEntry { f, nested }));
     }
 }
 
@@ -396,9 +421,17 @@ fn proc_signature(module: &JITModule, n: usize) -> Signature {
 
 impl Jit {
     /// Declares `l`'s function and entry, to be defined in this batch (once).
-    fn declare(&mut self, l: &Rc<Lambda>, todo: &mut Vec<Rc<Lambda>>) -> (FuncId, FuncId) {
+    fn declare(
+        &mut self,
+        l: &Rc<Lambda>,
+        todo: &mut Vec<Rc<Lambda>>,
+        nested: bool,
+    ) -> (FuncId, FuncId) {
         if let Some(&ids) = self.funcs.get(&Rc::as_ptr(l)) {
             return ids;
+        }
+        if nested {
+            self.nested.insert(Rc::as_ptr(l));
         }
         let n = l.required.len();
         let sig = proc_signature(&self.module, n);
@@ -471,7 +504,9 @@ impl Jit {
         {
             let mut func = std::mem::replace(&mut self.ctx.func, Function::new());
             let b = FunctionBuilder::new(&mut func, &mut fctx);
+            let nested = self.nested.contains(&Rc::as_ptr(l));
             let mut g = Gen::new(self, m, b, l, nslots, todo);
+            g.nested = nested;
             g.function();
             g.b.finalize(self.module.isa().frontend_config());
             self.ctx.func = func;
@@ -521,6 +556,12 @@ struct Gen<'a, 'j> {
     /// Where a call of itself in tail position goes, its parameters bound again.
     head: Block,
     helpers: HashMap<&'static str, FuncRef>,
+    /// The variable each value read from one was last read from (see `jump_to_self`).
+    reads: HashMap<V, usize>,
+    /// The stack slot values are handed to helpers in, and how many it holds.
+    slot: Option<(cranelift_codegen::ir::StackSlot, usize)>,
+    /// Made for closures not at top level.
+    nested: bool,
 }
 
 impl<'a, 'j> Gen<'a, 'j> {
@@ -580,6 +621,9 @@ impl<'a, 'j> Gen<'a, 'j> {
             exit,
             head,
             helpers,
+            reads: HashMap::new(),
+            slot: None,
+            nested: false,
         }
     }
 
@@ -684,10 +728,19 @@ impl<'a, 'j> Gen<'a, 'j> {
     /// Takes the steps met so far: one addition and comparison, or one by one (out of line)
     /// where the next checkpoint falls among them.
     fn flush(&mut self) {
+        self.take_steps();
+        self.steps.clear();
+    }
+
+    /// Takes the steps met so far, as [`Gen::flush`], but leaves them met, for a path that is
+    /// about to call Rust and then join a path that has not taken them: it gives them back
+    /// after the call ([`Gen::give_back`]), to be taken again where the paths go on together.
+    /// (A path that fails keeps them taken: the error comes after them.) How many.
+    fn take_steps(&mut self) -> i64 {
         if self.steps.is_empty() {
-            return;
+            return 0;
         }
-        let spans: Box<[Span]> = std::mem::take(&mut self.steps).into();
+        let spans: Box<[Span]> = self.steps.clone().into();
         let n = spans.len() as i64;
         let sp = spans.as_ptr();
         self.jit.spans.push(spans);
@@ -710,6 +763,29 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.check(r);
         self.b.ins().jump(done, &[]);
         self.enter(done);
+        n
+    }
+
+    /// Gives back `n` steps taken by [`Gen::take_steps`].
+    fn give_back(&mut self, n: i64) {
+        if n == 0 {
+            return;
+        }
+        let m = self.m;
+        let steps = self.load(types::I64, m, offset_of!(Machine, steps) as i32);
+        let less = self.b.ins().iadd_imm_s(steps, -n);
+        self.store(less, m, offset_of!(Machine, steps) as i32);
+    }
+
+    /// Ends a path of a builtin's call at `merge` with its value, its steps still to take (as on
+    /// the other paths).
+    fn join(&mut self, merge: &Merge, v: Val) {
+        let v = self.own(v);
+        self.b.ins().jump(
+            merge.block,
+            &[BlockArg::Value(v.tag), BlockArg::Value(v.word)],
+        );
+        merge.reached.set(true);
     }
 
     /// Whether a tag is of a kind that owns something.
@@ -842,6 +918,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             sym,
             scope,
             name,
+            nested: self.nested,
         });
         let p: *const Site = &*site;
         self.jit.sites.push(site);
@@ -851,11 +928,19 @@ impl<'a, 'j> Gen<'a, 'j> {
     /// Writes values into a fresh stack slot (the helper they go to takes them over); its
     /// address.
     fn spill(&mut self, vals: &[Val]) -> V {
-        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
-            StackSlotKind::ExplicitSlot,
-            (16 * vals.len().max(1)) as u32,
-            3,
-        ));
+        // One slot serves every call: a helper takes the values over as soon as they are written.
+        let slot = match self.slot {
+            Some((slot, size)) if size >= vals.len() => slot,
+            _ => {
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    (16 * vals.len().max(1)) as u32,
+                    3,
+                ));
+                self.slot = Some((slot, vals.len().max(1)));
+                slot
+            }
+        };
         for (i, v) in vals.iter().enumerate() {
             self.b
                 .ins()
@@ -895,11 +980,13 @@ impl<'a, 'j> Gen<'a, 'j> {
                     .loc(sym, slot)
                     .expect("a flat body's locals resolve") as usize;
                 let (t, w) = self.vars[i];
-                Some(Val {
+                let v = Val {
                     tag: self.b.use_var(t),
                     word: self.b.use_var(w),
                     owned: false,
-                })
+                };
+                self.reads.insert(v.tag, i);
+                Some(v)
             }
             &NodeKind::Global(sym) => {
                 self.steps.push(n.span);
@@ -920,9 +1007,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             } => self.call(n.span, func, args, arg_spans, tail),
             NodeKind::If { test, then, other } => {
                 self.steps.push(n.span);
-                let t = self.node(test, false)?;
-                let yes = self.truth(t);
-                self.let_go(t);
+                let yes = self.test(test)?;
                 self.flush();
                 let (a, b) = (self.block(), self.block());
                 self.b.ins().brif(yes, a, &[], b, &[]);
@@ -978,8 +1063,8 @@ impl<'a, 'j> Gen<'a, 'j> {
                         self.branch_to(&merge, v);
                         return self.at_merge(&merge);
                     };
-                    let t = self.node(test, false)?;
                     if c.body.is_empty() {
+                        let t = self.node(test, false)?;
                         let t = self.own(t);
                         let yes = self.truth(t);
                         self.flush();
@@ -990,8 +1075,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                         self.enter(next);
                         self.let_go(t);
                     } else {
-                        let yes = self.truth(t);
-                        self.let_go(t);
+                        let yes = self.test(test)?;
                         self.flush();
                         let (hit, next) = (self.block(), self.block());
                         self.b.ins().brif(yes, hit, &[], next, &[]);
@@ -1192,13 +1276,15 @@ impl<'a, 'j> Gen<'a, 'j> {
         // A procedure the name holds now, if it can be called directly.
         let direct = match self.globals.get(sym) {
             Some(Value::Closure(c))
-                if eligible(self.globals, c) && c.lambda.required.len() == args.len() =>
+                if eligible(self.globals, c)
+                    && c.env.is_empty()
+                    && !self.jit.nested.contains(&Rc::as_ptr(&c.lambda))
+                    && c.lambda.required.len() == args.len() =>
             {
                 Some(c.clone())
             }
             _ => None,
         };
-        self.flush();
         let name = direct.as_ref().and_then(|c| c.name());
         let site = self.site(span, func.span, spans, sym, name);
         let q = match &direct {
@@ -1208,6 +1294,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         let f = match &direct {
             Some(c) => self.head_of(sym, c, site, q),
             None => {
+                self.flush();
                 let head = self.call_helper("nat_head", &[self.m, site, q]);
                 self.check_tag(head[0]);
                 Val {
@@ -1217,13 +1304,26 @@ impl<'a, 'j> Gen<'a, 'j> {
                 }
             }
         };
+        // A call of itself in tail position takes its arguments as they come: a variable
+        // passed on is moved, not counted (see `jump_to_self`); other paths count them.
+        let to_self = tail
+            && direct
+                .as_ref()
+                .is_some_and(|c| Rc::ptr_eq(&c.lambda, &self.lambda));
         self.temps.push(f);
-        let vals = self.args(args, true);
+        let vals = self.args(args, !to_self);
         self.temps.pop();
         let vals = vals?;
         self.flush();
         let Some(c) = direct else {
             return self.apply(f, &vals, site, tail);
+        };
+        let lent = vals.clone();
+        let vals: Vec<Val> = if to_self {
+            // Counted only where they are not moved (the branches below but the jump).
+            Vec::new()
+        } else {
+            vals
         };
         // The name still holds the procedure: called directly; else the general way.
         let same = self.b.ins().icmp_imm_s(IntCC::Equal, f.tag, SAME);
@@ -1231,11 +1331,12 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.b.ins().brif(same, yes, &[], no, &[]);
         let merge = self.merge();
         self.enter(no);
-        let v = self.apply(f, &vals, site, tail);
+        let counted: Vec<Val> = lent.iter().map(|&v| self.own(v)).collect();
+        let v = self.apply(f, &counted, site, tail);
         self.branch_to(&merge, v);
         self.enter(yes);
-        let v = if tail && Rc::ptr_eq(&c.lambda, &self.lambda) {
-            self.jump_to_self(&vals);
+        let v = if to_self {
+            self.jump_to_self(&lent);
             None
         } else if tail {
             // A call in tail position of another procedure goes back to the caller's loop.
@@ -1289,8 +1390,12 @@ impl<'a, 'j> Gen<'a, 'j> {
             self.b.ins().jump(slow, &[]);
         }
         self.enter(slow);
+        // Only this path reads the name through Rust (which may find it unbound): the steps are
+        // taken before, and given back to be taken with the arguments'.
+        let kept = self.take_steps();
         let head = self.call_helper("nat_head", &[m, site, q]);
         self.check_tag(head[0]);
+        self.give_back(kept);
         self.b.ins().jump(
             merge.block,
             &[BlockArg::Value(head[0]), BlockArg::Value(head[1])],
@@ -1301,8 +1406,35 @@ impl<'a, 'j> Gen<'a, 'j> {
 
     /// A call of itself in tail position: the locals let go, the parameters bound to the
     /// arguments, and round again.
+    /// An argument that is a variable read where it lies takes over that variable's count
+    /// (the variable is let go here anyway), once; any other is counted.
     fn jump_to_self(&mut self, vals: &[Val]) {
-        self.drop_locals();
+        let mut moved = vec![false; self.vars.len()];
+        let mut taken = Vec::with_capacity(vals.len());
+        for &v in vals {
+            let from = (!v.owned)
+                .then(|| self.reads.get(&v.tag).copied())
+                .flatten()
+                .filter(|&j| {
+                    let (t, w) = self.vars[j];
+                    !moved[j] && self.b.use_var(t) == v.tag && self.b.use_var(w) == v.word
+                });
+            match from {
+                Some(j) => {
+                    moved[j] = true;
+                    taken.push(Val { owned: true, ..v });
+                }
+                None => taken.push(self.own(v)),
+            }
+        }
+        for (i, &gone) in moved.iter().enumerate() {
+            if !gone {
+                let (t, w) = self.vars[i];
+                let (tv, wv) = (self.b.use_var(t), self.b.use_var(w));
+                self.release(tv, wv);
+            }
+        }
+        let vals = taken;
         let z = self.iconst(0);
         for i in 0..self.vars.len() {
             let (t, w) = self.vars[i];
@@ -1324,6 +1456,18 @@ impl<'a, 'j> Gen<'a, 'j> {
     /// `f` and the arguments handed over.
     fn apply(&mut self, f: Val, vals: &[Val], site: V, tail: bool) -> Option<Val> {
         self.flush();
+        self.apply_keeping(f, vals, site, tail, 0)
+    }
+
+    /// [`Gen::apply`] after `kept` steps were taken and are to be given back once it returns.
+    fn apply_keeping(
+        &mut self,
+        f: Val,
+        vals: &[Val],
+        site: V,
+        tail: bool,
+        kept: i64,
+    ) -> Option<Val> {
         let args = self.spill(vals);
         let n = self.iconst(vals.len() as i64);
         let t = self.iconst(i64::from(tail));
@@ -1342,6 +1486,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             return None;
         }
         self.check_tag(v.tag);
+        self.give_back(kept);
         Some(v)
     }
 
@@ -1349,7 +1494,7 @@ impl<'a, 'j> Gen<'a, 'j> {
     /// depth counted, the stack looked at every few levels, a call it leaves in tail position
     /// run, and its error given the call site.
     fn direct(&mut self, c: &Rc<Closure>, vals: &[Val], site: V) -> Val {
-        let (fid, eid) = self.jit.declare(&c.lambda, self.todo);
+        let (fid, eid) = self.jit.declare(&c.lambda, self.todo, false);
         let m = self.m;
         let depth_at = offset_of!(Machine, depth) as i32;
         let limit_at = (offset_of!(Machine, budget) + offset_of!(Limits, depth)) as i32;
@@ -1435,14 +1580,64 @@ impl<'a, 'j> Gen<'a, 'j> {
         spans: &[Span],
         tail: bool,
     ) -> Option<Val> {
+        if args.iter().all(is_leaf) {
+            let merge = self.merge();
+            let mut inline = |g: &mut Self, vals: &[Val], site: V| {
+                let v = g.inline(b, vals, site);
+                g.join(&merge, v);
+            };
+            let general = |g: &mut Self, v: Option<Val>| {
+                if let Some(v) = v {
+                    g.join(&merge, v);
+                }
+            };
+            self.leaf_builtin(
+                b,
+                sym,
+                (span, fspan),
+                args,
+                spans,
+                tail,
+                &mut inline,
+                general,
+            );
+            return self.at_merge(&merge);
+        }
+        let (pristine, f, site, vals) = self.builtin_args(b, sym, span, fspan, args, spans)?;
+        let merge = self.merge();
+        let (inline, general) = (self.block(), self.block());
+        self.b.ins().brif(pristine, inline, &[], general, &[]);
+        self.enter(general);
+        let owned: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
+        let kept = self.take_steps();
+        if let Some(v) = self.apply_keeping(f, &owned, site, tail, kept) {
+            self.join(&merge, v);
+        }
+        self.enter(inline);
+        let v = self.inline(b, &vals, site);
+        self.join(&merge, v);
+        self.at_merge(&merge)
+    }
+
+    /// A builtin call's steps, its head read where the walk reads it when the globals are no
+    /// longer pristine (a name once bound stays bound, so the read cannot fail), and its
+    /// arguments: whether the globals are pristine, the head's value (`nil` when they are),
+    /// the call's site and the arguments (borrowed where they can be, but for `cons`).
+    fn builtin_args(
+        &mut self,
+        b: &'static BuiltinDef,
+        sym: Sym,
+        span: Span,
+        fspan: Span,
+        args: &[Node],
+        spans: &[Span],
+    ) -> Option<(V, Val, V, Vec<Val>)> {
         let m = self.m;
         let pristine = self.load(
             types::I8,
             m,
             (offset_of!(Machine, globals) + Globals::PRISTINE_AT) as i32,
         );
-        // Not pristine: the name's value is read where the walk reads it, before the arguments
-        // (a name once bound stays bound, so the read cannot fail).
         let site = self.site(span, fspan, spans, sym, None);
         let head = self.merge();
         let z = self.iconst(0);
@@ -1465,22 +1660,185 @@ impl<'a, 'j> Gen<'a, 'j> {
             owned: true,
         };
         self.temps.push(f);
-        let owned_args = matches!(b.op, Op::Cons);
-        let vals = self.args(args, owned_args);
+        let vals = self.args(args, matches!(b.op, Op::Cons));
         self.temps.pop();
         let vals = vals?;
-        self.flush();
-        let merge = self.merge();
+        Some((pristine, f, site, vals))
+    }
+
+    /// Whether a test of `if` or `cond` holds (its value made and let go, as the walk does).
+    /// A predicate or a comparison of a builtin the name is fixed to answers without a value
+    /// made, while the globals are pristine.
+    fn test(&mut self, n: &Node) -> Option<V> {
+        if let NodeKind::Call {
+            func,
+            args,
+            arg_spans,
+        } = &n.kind
+        {
+            if let NodeKind::Global(sym) = func.kind {
+                let b = self.globals.fixed_builtin(sym).filter(|b| {
+                    matches!(
+                        (b.op, args.len()),
+                        (Op::NullP | Op::PairP | Op::Not, 1)
+                            | (Op::NumEq | Op::Lt | Op::Gt | Op::Le | Op::Ge, 2)
+                    )
+                });
+                if let Some(b) = b {
+                    self.steps.push(n.span);
+                    self.steps.push(func.span);
+                    return self.builtin_test(b, sym, n.span, func.span, args, arg_spans);
+                }
+            }
+        }
+        let t = self.node(n, false)?;
+        let yes = self.truth(t);
+        self.let_go(t);
+        Some(yes)
+    }
+
+    fn builtin_test(
+        &mut self,
+        b: &'static BuiltinDef,
+        sym: Sym,
+        span: Span,
+        fspan: Span,
+        args: &[Node],
+        spans: &[Span],
+    ) -> Option<V> {
+        let merge = self.block();
+        self.b.append_block_param(merge, types::I8);
+        if args.iter().all(is_leaf) {
+            let mut inline = |g: &mut Self, vals: &[Val], site: V| {
+                let yes = g.inline_test(b, vals, site);
+                g.b.ins().jump(merge, &[BlockArg::Value(yes)]);
+            };
+            let general = |g: &mut Self, v: Option<Val>| {
+                let v = v.expect("not in tail position");
+                let yes = g.truth(v);
+                g.let_go(v);
+                g.b.ins().jump(merge, &[BlockArg::Value(yes)]);
+            };
+            self.leaf_builtin(
+                b,
+                sym,
+                (span, fspan),
+                args,
+                spans,
+                false,
+                &mut inline,
+                general,
+            );
+            self.enter(merge);
+            return Some(self.b.block_params(merge)[0]);
+        }
+        let (pristine, f, site, vals) = self.builtin_args(b, sym, span, fspan, args, spans)?;
         let (inline, general) = (self.block(), self.block());
         self.b.ins().brif(pristine, inline, &[], general, &[]);
         self.enter(general);
         let owned: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
-        let v = self.apply(f, &owned, site, tail);
-        self.branch_to(&merge, v);
+        let kept = self.take_steps();
+        let v = self
+            .apply_keeping(f, &owned, site, false, kept)
+            .expect("not in tail position");
+        let yes = self.truth(v);
+        self.let_go(v);
+        self.b.ins().jump(merge, &[BlockArg::Value(yes)]);
         self.enter(inline);
-        let v = self.inline(b, &vals, site);
-        self.branch_to(&merge, Some(v));
-        self.at_merge(&merge)
+        let yes = self.inline_test(b, &vals, site);
+        self.b.ins().jump(merge, &[BlockArg::Value(yes)]);
+        self.enter(merge);
+        Some(self.b.block_params(merge)[0])
+    }
+
+    /// A predicate or a comparison made in place, as whether it holds (see [`Gen::test`]).
+    fn inline_test(&mut self, b: &'static BuiltinDef, vals: &[Val], site: V) -> V {
+        match (b.op, vals) {
+            (Op::NullP, [x]) => {
+                let r = self.b.ins().icmp_imm_s(IntCC::Equal, x.tag, NIL);
+                self.let_go(*x);
+                r
+            }
+            (Op::PairP, [x]) => {
+                let r = self.b.ins().icmp_imm_s(IntCC::Equal, x.tag, PAIR);
+                self.let_go(*x);
+                r
+            }
+            (Op::Not, [x]) => {
+                let t = self.truth(*x);
+                self.let_go(*x);
+                self.b.ins().bxor_imm_u(t, 1)
+            }
+            (_, [x, y]) => {
+                let v = self.ints(b, *x, *y, site);
+                let yes = self.truth(v);
+                self.let_go(v);
+                yes
+            }
+            _ => unreachable!("a predicate of one argument or a comparison of two"),
+        }
+    }
+
+    /// A builtin call whose arguments are all variables or constants, made one of two ways
+    /// chosen once: while the globals are pristine, the fixed builtin made in place
+    /// (`inline`); otherwise the name's value read where the walk reads it, the arguments
+    /// evaluated again (they cost nothing and take the same steps) and the value called the
+    /// general way (`general`, which gets the value, or nothing if the call left in tail
+    /// position). Both paths end with the same steps still to take.
+    #[allow(clippy::too_many_arguments)]
+    fn leaf_builtin(
+        &mut self,
+        b: &'static BuiltinDef,
+        sym: Sym,
+        (span, fspan): (Span, Span),
+        args: &[Node],
+        spans: &[Span],
+        tail: bool,
+        inline: &mut dyn FnMut(&mut Self, &[Val], V),
+        general: impl FnOnce(&mut Self, Option<Val>),
+    ) {
+        let m = self.m;
+        let pristine = self.load(
+            types::I8,
+            m,
+            (offset_of!(Machine, globals) + Globals::PRISTINE_AT) as i32,
+        );
+        let site = self.site(span, fspan, spans, sym, None);
+        let (fast, slow) = (self.block(), self.block());
+        self.b.ins().brif(pristine, fast, &[], slow, &[]);
+        let before = self.steps.clone();
+        self.enter(slow);
+        let z = self.iconst(0);
+        let head = self.call_helper("nat_head", &[m, site, z]);
+        let f = Val {
+            tag: head[0],
+            word: head[1],
+            owned: true,
+        };
+        let vals: Vec<Val> = args
+            .iter()
+            .map(|a| {
+                let v = self.node(a, false).expect("a leaf");
+                self.own(v)
+            })
+            .collect();
+        let kept = self.take_steps();
+        let v = self.apply_keeping(f, &vals, site, tail, kept);
+        general(self, v);
+        self.steps = before;
+        self.enter(fast);
+        let vals: Vec<Val> = args
+            .iter()
+            .map(|a| {
+                let v = self.node(a, false).expect("a leaf");
+                if matches!(b.op, Op::Cons) {
+                    self.own(v)
+                } else {
+                    v
+                }
+            })
+            .collect();
+        inline(self, &vals, site);
     }
 
     /// A builtin made in place (its common cases; the rest through the table, as
@@ -1526,13 +1884,14 @@ impl<'a, 'j> Gen<'a, 'j> {
 
     /// A builtin through the table ([`call_on`]), the arguments handed over.
     fn table(&mut self, b: &'static BuiltinDef, vals: &[Val], site: V) -> Val {
-        self.flush();
+        let kept = self.take_steps();
         let owned: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
         let args = self.spill(&owned);
         let n = self.iconst(owned.len() as i64);
         let bp = self.ptr(b);
         let r = self.call_helper("nat_builtin", &[self.m, bp, args, n, site]);
         self.check_tag(r[0]);
+        self.give_back(kept);
         Val {
             tag: r[0],
             word: r[1],
@@ -1563,15 +1922,27 @@ impl<'a, 'j> Gen<'a, 'j> {
             let word = self.load(types::I64, cur.1, if car { CAR_AT } else { CDR_AT });
             cur = (tag, word);
         }
-        // The half's word is the value's when it is an atom or a pair.
-        let owns = self.owns(cur.0);
+        // The half's word is the value's when it is an atom or a pair; a pair is counted in
+        // place, any other shared value goes through the table.
         let is_pair = self.b.ins().icmp_imm_s(IntCC::Equal, cur.0, PAIR);
-        let not_pair = self.b.ins().bxor_imm_u(is_pair, 1);
-        let other = self.b.ins().band(owns, not_pair);
-        let fast = self.block();
-        self.b.ins().brif(other, slow, &[], fast, &[]);
-        self.enter(fast);
-        self.retain(cur.0, cur.1);
+        let (pair, other, atom) = (self.block(), self.block(), self.block());
+        self.b.ins().brif(is_pair, pair, &[], other, &[]);
+        self.enter(pair);
+        let meta = self.load(types::I32, cur.1, META_AT);
+        let stuck =
+            self.b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, meta, META_STUCK as i64);
+        let inc = self.block();
+        self.b.ins().brif(stuck, atom, &[], inc, &[]);
+        self.enter(inc);
+        let meta2 = self.b.ins().iadd_imm_s(meta, ONE as i64);
+        self.store(meta2, cur.1, META_AT);
+        self.b.ins().jump(atom, &[]);
+        self.enter(other);
+        let owns = self.owns(cur.0);
+        self.b.ins().brif(owns, slow, &[], atom, &[]);
+        self.enter(atom);
         self.let_go(x);
         self.b.ins().jump(
             merge.block,
@@ -1652,11 +2023,17 @@ unsafe fn take_args(args: *mut Raw, n: usize) -> Vec<Value> {
 /// A global's value (as the closures' `lookup_global_in`); for an unbound name, the locals in
 /// scope are made into frames for the diagnostic, which names them (their values are in
 /// registers, and the diagnostic does not show them).
-fn global_in(m: &Machine, sym: Sym, scope: &Scope, span: Span) -> crate::eval::machine::R<Value> {
+fn global_in(m: &Machine, site: &Site, span: Span) -> crate::eval::machine::R<Value> {
+    let (sym, scope) = (site.sym, &site.scope);
     if let Some(v) = m.globals.get(sym) {
         return Ok(crate::eval::env::share(v));
     }
-    let mut env = Env::new();
+    let mut env = if site.nested && !m.native_env.is_null() {
+        // SAFETY: the scope of the closure running, set by `run` for the length of its call.
+        unsafe { (*m.native_env).clone() }
+    } else {
+        Env::new()
+    };
     for (names, _) in scope.iter().flat_map(|s| s.iter()) {
         let f = env.extend(names.len());
         for &n in names {
@@ -1725,7 +2102,7 @@ unsafe extern "C" fn nat_builtin(
 unsafe extern "C" fn nat_global(m: *mut Machine, site: *const Site) -> Raw {
     // SAFETY: as above.
     let (m, site) = unsafe { (&mut *m, &*site) };
-    let r = global_in(m, site.sym, &site.scope, site.span);
+    let r = global_in(m, site, site.span);
     Raw::result(m, r)
 }
 
@@ -1738,7 +2115,7 @@ unsafe extern "C" fn nat_head(m: *mut Machine, site: *const Site, q: *const Clos
         Some(Value::Closure(c)) if std::ptr::eq(Rc::as_ptr(c), q) => Raw::words(SAME as u64, 0),
         Some(v) => Raw::of(v.clone()),
         None => {
-            let r = global_in(m, site.sym, &site.scope, site.fspan);
+            let r = global_in(m, site, site.fspan);
             Raw::result(m, r)
         }
     }
@@ -1767,29 +2144,38 @@ unsafe extern "C" fn nat_apply(
     // SAFETY: as above; `f` and the arguments handed over.
     let (m, site) = unsafe { (&mut *m, &*site) };
     let f = unsafe { Raw::words(ft, fw).value() };
-    let mut vals = unsafe { take_args(args, n as usize) };
+    let n = n as usize;
     let (span, fspan) = (site.span, site.fspan);
-    match f {
-        Value::Builtin(b) if vals.len() <= INLINE_ARGS => {
-            // SAFETY: values owned here.
-            unsafe { call_on(m, b, &mut vals, span, &site.spans) }
-        }
-        Value::Closure(c) if Machine::binds_directly(&c, vals.len()) => {
-            if c.lambda.compiled(&m.globals).is_flat() {
-                let base = m.stack.values.len();
-                m.stack.values.extend(vals);
-                if tail != 0 {
-                    m.pending.flat_tail(c, base, span)
-                } else {
-                    m.call_flat(c, base, span)
-                }
-            } else if tail != 0 {
-                m.pending.tail(c, Entry::Args(vals), span)
-            } else {
-                let r = m.enter(c, Entry::Args(vals), span);
-                Raw::result(m, r)
+    // The common calls take their arguments where they lie: onto the stack for a procedure
+    // whose locals live there, into a buffer for a builtin.
+    let f = match f {
+        Value::Closure(c)
+            if Machine::binds_directly(&c, n) && c.lambda.compiled(&m.globals).is_flat() =>
+        {
+            let base = m.stack.values.len();
+            for i in 0..n {
+                // SAFETY: the arguments handed over, each moved once.
+                m.stack.push(unsafe { args.add(i).read() });
             }
+            return if tail != 0 {
+                m.pending.flat_tail(c, base, span)
+            } else {
+                m.call_flat(c, base, span)
+            };
         }
+        Value::Builtin(b) if n <= INLINE_ARGS => {
+            let mut vals: [Value; INLINE_ARGS] = Default::default();
+            for (i, v) in vals.iter_mut().enumerate().take(n) {
+                // SAFETY: as above; the slot held `Nil`, which owns nothing.
+                std::mem::forget(std::mem::replace(v, unsafe { args.add(i).read().value() }));
+            }
+            // SAFETY: values owned here; the slots past `n` hold `Nil`.
+            return unsafe { call_on(m, b, &mut vals[..n], span, &site.spans) };
+        }
+        f => f,
+    };
+    let vals = unsafe { take_args(args, n) };
+    match f {
         Value::Closure(c) if c.kind != ClosureKind::Comm => {
             if tail != 0 {
                 m.pending.tail(c, Entry::Args(vals), span)

@@ -1357,7 +1357,20 @@ mod random {
                     self.int(scope, s / 4),
                     self.int(scope, s / 4)
                 ),
-                9 => self.let_form(scope, s, Ty::Int),
+                9 => match self.pick(3) {
+                    // A closure over the locals, called once or twice.
+                    0 => {
+                        let mut inner = scope.clone();
+                        inner.push(("z".to_string(), Ty::Int));
+                        let body = self.int(&mut inner, s / 2);
+                        let (a, b) = (self.int(scope, s / 4), self.int(scope, s / 4));
+                        match self.pick(2) {
+                            0 => format!("((lambda (z) {body}) {a})"),
+                            _ => format!("(let ((h (lambda (z) {body}))) (+ (h {a}) (h {b})))"),
+                        }
+                    }
+                    _ => self.let_form(scope, s, Ty::Int),
+                },
                 10..=12 => self.call(scope, s),
                 // Rarely `set!` (which keeps a body from being compiled), else `begin`.
                 13 => match self.var(scope, Ty::Int).filter(|v| v != "d") {

@@ -536,6 +536,38 @@ fn form_programs() -> Vec<String> {
             "(define (maker k) (if (< k 299) (lambda (x) (+ x k)) k))",
             "((maker i) 1)",
         ),
+        // Closures made and kept: a counter over a shared binding, a closure seeing its
+        // variable assigned after it was made, one kept in a global and called hot, three
+        // levels of nesting, an unbound name and a wrong count of arguments late.
+        "(define (make-counter) (let ((n 0)) (lambda () (set! n (+ n 1)) n))) \
+         (define c (make-counter)) \
+         (define (drive i last) (if (= i 500) (list last (c)) (drive (+ i 1) (c)))) (drive 0 0)"
+            .to_string(),
+        hot(
+            300,
+            "(define (f x) (let ((g (lambda () x))) (set! x (+ x 1)) (g)))",
+            "(f i)",
+        ),
+        hot(
+            400,
+            "(define (adder k) (lambda (x) (+ x k))) (define add5 (adder 5))",
+            "(add5 (if (< i 299) i 'x))",
+        ),
+        hot(
+            300,
+            "(define (f a) (lambda (b) (lambda (c) (list a b c (+ a b c)))))",
+            "(((f 1) i) (* i 2))",
+        ),
+        hot(
+            400,
+            "(define (f abc) (lambda (xyz) (if (< xyz 299) xyz (abx xyz))))",
+            "((f 1) i)",
+        ),
+        hot(
+            400,
+            "(define (f k) (lambda (x y) (+ x y k)))",
+            "(if (< i 299) ((f i) i 1) ((f i) i))",
+        ),
         // Named `let` loops calling flat procedures.
         "(define (sq x) (* x x)) (define (inc x) (+ x 1)) \
          (let loop ((i 0) (acc 0)) (if (= i 2000) acc (loop (inc i) (+ acc (modulo (sq i) 7)))))"
@@ -724,6 +756,13 @@ fn deep_programs() -> Vec<(String, Limits)> {
                      (w 0) (count 100)"
             ),
             depth(100),
+        ),
+        // A closure recursing through the global that holds it, thousands deep.
+        (
+            "(define (mk k) (lambda (n) (if (= n 0) k (+ 1 (g (- n 1)))))) (define g (mk 7)) \
+             (list (g 5000) (g 10))"
+                .to_string(),
+            d,
         ),
         // An error at the bottom of thousands of compiled frames, each a call site.
         (

@@ -1008,13 +1008,15 @@ impl<'a, 'j> Gen<'a, 'j> {
             NodeKind::If { test, then, other } => {
                 self.steps.push(n.span);
                 let yes = self.test(test)?;
-                self.flush();
+                // The steps met so far are taken on each branch, with the branch's own.
+                let met = self.steps.clone();
                 let (a, b) = (self.block(), self.block());
                 self.b.ins().brif(yes, a, &[], b, &[]);
                 let merge = self.merge();
                 self.enter(a);
                 let v = self.node(then, tail);
                 self.branch_to(&merge, v);
+                self.steps = met;
                 self.enter(b);
                 let v = match other {
                     Some(o) => self.node(o, tail),
@@ -1038,7 +1040,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                     let v = self.node(f, false)?;
                     let v = self.own(v);
                     let yes = self.truth(v);
-                    self.flush();
+                    let met = self.steps.clone();
                     let (decided, next) = (self.block(), self.block());
                     if or {
                         self.b.ins().brif(yes, decided, &[], next, &[]);
@@ -1047,6 +1049,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                     }
                     self.enter(decided);
                     self.branch_to(&merge, Some(v));
+                    self.steps = met;
                     self.enter(next);
                     self.let_go(v);
                 }
@@ -1067,21 +1070,23 @@ impl<'a, 'j> Gen<'a, 'j> {
                         let t = self.node(test, false)?;
                         let t = self.own(t);
                         let yes = self.truth(t);
-                        self.flush();
+                        let met = self.steps.clone();
                         let (hit, next) = (self.block(), self.block());
                         self.b.ins().brif(yes, hit, &[], next, &[]);
                         self.enter(hit);
                         self.branch_to(&merge, Some(t));
+                        self.steps = met;
                         self.enter(next);
                         self.let_go(t);
                     } else {
                         let yes = self.test(test)?;
-                        self.flush();
+                        let met = self.steps.clone();
                         let (hit, next) = (self.block(), self.block());
                         self.b.ins().brif(yes, hit, &[], next, &[]);
                         self.enter(hit);
                         let v = self.seq(&c.body, tail);
                         self.branch_to(&merge, v);
+                        self.steps = met;
                         self.enter(next);
                     }
                 }

@@ -639,8 +639,8 @@ fn form_programs() -> Vec<String> {
            (drive (+ i 1) (keep (string-append acc \"\") 3)))) \
          (string-append (drive 0 \"x\") (keep \"y\" 10))"
             .to_string(),
-        // A procedure defined as a lambda at top level, and one closed over a `let` (which is
-        // not compiled), calling each other.
+        // A procedure defined as a lambda at top level, and one closed over a `let`, calling
+        // each other.
         hot(
             300,
             "(define f (lambda (x) (+ x 1))) \

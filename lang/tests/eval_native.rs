@@ -1733,3 +1733,25 @@ proptest! {
         prop_assert!(both[0] == both[1], "{}", differ(&p, steps(b), &both));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(24),
+        ..ProptestConfig::default()
+    })]
+
+    /// A random program, then the procedures of another defined over its own at top level (of
+    /// other bodies and arities), then the first program's loop again: as a REPL session does,
+    /// with the loop's compiled code calling procedures redefined under it.
+    #[test]
+    fn random_sessions_answer_as_closures(
+        first in prop::collection::vec(any::<u8>(), 0..300),
+        second in prop::collection::vec(any::<u8>(), 0..300),
+    ) {
+        let p = random::program(&first);
+        let q = random::program(&second);
+        let defs = q.split("(define (drive").next().unwrap_or_default().to_string();
+        let sources = [p.as_str(), defs.as_str(), "(drive 0 0)"];
+        on_fresh_thread(|| run_session(&sources, Limits::default()));
+    }
+}

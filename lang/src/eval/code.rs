@@ -33,7 +33,7 @@
 //! looks at every such level (code may nest up to `Limits::CODE_NESTING` deep).
 
 mod native;
-pub use native::{native_enabled, set_native};
+pub use native::{native_enabled, set_native, set_native_after};
 
 use std::cell::OnceCell;
 use std::mem::{ManuallyDrop, MaybeUninit};

@@ -8,7 +8,13 @@
 //! step budget running out in the middle of a hot procedure.
 
 use proptest::prelude::*;
-use ttdl_lang::eval::code::set_native;
+use ttdl_lang::eval::code::{set_native, set_native_after};
+
+/// The tier on or off, procedures compiled after a few calls (so short programs reach the code).
+fn tier(native: bool) {
+    set_native(native);
+    set_native_after(8);
+}
 use ttdl_lang::{Interpreter, Limits};
 
 /// Turns the tier back on (the default) when a run ends, even by a panic, so a failing test
@@ -33,7 +39,7 @@ fn run_one(src: &str, limits: Limits, native: bool) -> (String, u64) {
     }
     let run = std::panic::catch_unwind(|| {
         let _restore = NativeOn;
-        set_native(native);
+        tier(native);
         let mut i = Interpreter::new(limits);
         let out = answer(&mut i, "t.ttdl", src);
         (out, i.machine().steps)
@@ -76,7 +82,7 @@ fn run_session(sources: &[&str], limits: Limits) {
     let both = [true, false].map(|native| {
         let run = std::panic::catch_unwind(|| {
             let _restore = NativeOn;
-            set_native(native);
+            tier(native);
             let mut i = Interpreter::new(limits);
             sources
                 .iter()

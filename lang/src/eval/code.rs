@@ -28,12 +28,16 @@
 //! call's base; a call in tail position between such procedures moves its arguments down over
 //! the caller's slots and runs in the same region. Every other body keeps pooled frames.
 //!
+//! Machine code: a procedure of this kind made of the forms list programs use is compiled to
+//! machine code once it has been called often ([`native`]); its closures still run it where the
+//! code was not made (the switch off, or a form the code does not make).
+//!
 //! Stack: a non-tail procedure call counts its nesting and looks at the room left on the stack
 //! every few levels ([`Machine::enter`]); a body nested deeper than [`LEVELS_PER_CHECK`] forms
 //! looks at every such level (code may nest up to `Limits::CODE_NESTING` deep).
 
 mod native;
-pub use native::{native_enabled, set_native};
+pub use native::{native_enabled, set_native, set_native_after};
 
 use std::cell::OnceCell;
 use std::mem::{ManuallyDrop, MaybeUninit};

@@ -7,7 +7,9 @@
 //!   variable reference's frame and slot
 //! - `exec`: evaluation with a trampoline for tail calls and a depth budget (top-level forms, the
 //!   forms rare in procedures, and procedure calls); `code`: procedure bodies compiled once into
-//!   closures that return values in registers, with the walk's steps, answers and errors
+//!   closures that return values in registers, with the walk's steps, answers and errors, and
+//!   `code::native`: the bodies of hot list procedures compiled to machine code (Cranelift),
+//!   with the same steps, answers and errors
 //! - `builtins` (+ `numeric`, `format`): the builtin procedures, in one table
 //! - `comm_forms`: `deftask`, `task`, `defmessage`, `define-comm` calls, stream forms
 //! - `network_forms`: `make-network`, `network-tasks`, `neighbor`, mappings, `target`

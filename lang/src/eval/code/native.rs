@@ -61,6 +61,8 @@ use ttdl_ir::limits::Limits;
 thread_local! {
     /// Whether procedure bodies may be compiled to machine code on this thread.
     static NATIVE: Cell<bool> = const { Cell::new(!cfg!(miri)) };
+    /// Calls of a procedure before its body is compiled (see [`HOT`]).
+    static AFTER: Cell<u32> = const { Cell::new(HOT) };
     /// The machine code of this thread (made on first use, never freed).
     static JIT: OnceCell<&'static RefCell<Jit>> = const { OnceCell::new() };
 }
@@ -78,9 +80,18 @@ pub fn native_enabled() -> bool {
     NATIVE.with(Cell::get)
 }
 
-/// Calls of a procedure before its body is compiled to machine code: a procedure called a few
-/// times costs no compilation.
-const HOT: u32 = 8;
+/// Sets how many calls of a procedure come before its body is compiled to machine code, on this
+/// thread ([`HOT`] by default): tests set it low to compile procedures that few calls reach.
+pub fn set_native_after(calls: u32) {
+    AFTER.with(|a| a.set(calls.max(1)));
+}
+
+/// Calls of a procedure before its body is compiled to machine code. Compiling a procedure
+/// takes some 10 to 30 ms (Cranelift's passes over a function that holds every path the
+/// procedure's forms can take); a thousand calls of a small procedure take about a
+/// millisecond as closures, so a procedure called fewer times than this costs no compilation,
+/// and one called more pays it back many times over.
+const HOT: u32 = 1000;
 
 /// Procedures one thread compiles at most.
 const MAX_FUNCTIONS: usize = 4096;
@@ -135,7 +146,7 @@ pub(super) fn ready(m: &mut Machine, c: &Closure, body: &CompiledBody) -> Option
 #[cold]
 #[inline(never)]
 fn warm(m: &mut Machine, c: &Closure, body: &CompiledBody, n: u32) -> Option<NativeEntry> {
-    if n + 1 < HOT {
+    if n + 1 < AFTER.with(Cell::get) {
         body.native.set(State::Cold(n + 1));
         return None;
     }
@@ -228,6 +239,9 @@ fn jit() -> &'static RefCell<Jit> {
             let mut flags = settings::builder();
             // Settings Cranelift always accepts; a failure here is a bug, not an input.
             flags.set("opt_level", "speed").expect("opt_level");
+            flags
+                .set("enable_verifier", "false")
+                .expect("enable_verifier");
             let isa = cranelift_native::builder()
                 .expect("host machine")
                 .finish(settings::Flags::new(flags))
@@ -2098,7 +2112,18 @@ unsafe extern "C" fn nat_builtin(
     // SAFETY: the machine running the code; a builtin of the table; the arguments handed over;
     // a site the code keeps.
     let (m, b, site) = unsafe { (&mut *m, &*b, &*site) };
-    let mut vals = unsafe { take_args(args, n as usize) };
+    let n = n as usize;
+    if n <= INLINE_ARGS {
+        // In a buffer on the Rust stack: a vector was an allocation per call.
+        let mut vals: [Value; INLINE_ARGS] = Default::default();
+        for (i, v) in vals.iter_mut().enumerate().take(n) {
+            // SAFETY: the arguments handed over, each moved once; the slot held `Nil`.
+            std::mem::forget(std::mem::replace(v, unsafe { args.add(i).read().value() }));
+        }
+        // SAFETY: values owned here; the slots past `n` hold `Nil`.
+        return unsafe { call_on(m, b, &mut vals[..n], site.span, &site.spans) };
+    }
+    let mut vals = unsafe { take_args(args, n) };
     // SAFETY: values owned here.
     unsafe { call_on(m, b, &mut vals, site.span, &site.spans) }
 }

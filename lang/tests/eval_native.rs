@@ -1748,16 +1748,25 @@ proptest! {
 
     /// A random program, then the procedures of another defined over its own at top level (of
     /// other bodies and arities), then the first program's loop again: as a REPL session does,
-    /// with the loop's compiled code calling procedures redefined under it.
+    /// with the loop's compiled code calling procedures redefined under it. Half the sessions
+    /// run under a step budget that stops the first program part of the way (each source
+    /// starts afresh), so the later sources run after one stopped inside compiled code.
     #[test]
     fn random_sessions_answer_as_closures(
         first in prop::collection::vec(any::<u8>(), 0..300),
         second in prop::collection::vec(any::<u8>(), 0..300),
+        cut in 0u64..2000,
     ) {
         let p = random::program(&first);
         let q = random::program(&second);
         let defs = q.split("(define (drive").next().unwrap_or_default().to_string();
         let sources = [p.as_str(), defs.as_str(), "(drive 0 0)"];
-        on_fresh_thread(|| run_session(&sources, Limits::default()));
+        let limits = if cut < 1000 {
+            let (_, t) = run_one(&p, Limits::default(), false);
+            steps(t * cut / 1000)
+        } else {
+            Limits::default()
+        };
+        on_fresh_thread(|| run_session(&sources, limits));
     }
 }

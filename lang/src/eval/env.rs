@@ -310,18 +310,26 @@ impl Env {
 pub struct Globals {
     slots: Rc<Vec<Option<Value>>>,
     pristine: bool,
-    /// Where the slots lie and how many there are, kept beside them for code made at run time
-    /// (`code::native`), which reads a slot where it lies.
-    base: usize,
-    len: usize,
+    /// A number no other assignment of any machine's globals has: it changes at every `set`
+    /// (0 before any), so code made at run time (`code::native`) that saw a global hold a
+    /// procedure at this number knows it still does while the number stays.
+    version: u64,
 }
+
+/// The next [`Globals::version`] (process-wide, so two machines that share a history never
+/// number different assignments alike).
+static NEXT_VERSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Globals {
     /// Where the pristine flag lies in a `Globals` (for code made at run time, `code::native`).
     pub(crate) const PRISTINE_AT: usize = std::mem::offset_of!(Globals, pristine);
-    /// Where the address of the slots and their number lie.
-    pub(crate) const BASE_AT: usize = std::mem::offset_of!(Globals, base);
-    pub(crate) const LEN_AT: usize = std::mem::offset_of!(Globals, len);
+    /// Where the version lies.
+    pub(crate) const VERSION_AT: usize = std::mem::offset_of!(Globals, version);
+
+    /// See [`Globals::version`].
+    pub(crate) fn version(&self) -> u64 {
+        self.version
+    }
 
     #[inline]
     pub fn get(&self, sym: Sym) -> Option<&Value> {
@@ -338,8 +346,7 @@ impl Globals {
             self.pristine = false;
         }
         slots[i] = Some(value);
-        self.base = slots.as_ptr() as usize;
-        self.len = slots.len();
+        self.version = NEXT_VERSION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The builtins are installed: from here on the globals are pristine until one of them is

@@ -108,7 +108,6 @@ const PAIR: i64 = 7;
 /// The kinds that own something (a count on a shared value): strings, pairs, closures, macros,
 /// messages, networks (as [`Value::owns_something`]).
 const OWNS: i64 = (1 << 4) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 12) | (1 << 13);
-const CLOSURE: i64 = 8;
 /// What [`nat_head`] answers for a name that still holds the procedure a call was made for.
 const SAME: i64 = 70;
 
@@ -205,6 +204,9 @@ struct Site {
     name: Option<Sym>,
     /// The procedure's closures have a scope ([`Machine::native_env`]).
     nested: bool,
+    /// The globals' version at which the head last held the procedure called directly
+    /// (`u64::MAX`: none yet).
+    seen: Cell<u64>,
 }
 
 /// The functions of a thread's code, and what they keep alive.
@@ -276,26 +278,6 @@ fn jit() -> &'static RefCell<Jit> {
             })))
         })
     })
-}
-
-/// Whether a global slot (an `Option<Value>`) is laid out as its value is, so code can read
-/// it where it lies: `None` is a tag no value has (checked once, on the values themselves).
-fn slots_readable() -> bool {
-    if std::mem::size_of::<Option<Value>>() != std::mem::size_of::<Value>() {
-        return false;
-    }
-    let some = Some(Value::Int(-7));
-    // SAFETY: 16 bytes of an initialised `Option<Value>` read as two words (an `Int` fills both).
-    let words = unsafe { std::ptr::from_ref(&some).cast::<[u64; 2]>().read() };
-    words == [INT as u64, (-7i64) as u64]
-}
-
-/// The payload word of a closure's value (its `Rc`'s pointer, as a global slot holds it).
-fn closure_word(c: &Rc<Closure>) -> u64 {
-    let v = Value::Closure(c.clone());
-    // SAFETY: a closure value's two words are its tag and its pointer, both initialised.
-    let words = unsafe { std::ptr::from_ref(&v).cast::<[u64; 2]>().read() };
-    words[1]
 }
 
 /// Whether a form is a variable or a constant (evaluating it cannot fail, and costs nothing).
@@ -933,6 +915,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             scope,
             name,
             nested: self.nested,
+            seen: Cell::new(u64::MAX),
         });
         let p: *const Site = &*site;
         self.jit.sites.push(site);
@@ -1311,7 +1294,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             None => self.iconst(0),
         };
         let f = match &direct {
-            Some(c) => self.head_of(sym, c, site, q),
+            Some(_) => self.head_of(site, q),
             None => {
                 self.flush();
                 let head = self.call_helper("nat_head", &[self.m, site, q]);
@@ -1377,37 +1360,28 @@ impl<'a, 'j> Gen<'a, 'j> {
     /// What a call's head names, for a call made directly to `c` while the name holds it: the
     /// slot read where it lies ([`SAME`] when it holds `c`), and only otherwise its value read
     /// through Rust (or its error).
-    fn head_of(&mut self, sym: Sym, c: &Rc<Closure>, site: V, q: V) -> Val {
+    fn head_of(&mut self, site: V, q: V) -> Val {
         let m = self.m;
         let merge = self.merge();
         let slow = self.block();
-        if slots_readable() {
-            let g = offset_of!(Machine, globals);
-            let base = self.load(types::I64, m, (g + Globals::BASE_AT) as i32);
-            let len = self.load(types::I64, m, (g + Globals::LEN_AT) as i32);
-            let i = sym.index() as i64;
-            let inside = self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, len, i);
-            let read = self.block();
-            self.b.ins().brif(inside, read, &[], slow, &[]);
-            self.enter(read);
-            let tag = self.load(types::I64, base, (16 * i) as i32);
-            let word = self.load(types::I64, base, (16 * i + 8) as i32);
-            let want = self.iconst(closure_word(c) as i64);
-            let t_ok = self.b.ins().icmp_imm_s(IntCC::Equal, tag, CLOSURE);
-            let w_ok = self.b.ins().icmp(IntCC::Equal, word, want);
-            let same = self.b.ins().band(t_ok, w_ok);
-            let hit = self.block();
-            self.b.ins().brif(same, hit, &[], slow, &[]);
-            self.enter(hit);
-            let s = self.iconst(SAME);
-            let z = self.iconst(0);
-            self.b
-                .ins()
-                .jump(merge.block, &[BlockArg::Value(s), BlockArg::Value(z)]);
-            merge.reached.set(true);
-        } else {
-            self.b.ins().jump(slow, &[]);
-        }
+        // The name held `c` when the globals were last at the number this site saw (a number
+        // changes at every assignment of a global): then it still does.
+        let version = self.load(
+            types::I64,
+            m,
+            (offset_of!(Machine, globals) + Globals::VERSION_AT) as i32,
+        );
+        let seen = self.load(types::I64, site, offset_of!(Site, seen) as i32);
+        let same = self.b.ins().icmp(IntCC::Equal, version, seen);
+        let hit = self.block();
+        self.b.ins().brif(same, hit, &[], slow, &[]);
+        self.enter(hit);
+        let s = self.iconst(SAME);
+        let z = self.iconst(0);
+        self.b
+            .ins()
+            .jump(merge.block, &[BlockArg::Value(s), BlockArg::Value(z)]);
+        merge.reached.set(true);
         self.enter(slow);
         // Only this path reads the name through Rust (which may find it unbound): the steps are
         // taken before, and given back to be taken with the arguments'.
@@ -2142,7 +2116,10 @@ unsafe extern "C" fn nat_head(m: *mut Machine, site: *const Site, q: *const Clos
     // SAFETY: as above.
     let (m, site) = unsafe { (&mut *m, &*site) };
     match m.globals.get(site.sym) {
-        Some(Value::Closure(c)) if std::ptr::eq(Rc::as_ptr(c), q) => Raw::words(SAME as u64, 0),
+        Some(Value::Closure(c)) if std::ptr::eq(Rc::as_ptr(c), q) => {
+            site.seen.set(m.globals.version());
+            Raw::words(SAME as u64, 0)
+        }
         Some(v) => Raw::of(v.clone()),
         None => {
             let r = global_in(m, site, site.fspan);

@@ -938,17 +938,15 @@ fn redefinition_programs() -> Vec<String> {
     ]
 }
 
-/// Programs on which the tier does not answer as the closures do yet, each the smallest found;
-/// `cargo test -p ttdl-lang --test all eval_native -- --ignored` runs them.
+/// Programs on which the tier once answered otherwise than the closures, each the smallest found.
 fn known_differences() -> Vec<String> {
     vec![
-        // An `else` clause with no body: `#t` as closures, `nil` once `f` is compiled.
+        // An `else` clause with no body: `#t`, as the closures (the tier answered `nil`).
         hot(20, "(define (f) (cond (else)))", "(f)"),
     ]
 }
 
 #[test]
-#[ignore = "the tier differs from the closures on these (see `known_differences`)"]
 fn known_differences_answer_as_closures() {
     for p in known_differences() {
         run_both(&p, Limits::default());

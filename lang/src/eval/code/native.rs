@@ -1059,7 +1059,12 @@ impl<'a, 'j> Gen<'a, 'j> {
                 let merge = self.merge();
                 for c in clauses {
                     let Some(test) = &c.test else {
-                        let v = self.seq(&c.body, tail);
+                        // `else` with no body answers `#t` (its test's value), as the walk.
+                        let v = if c.body.is_empty() {
+                            Some(self.atom(BOOL, 1))
+                        } else {
+                            self.seq(&c.body, tail)
+                        };
                         self.branch_to(&merge, v);
                         return self.at_merge(&merge);
                     };

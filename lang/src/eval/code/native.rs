@@ -4,21 +4,23 @@
 //! The closures of [`super`] remove the walk's dispatch but keep a machine made of Rust calls:
 //! each node a boxed closure with its prologue, each procedure call five Rust frames and a
 //! region of the value stack, each value moved through memory between them. A procedure whose
-//! locals are on the stack (see [`super`]), defined at top level, whose body holds only the
-//! forms list programs are made of — constants, locals, calls, `if`, `cond`, `and`, `or`,
-//! `begin`, `let`, `let*` — is compiled here, once it has been called [`HOT`] times, into one
-//! machine-code function: its locals live in registers, a call of such a procedure named
-//! globally is a machine call (its arguments in registers, its value in two), a call of itself
-//! in tail position is a jump, and `car`, `cdr`, the predicates, `cons` and integer arithmetic
-//! and comparisons of a builtin named globally while the globals are pristine are made in
-//! place, counts included.
+//! locals are on the stack (see [`super`]) and whose body holds only the forms list programs
+//! are made of — constants, locals, calls, `if`, `cond`, `and`, `or`, `begin`, `let`, `let*` — is
+//! compiled here, once it has been called [`HOT`] times, into one machine-code function: its
+//! locals live in registers, a call of such a procedure defined at top level and named globally
+//! is a machine call (its arguments in registers, its value in two), a call of itself in tail
+//! position is a jump (a variable passed on moved, not counted), and `car`, `cdr`, the
+//! predicates, `cons` and integer arithmetic and comparisons of a builtin named globally while
+//! the globals are pristine are made in place, counts included.
 //!
 //! Nothing about the answers changes: every node still takes its step, in the walk's order (the
 //! steps between two things that can fail or look at the count are taken with one addition and
 //! one comparison, and one by one where a checkpoint falls among them, so a budget runs out at
-//! the same step and span); a global is read at the moment the walk reads it (a call of a
-//! procedure named globally is made directly only while the name still holds the procedure the
-//! code was made for, which the code keeps alive); every error, and everything the code does not
+//! the same step and span; steps met before a path that calls Rust are taken there and given
+//! back after, to be taken with those that follow); a global is read at the moment the walk
+//! reads it (a call of a procedure named globally is made directly only while the name still
+//! holds the procedure the code was made for, which the code keeps alive, known from the
+//! globals' version); every error, and everything the code does not
 //! make in place — a builtin's other cases, a call of anything else, a call in tail position of
 //! another procedure — goes through the same Rust functions as the closures ([`call_on`],
 //! [`Machine::call_flat`], [`Pending`]). A test runs programs with this tier on and off and
@@ -1325,25 +1327,19 @@ impl<'a, 'j> Gen<'a, 'j> {
         let Some(c) = direct else {
             return self.apply(f, &vals, site, tail);
         };
-        let lent = vals.clone();
-        let vals: Vec<Val> = if to_self {
-            // Counted only where they are not moved (the branches below but the jump).
-            Vec::new()
-        } else {
-            vals
-        };
-        // The name still holds the procedure: called directly; else the general way.
+        // The name still holds the procedure: called directly; else the general way (the
+        // arguments of a call of itself counted there, where they are not moved).
         let same = self.b.ins().icmp_imm_s(IntCC::Equal, f.tag, SAME);
         let (yes, no) = (self.block(), self.block());
         self.b.ins().brif(same, yes, &[], no, &[]);
         let merge = self.merge();
         self.enter(no);
-        let counted: Vec<Val> = lent.iter().map(|&v| self.own(v)).collect();
+        let counted: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
         let v = self.apply(f, &counted, site, tail);
         self.branch_to(&merge, v);
         self.enter(yes);
         let v = if to_self {
-            self.jump_to_self(&lent);
+            self.jump_to_self(&vals);
             None
         } else if tail {
             // A call in tail position of another procedure goes back to the caller's loop.
@@ -1362,9 +1358,9 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.at_merge(&merge)
     }
 
-    /// What a call's head names, for a call made directly to `c` while the name holds it: the
-    /// slot read where it lies ([`SAME`] when it holds `c`), and only otherwise its value read
-    /// through Rust (or its error).
+    /// What a call's head names, for a call made directly to the procedure at `q` while the name
+    /// holds it: [`SAME`] when the globals' version says it still does, and only otherwise its
+    /// value read through Rust (`SAME` again, another value, or the error of an unbound name).
     fn head_of(&mut self, site: V, q: V) -> Val {
         let m = self.m;
         let merge = self.merge();

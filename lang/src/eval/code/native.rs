@@ -31,7 +31,7 @@
 //! without end stops compiling rather than growing), and neither are the procedures its calls
 //! are guarded by.
 
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::mem::offset_of;
 use std::rc::Rc;
@@ -65,8 +65,8 @@ thread_local! {
     static NATIVE: Cell<bool> = const { Cell::new(!cfg!(miri)) };
     /// Calls of a procedure before its body is compiled (see [`HOT`]).
     static AFTER: Cell<u32> = const { Cell::new(HOT) };
-    /// The machine code of this thread (made on first use, never freed).
-    static JIT: OnceCell<&'static RefCell<Jit>> = const { OnceCell::new() };
+    /// The machine code of this thread, made on first use (`None` after: no room for it).
+    static JIT: RefCell<Option<Option<Jit>>> = const { RefCell::new(None) };
 }
 
 /// Turns compiling procedure bodies to machine code on or off for this thread (on by default,
@@ -213,7 +213,7 @@ struct Site {
 
 /// The functions of a thread's code, and what they keep alive.
 struct Jit {
-    module: JITModule,
+    module: std::mem::ManuallyDrop<JITModule>,
     ctx: Context,
     fctx: FunctionBuilderContext,
     helpers: HashMap<&'static str, FuncId>,
@@ -237,49 +237,65 @@ struct Jit {
     broken: bool,
 }
 
-fn jit() -> &'static RefCell<Jit> {
-    JIT.with(|j| {
-        *j.get_or_init(|| {
-            let mut flags = settings::builder();
-            // Settings Cranelift always accepts; a failure here is a bug, not an input.
-            flags.set("opt_level", "speed").expect("opt_level");
-            flags
-                .set("enable_verifier", "false")
-                .expect("enable_verifier");
-            let isa = cranelift_native::builder()
-                .expect("host machine")
-                .finish(settings::Flags::new(flags))
-                .expect("host isa");
-            let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
-            for (name, f) in helpers() {
-                jb.symbol(name, f);
-            }
-            let mut module = JITModule::new(jb);
-            let mut helpers = HashMap::new();
-            for (name, sig) in helper_signatures(&module) {
-                let id = module
-                    .declare_function(name, Linkage::Import, &sig)
-                    .expect("helper declared");
-                helpers.insert(name, id);
-            }
-            let ctx = module.make_context();
-            Box::leak(Box::new(RefCell::new(Jit {
-                module,
-                ctx,
-                fctx: FunctionBuilderContext::new(),
-                helpers,
-                funcs: HashMap::new(),
-                lambdas: Vec::new(),
-                nested: Default::default(),
-                kept: Vec::new(),
-                sites: Vec::new(),
-                spans: Vec::new(),
-                consts: Vec::new(),
-                named: 0,
-                broken: false,
-            })))
+/// The space all of a thread's machine code lies in: calls between compiled procedures are
+/// near calls (32-bit offsets), so their code must lie within 2 GB; reserved at once (address
+/// space only), committed as code is made. A thread compiles at most [`MAX_FUNCTIONS`]
+/// procedures, some tens of KB each.
+const CODE_SPACE: usize = 256 << 20;
+
+impl Jit {
+    fn new() -> Option<Jit> {
+        let mut flags = settings::builder();
+        flags.set("opt_level", "speed").ok()?;
+        flags.set("enable_verifier", "false").ok()?;
+        let isa = cranelift_native::builder()
+            .ok()?
+            .finish(settings::Flags::new(flags))
+            .ok()?;
+        let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+        for (name, f) in helpers() {
+            jb.symbol(name, f);
+        }
+        jb.memory_provider(Box::new(
+            cranelift_jit::ArenaMemoryProvider::new_with_size(CODE_SPACE).ok()?,
+        ));
+        let mut module = JITModule::new(jb);
+        let mut helpers = HashMap::new();
+        for (name, sig) in helper_signatures(&module) {
+            let id = module.declare_function(name, Linkage::Import, &sig).ok()?;
+            helpers.insert(name, id);
+        }
+        let ctx = module.make_context();
+        Some(Jit {
+            module: std::mem::ManuallyDrop::new(module),
+            ctx,
+            fctx: FunctionBuilderContext::new(),
+            helpers,
+            funcs: HashMap::new(),
+            lambdas: Vec::new(),
+            nested: Default::default(),
+            kept: Vec::new(),
+            sites: Vec::new(),
+            spans: Vec::new(),
+            consts: Vec::new(),
+            named: 0,
+            broken: false,
         })
-    })
+    }
+}
+
+/// When the thread ends, its code goes: nothing on it can run the code any more. What the code
+/// kept alive is let go without being dropped (its lists may belong to this thread's pool of
+/// cells, which may be gone already).
+impl Drop for Jit {
+    fn drop(&mut self) {
+        std::mem::forget(std::mem::take(&mut self.kept));
+        std::mem::forget(std::mem::take(&mut self.lambdas));
+        std::mem::forget(std::mem::take(&mut self.consts));
+        std::mem::forget(std::mem::take(&mut self.sites));
+        // SAFETY: taken once, here; no function of it runs again (above).
+        unsafe { std::mem::ManuallyDrop::take(&mut self.module).free_memory() };
+    }
 }
 
 /// Whether a form is a variable or a constant (evaluating it cannot fail, and costs nothing).
@@ -366,11 +382,19 @@ fn compile(m: &mut Machine, c: &Closure) {
     if !eligible(&m.globals, c) || !m.globals.pristine() {
         return;
     }
-    let mut jit = jit().borrow_mut();
+    let _ = JIT.try_with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if let Some(jit) = slot.get_or_insert_with(Jit::new) {
+            compile_in(jit, m, c);
+        }
+    });
+}
+
+/// [`compile`] in the thread's code.
+fn compile_in(jit: &mut Jit, m: &mut Machine, c: &Closure) {
     if jit.broken || jit.funcs.len() >= MAX_FUNCTIONS {
         return;
     }
-    let jit = &mut *jit;
     let mut todo: Vec<Rc<Lambda>> = Vec::new();
     let mut made: Vec<Rc<Lambda>> = Vec::new();
     jit.declare(&c.lambda, &mut todo, !c.env.is_empty());

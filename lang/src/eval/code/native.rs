@@ -830,6 +830,16 @@ impl<'a, 'j> Gen<'a, 'j> {
         let is_pair = self.b.ins().icmp_imm_s(IntCC::Equal, tag, PAIR);
         self.b.ins().brif(is_pair, pair, &[], other, &[]);
         self.enter(pair);
+        self.count_pair(word, done);
+        self.enter(other);
+        self.call_helper("nat_clone", &[tag, word]);
+        self.b.ins().jump(done, &[]);
+        self.enter(done);
+    }
+
+    /// Takes a count on the pair at `word` in its cell (unless the count is stuck), then goes to
+    /// `done`.
+    fn count_pair(&mut self, word: V, done: Block) {
         let meta = self.load(types::I32, word, META_AT);
         let stuck =
             self.b
@@ -841,10 +851,6 @@ impl<'a, 'j> Gen<'a, 'j> {
         let meta2 = self.b.ins().iadd_imm_s(meta, ONE as i64);
         self.store(meta2, word, META_AT);
         self.b.ins().jump(done, &[]);
-        self.enter(other);
-        self.call_helper("nat_clone", &[tag, word]);
-        self.b.ins().jump(done, &[]);
-        self.enter(done);
     }
 
     /// Lets go of a value (a pair that keeps other references, in place).
@@ -1946,17 +1952,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         let (pair, other, atom) = (self.block(), self.block(), self.block());
         self.b.ins().brif(is_pair, pair, &[], other, &[]);
         self.enter(pair);
-        let meta = self.load(types::I32, cur.1, META_AT);
-        let stuck =
-            self.b
-                .ins()
-                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, meta, META_STUCK as i64);
-        let inc = self.block();
-        self.b.ins().brif(stuck, atom, &[], inc, &[]);
-        self.enter(inc);
-        let meta2 = self.b.ins().iadd_imm_s(meta, ONE as i64);
-        self.store(meta2, cur.1, META_AT);
-        self.b.ins().jump(atom, &[]);
+        self.count_pair(cur.1, atom);
         self.enter(other);
         let owns = self.owns(cur.0);
         self.b.ins().brif(owns, slow, &[], atom, &[]);

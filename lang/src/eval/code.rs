@@ -339,6 +339,14 @@ impl Machine {
         // The call is over, even by an error: its frame serves the next one unless a closure
         // captured it.
         self.frames.give_back(frame);
+        self.end_call(r, c.name(), span)
+    }
+
+    /// The end of a non-tail call whose depth was counted: the call its body left in tail
+    /// position run, the depth given back, an error given the call site. Inlined, as it was
+    /// written in each caller.
+    #[inline(always)]
+    pub(super) fn end_call(&mut self, r: Raw, name: Option<Sym>, span: Span) -> Raw {
         let r = if r.tag() == TAIL || r.tag() == FLAT_TAIL {
             self.run_tail(r)
         } else {
@@ -349,7 +357,7 @@ impl Machine {
             let e = self.pending.failure.take().unwrap_or_else(|| {
                 Diagnostic::new("internal", "an evaluation failed without a diagnostic")
             });
-            let e = self.add_call_site(e, c.name(), span);
+            let e = self.add_call_site(e, name, span);
             return self.pending.fail(e);
         }
         r
@@ -565,20 +573,7 @@ impl Machine {
         self.depth += 1;
         let name = c.name();
         let r = self.run_flat_loop(c, base);
-        let r = if r.tag() == TAIL || r.tag() == FLAT_TAIL {
-            self.run_tail(r)
-        } else {
-            r
-        };
-        self.depth -= 1;
-        if !r.is_value() {
-            let e = self.pending.failure.take().unwrap_or_else(|| {
-                Diagnostic::new("internal", "an evaluation failed without a diagnostic")
-            });
-            let e = self.add_call_site(e, name, span);
-            return self.pending.fail(e);
-        }
-        r
+        self.end_call(r, name, span)
     }
 }
 

@@ -56,7 +56,7 @@ use super::super::machine::Machine;
 use super::super::symbol::Sym;
 use super::super::value::{Closure, ClosureKind, Value};
 use super::{call_on, CompiledBody, FlatFrame, FlatScope, Raw, Scope};
-use super::{ERR, FLAT_TAIL, TAIL};
+use super::{ERR, FLAT_TAIL};
 use crate::span::Span;
 use ttdl_ir::limits::Limits;
 
@@ -2107,9 +2107,23 @@ unsafe extern "C" fn nat_builtin(
     // SAFETY: the machine running the code; a builtin of the table; the arguments handed over;
     // a site the code keeps.
     let (m, b, site) = unsafe { (&mut *m, &*b, &*site) };
-    let n = n as usize;
+    // SAFETY: the arguments handed over.
+    unsafe { call_on_args(m, b, args, n as usize, site) }
+}
+
+/// A builtin through the table ([`call_on`]) with the `n` arguments at `args`, taken over: in a
+/// buffer on the Rust stack for up to [`INLINE_ARGS`] (a vector was an allocation per call).
+///
+/// # Safety
+/// `args` holds `n` values the caller hands over.
+unsafe fn call_on_args(
+    m: &mut Machine,
+    b: &'static BuiltinDef,
+    args: *mut Raw,
+    n: usize,
+    site: &Site,
+) -> Raw {
     if n <= INLINE_ARGS {
-        // In a buffer on the Rust stack: a vector was an allocation per call.
         let mut vals: [Value; INLINE_ARGS] = Default::default();
         for (i, v) in vals.iter_mut().enumerate().take(n) {
             // SAFETY: the arguments handed over, each moved once; the slot held `Nil`.
@@ -2192,13 +2206,8 @@ unsafe extern "C" fn nat_apply(
             };
         }
         Value::Builtin(b) if n <= INLINE_ARGS => {
-            let mut vals: [Value; INLINE_ARGS] = Default::default();
-            for (i, v) in vals.iter_mut().enumerate().take(n) {
-                // SAFETY: as above; the slot held `Nil`, which owns nothing.
-                std::mem::forget(std::mem::replace(v, unsafe { args.add(i).read().value() }));
-            }
-            // SAFETY: values owned here; the slots past `n` hold `Nil`.
-            return unsafe { call_on(m, b, &mut vals[..n], span, &site.spans) };
+            // SAFETY: as above.
+            return unsafe { call_on_args(m, b, args, n, site) };
         }
         f => f,
     };
@@ -2232,24 +2241,7 @@ unsafe extern "C" fn nat_apply(
 unsafe extern "C" fn nat_after(m: *mut Machine, t: u64, w: u64, site: *const Site) -> Raw {
     // SAFETY: as above.
     let (m, site) = unsafe { (&mut *m, &*site) };
-    let r = Raw::words(t, w);
-    let r = if r.tag() == TAIL || r.tag() == FLAT_TAIL {
-        m.run_tail(r)
-    } else {
-        r
-    };
-    m.depth -= 1;
-    if !r.is_value() {
-        let e = m.pending.failure.take().unwrap_or_else(|| {
-            crate::diagnostic::Diagnostic::new(
-                "internal",
-                "an evaluation failed without a diagnostic",
-            )
-        });
-        let e = m.add_call_site(e, site.name, site.span);
-        return m.pending.fail(e);
-    }
-    r
+    m.end_call(Raw::words(t, w), site.name, site.span)
 }
 
 /// A direct call past the depth budget: its arguments let go, the error made.

@@ -285,14 +285,10 @@ impl Jit {
 }
 
 /// When the thread ends, its code goes: nothing on it can run the code any more. What the code
-/// kept alive is let go without being dropped (its lists may belong to this thread's pool of
-/// cells, which may be gone already).
+/// kept alive is dropped after it, as any value a thread-local holds (a list's cells go back to
+/// this thread's pool, or to the allocator if the pool is gone already).
 impl Drop for Jit {
     fn drop(&mut self) {
-        std::mem::forget(std::mem::take(&mut self.kept));
-        std::mem::forget(std::mem::take(&mut self.lambdas));
-        std::mem::forget(std::mem::take(&mut self.consts));
-        std::mem::forget(std::mem::take(&mut self.sites));
         // SAFETY: taken once, here; no function of it runs again (above).
         unsafe { std::mem::ManuallyDrop::take(&mut self.module).free_memory() };
     }

@@ -9,9 +9,11 @@
 //! A fifth program maps and sums a list of 5,000 integers by non-tail recursion, 5,000 calls
 //! deep (`map` and a fold as a Lisp user writes them by hand).
 //!
-//! `cargo run --release -p ttdl-lang --example bench_lists [--closures] [SCALE] [NAME…]` (SCALE
-//! multiplies every size; 1 by default; NAMEs pick programs, all by default; `--closures` runs
-//! every procedure body as closures, without machine code). `--emit DIR` writes each program as `NAME.ttdl` and `NAME.scm` instead,
+//! `cargo run --release -p ttdl-lang --example bench_lists [--closures] [--runs N] [SCALE]
+//! [NAME…]` (SCALE multiplies every size; 1 by default; NAMEs pick programs, all by default;
+//! `--closures` runs every procedure body as closures, without machine code; each program runs
+//! N times in each language, 5 by default, alternating, and the table gives the medians, the
+//! ratio of the medians and the range of the ratios run by run). `--emit DIR` writes each program as `NAME.ttdl` and `NAME.scm` instead,
 //! to run through the CLI (`ttdl check --max-steps 10000000000 NAME.ttdl`, `guile NAME.scm`).
 
 use std::time::Instant;
@@ -216,41 +218,62 @@ fn main() {
             return;
         }
     }
-    let scale: f64 = args.first().and_then(|a| a.parse().ok()).unwrap_or(1.0);
-    let only: Vec<&str> = args.iter().skip(1).map(String::as_str).collect();
+    let mut runs = 5;
+    if let Some(i) = args.iter().position(|a| a == "--runs") {
+        runs = args
+            .get(i + 1)
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| {
+                eprintln!("--runs takes a number of runs, at least 1");
+                std::process::exit(2);
+            });
+        args.drain(i..i + 2);
+    }
+    // The scale, if the first argument is a number; the names of the programs to run after it.
+    let given: Option<f64> = args.first().and_then(|a| a.parse().ok());
+    let scale = given.unwrap_or(1.0);
+    let only: Vec<&str> = args
+        .iter()
+        .skip(usize::from(given.is_some()))
+        .map(String::as_str)
+        .collect();
+    let has_guile = std::process::Command::new("guile")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     println!(
-        "{:<9} {:>10} {:>14} {:>8} {:>10} {:>8}",
-        "program", "ttdl s", "steps", "ns/step", "guile s", "ratio"
+        "{:<9} {:>10} {:>14} {:>8} {:>10} {:>8} {:>12}",
+        "program", "ttdl s", "steps", "ns/step", "guile s", "ratio", "run by run"
     );
     for p in programs() {
         if !only.is_empty() && !only.contains(&p.name) {
             continue;
         }
-        // A budget far above what any of these needs: the benchmark measures speed, not limits.
-        let limits = Limits {
-            steps: u64::MAX / 2,
-            ..Limits::default()
-        };
-        let mut interp = Interpreter::new(limits);
         let program = ttdl_program(&p, scale);
-        let (cpu0, t0) = (cpu_seconds(), Instant::now());
-        let result = interp.eval_source(&format!("{}.ttdl", p.name), &program);
-        let wall = t0.elapsed().as_secs_f64();
-        // CPU time, as Guile's `get-internal-run-time` measures it: on a shared machine the
-        // wall clock says more about the neighbours than about the interpreter.
-        let ours = match (cpu0, cpu_seconds()) {
-            (Some(a), Some(b)) => b - a,
-            _ => wall,
-        };
-        let steps = interp.machine().steps;
-        if let Err(d) = &result {
-            eprintln!("{}", interp.render(d, false));
-            std::process::exit(1);
+        let scheme = std::env::temp_dir().join(format!(
+            "ttdl-bench-lists-{}-{}.scm",
+            std::process::id(),
+            p.name
+        ));
+        if has_guile {
+            if let Err(e) = std::fs::write(&scheme, scheme_program(&p, scale)) {
+                eprintln!("cannot write {}: {e}", scheme.display());
+                std::process::exit(1);
+            }
+            // The first run compiles the program into Guile's cache.
+            let _ = guile_run(&scheme, 1);
         }
-        let printed = interp.take_output();
-        let guile = guile_run(&scheme_program(&p, scale));
-        let (gs, ratio) = match &guile {
-            Some((value, secs)) => {
+        let (mut ours, mut theirs, mut steps) = (Vec::new(), Vec::new(), 0);
+        for _ in 0..runs {
+            let (secs, printed, n) = ttdl_run(&p, &program);
+            ours.push(secs);
+            steps = n;
+            if has_guile {
+                let Some((value, secs)) = guile_run(&scheme, 1) else {
+                    eprintln!("{}: guile failed", p.name);
+                    std::process::exit(1);
+                };
                 if value.trim() != printed.trim() {
                     eprintln!(
                         "{}: ttdl printed {} but guile {}",
@@ -260,39 +283,82 @@ fn main() {
                     );
                     std::process::exit(1);
                 }
-                (format!("{secs:.3}"), format!("{:.2}", ours / secs))
+                theirs.push(secs);
             }
-            None => ("-".to_string(), "-".to_string()),
+        }
+        let _ = std::fs::remove_file(&scheme);
+        let mine = median(&ours);
+        let (gs, ratio, range) = if theirs.is_empty() {
+            ("-".to_string(), "-".to_string(), "-".to_string())
+        } else {
+            let each: Vec<f64> = ours.iter().zip(&theirs).map(|(a, b)| a / b).collect();
+            let (lo, hi) = each
+                .iter()
+                .fold((f64::MAX, 0f64), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+            (
+                format!("{:.3}", median(&theirs)),
+                format!("{:.2}", mine / median(&theirs)),
+                format!("{lo:.2}–{hi:.2}"),
+            )
         };
         println!(
-            "{:<9} {:>10.3} {:>14} {:>8.1} {:>10} {:>8}",
+            "{:<9} {:>10.3} {:>14} {:>8.1} {:>10} {:>8} {:>12}",
             p.name,
-            ours,
+            mine,
             steps,
-            ours * 1e9 / steps.max(1) as f64,
+            mine * 1e9 / steps.max(1) as f64,
             gs,
-            ratio
+            ratio,
+            range
         );
     }
-    if guile_run("(display 1) (newline) (display 0) (newline)").is_none() {
+    if !has_guile {
         println!("guile: not installed (apt-get install guile-3.0), no comparison");
     }
 }
 
-/// Runs a Scheme program with `guile` twice — the first run compiles it into Guile's cache, the
-/// second runs the compiled code — and returns what it printed and its own time.
-fn guile_run(program: &str) -> Option<(String, f64)> {
-    let path = std::env::temp_dir().join(format!(
-        "ttdl-bench-lists-{}-{}.scm",
-        std::process::id(),
-        program.len()
-    ));
-    std::fs::write(&path, program).ok()?;
+/// Runs a program in a fresh interpreter: its CPU seconds, what it printed and its steps.
+fn ttdl_run(p: &Program, program: &str) -> (f64, String, u64) {
+    // A budget far above what any of these needs: the benchmark measures speed, not limits.
+    let limits = Limits {
+        steps: u64::MAX / 2,
+        ..Limits::default()
+    };
+    let mut interp = Interpreter::new(limits);
+    let (cpu0, t0) = (cpu_seconds(), Instant::now());
+    let result = interp.eval_source(&format!("{}.ttdl", p.name), program);
+    let wall = t0.elapsed().as_secs_f64();
+    // CPU time, as Guile's `get-internal-run-time` measures it: on a shared machine the wall
+    // clock says more about the neighbours than about the interpreter.
+    let secs = match (cpu0, cpu_seconds()) {
+        (Some(a), Some(b)) => b - a,
+        _ => wall,
+    };
+    if let Err(d) = &result {
+        eprintln!("{}", interp.render(d, false));
+        std::process::exit(1);
+    }
+    let steps = interp.machine().steps;
+    (secs, interp.take_output(), steps)
+}
+
+fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Runs a Scheme file with `guile` `times` times and returns what the last run printed and its
+/// own time.
+fn guile_run(path: &std::path::Path, times: usize) -> Option<(String, f64)> {
+    if !path.exists() {
+        return None;
+    }
     let mut last = None;
-    for _ in 0..2 {
+    for _ in 0..times {
         let out = std::process::Command::new("guile")
             .arg("--auto-compile")
-            .arg(&path)
+            .arg(path)
             .stderr(std::process::Stdio::null())
             .output()
             .ok()?;
@@ -302,16 +368,16 @@ fn guile_run(program: &str) -> Option<(String, f64)> {
         let secs = lines.next().and_then(|l| l.trim().parse::<f64>().ok());
         last = value.zip(secs);
     }
-    let _ = std::fs::remove_file(&path);
     last
 }
 
-/// CPU seconds (user + system) of this process so far, from `/proc` (Linux).
+/// CPU seconds (user + system) of this process so far, to the microsecond (`getrusage`).
 fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let after = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    // Fields 14 and 15 of stat (utime, stime), counted after the command name.
-    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
+    // SAFETY: `getrusage` fills the struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+        return None;
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    Some(secs(u.ru_utime) + secs(u.ru_stime))
 }

@@ -1042,6 +1042,80 @@ fn corners_answer_as_closures() {
     );
 }
 
+/// A variable's last read takes its value over (`car` or `cdr` of a list held nowhere else frees
+/// the cell then and there): lists consumed as they are walked, a variable read again after a
+/// read lent to a call whose arguments are still being made, the same variable twice in one
+/// call, a value shared elsewhere, `let` bindings, and `car` and `cdr` redefined while the
+/// procedures that read them last run.
+fn last_read_programs() -> Vec<String> {
+    vec![
+        // Consumed by a non-tail recursion, a tail loop, and a partition into two lists.
+        hot_sum(
+            200,
+            "(define (build n acc) (if (= n 0) acc (build (- n 1) (cons n acc))))\n\
+             (define (sum l) (if (null? l) 0 (+ (car l) (sum (cdr l)))))\n\
+             (define (len l n) (if (null? l) n (len (cdr l) (+ n 1))))\n\
+             (define (split l lo hi) (cond ((null? l) (cons lo hi)) \
+               ((< (car l) 20) (split (cdr l) (cons (car l) lo) hi)) \
+               (else (split (cdr l) lo (cons (car l) hi)))))",
+            "(+ (sum (build 40 '())) (len (build i '()) 0) (length (car (split (build 40 '()) '() '()))))",
+        ),
+        // Read once lent, then for the last time in a later argument of the same call.
+        hot(
+            300,
+            "(define (f t) (list t (car t) (cdr t)))\n\
+             (define (g t) (eq? t (cdr t)))\n\
+             (define (h t) (+ (length t) (car t)))\n\
+             (define (k t) (cons t t))\n\
+             (define (m t) (and t (car t)))",
+            "(list (f (list i 2)) (g (list i)) (h (list i 1)) (k (list i)) (m (list i)) (m #f))",
+        ),
+        // A list the caller keeps: its cells are only counted down, never freed under it.
+        hot(
+            300,
+            "(define (second l) (car (cdr l)))\n\
+             (define (both l) (list (second l) (car l) l))",
+            "(let ((l (list i (+ i 1) (+ i 2)))) (list (both l) (second l) l))",
+        ),
+        // `let` and `let*` bindings read last inside calls and tests.
+        hot(
+            300,
+            "(define (f x) (let ((a (list x x)) (b (cons x '()))) \
+               (let* ((c (car a)) (d (cdr a))) (if (null? d) b (list c (car d) b)))))",
+            "(f i)",
+        ),
+        // Arguments, a head and a value that are not lists.
+        hot(
+            300,
+            "(define (ap f x) (f x))\n\
+             (define (tw f) (f (f 1)))",
+            "(list (ap (lambda (y) (* y i)) 3) (tw (lambda (z) (+ z i))) (ap car (list i)))",
+        ),
+        // `cdr` redefined (and put back) while procedures whose last read is a `cdr` are hot.
+        hot(
+            600,
+            "(define real-cdr cdr)\n\
+             (define (walk l n) (if (null? l) n (walk (cdr l) (+ n 1))))\n\
+             (define (sum l) (if (null? l) 0 (+ (car l) (sum (cdr l)))))",
+            "(begin (if (= i 300) (set! cdr (lambda (p) (real-cdr p)))) \
+               (list (walk (list 1 2 3 i) 0) (sum (list i 1 2))))",
+        ),
+        // An error in the middle of a list consumed by its last reads.
+        hot(
+            400,
+            "(define (sum l) (if (null? l) 0 (+ (car l) (sum (cdr l)))))",
+            "(sum (list 1 2 (if (= i 350) 'x 3) 4))",
+        ),
+    ]
+}
+
+#[test]
+fn last_reads_answer_as_closures() {
+    for p in last_read_programs() {
+        run_both(&p, Limits::default());
+    }
+}
+
 #[test]
 fn list_programs_answer_as_closures() {
     for p in bench_programs() {

@@ -188,6 +188,35 @@ impl ConsRef {
         // SAFETY: as in `try_unwrap`.
         unsafe { Ok(halves_of(slot)) }
     }
+
+    /// One half of a cell (`car` or not) as its tag and word, its count moved to the value: the
+    /// cell's other half let go and the cell freed when this was its only reference, and
+    /// otherwise the half counted once more and this reference let go. What a last read of a
+    /// variable in machine code does with `car` or `cdr`: a list walked that way is freed as the
+    /// walk goes. The half is handed back as two words, not as a `Value` (returned through
+    /// memory and read back as one 16-byte piece, it stalled on the two stores that wrote it).
+    pub(crate) fn take_half(this: ConsRef, car: bool) -> (u8, Word) {
+        if this.inner().count() != 1 {
+            let half = if car { this.car() } else { this.cdr() };
+            return (*half).clone().into_raw();
+        }
+        let slot = this.0;
+        std::mem::forget(this);
+        // SAFETY: this was the cell's only reference: its halves move out and its slot is freed
+        // before the other half is dropped (which may free other cells).
+        unsafe {
+            let b = slot.as_ref();
+            let (ct, c, dt, d) = (b.car_tag(), b.car, b.cdr_tag(), b.cdr);
+            pool::free(slot);
+            let ((kt, k), (ot, o)) = if car {
+                ((ct, c), (dt, d))
+            } else {
+                ((dt, d), (ct, c))
+            };
+            drop(Value::from_raw(ot, o));
+            (kt, k)
+        }
+    }
 }
 
 /// A value packed as a half of a cell is, a tag and a word, owning what the value owned: what the
@@ -283,7 +312,7 @@ pub(crate) unsafe fn push_binding_words<K>(
 ///
 /// # Safety
 /// The slot holds a cell no reference counts any more.
-#[inline]
+#[inline(always)]
 unsafe fn halves_of(slot: NonNull<ConsBox>) -> (Value, Value) {
     // SAFETY: the halves were packed by `ConsRef::new`; their counts move to the new values.
     // The words are read, the slot freed, and only then are the values made: values held across

@@ -11,7 +11,9 @@
 //! is a machine call (its arguments in registers, its value in two), a call of itself in tail
 //! position is a jump (a variable passed on moved, not counted), and `car`, `cdr`, the
 //! predicates, `cons` and integer arithmetic and comparisons of a builtin named globally while
-//! the globals are pristine are made in place, counts included.
+//! the globals are pristine are made in place, counts included. A variable's last read takes its
+//! value over instead of counting it again ([`last_reads`]): a list walked by `car` and `cdr` of
+//! a variable read for the last time is freed as the walk goes, while its cells are in the cache.
 //!
 //! Nothing about the answers changes: every node still takes its step, in the walk's order (the
 //! steps between two things that can fail or look at the count are taken with one addition and
@@ -49,7 +51,7 @@ use cranelift_module::{FuncId, Linkage, Module};
 
 use super::super::ast::{Body, Lambda, Node, NodeKind};
 use super::super::builtins::{self, BuiltinDef, Op};
-use super::super::cons::{CAR_AT, CDR_AT, META_AT, META_STUCK, ONE};
+use super::super::cons::{ConsRef, CAR_AT, CDR_AT, META_AT, META_STUCK, ONE};
 use super::super::env::{Env, Globals};
 use super::super::exec::{Entry, INLINE_ARGS, RED_ZONE, STACK_SEGMENT};
 use super::super::machine::Machine;
@@ -59,6 +61,8 @@ use super::{call_on, CompiledBody, FlatFrame, FlatScope, Raw, Scope};
 use super::{ERR, FLAT_TAIL};
 use crate::span::Span;
 use ttdl_ir::limits::Limits;
+
+mod last_reads;
 
 thread_local! {
     /// Whether procedure bodies may be compiled to machine code on this thread.
@@ -248,6 +252,9 @@ impl Jit {
         let mut flags = settings::builder();
         flags.set("opt_level", "speed").ok()?;
         flags.set("enable_verifier", "false").ok()?;
+        // The machine's address lives in one register the allocator leaves alone (r15 on
+        // x86-64): read wherever the code needs it, never spilled and reloaded around calls.
+        flags.set("enable_pinned_reg", "true").ok()?;
         let isa = cranelift_native::builder()
             .ok()?
             .finish(settings::Flags::new(flags))
@@ -505,9 +512,14 @@ impl Jit {
                     (8 * i) as i32,
                 ));
             }
+            // The pinned register is not saved by the code's prologues: the entry keeps the
+            // caller's value and gives it back.
+            let saved = b.ins().get_pinned_reg(types::I64);
+            b.ins().set_pinned_reg(mm);
             let callee = self.module.declare_func_in_func(fid, b.func);
             let call = b.ins().call(callee, &vals);
             let r = b.inst_results(call).to_vec();
+            b.ins().set_pinned_reg(saved);
             b.ins().return_(&r);
             b.finalize(self.module.isa().frontend_config());
         }
@@ -560,7 +572,6 @@ struct Gen<'a, 'j> {
     globals: &'j Globals,
     lambda: Rc<Lambda>,
     todo: &'j mut Vec<Rc<Lambda>>,
-    m: V,
     scope: FlatScope,
     vars: Vec<(Variable, Variable)>,
     /// Steps taken by the nodes met since the last thing that can fail or look at the count.
@@ -580,6 +591,12 @@ struct Gen<'a, 'j> {
     slot: Option<(cranelift_codegen::ir::StackSlot, usize)>,
     /// Made for closures not at top level.
     nested: bool,
+    /// The reads of variables that are their last (see [`last_reads`]): they take the value
+    /// over.
+    last: std::collections::HashSet<*const Node>,
+    /// Variables read and lent to a call whose arguments are still being made: a last read
+    /// among those arguments must not take the value over (the one lent would lose its count).
+    lent: Vec<usize>,
 }
 
 impl<'a, 'j> Gen<'a, 'j> {
@@ -607,7 +624,6 @@ impl<'a, 'j> Gen<'a, 'j> {
         b.switch_to_block(entry);
         b.seal_block(entry);
         let params = b.block_params(entry).to_vec();
-        let mm = params[0];
         let n = l.required.len();
         let zero = b.ins().iconst(types::I64, 0);
         for (i, &(t, w)) in vars.iter().enumerate() {
@@ -620,6 +636,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             }
         }
         b.ins().jump(head, &[]);
+        let last = last_reads::last_reads(l, nslots);
         let mut helpers = HashMap::new();
         for (&name, &id) in &jit.helpers {
             helpers.insert(name, jit.module.declare_func_in_func(id, b.func));
@@ -630,7 +647,6 @@ impl<'a, 'j> Gen<'a, 'j> {
             globals: &m.globals,
             lambda: l.clone(),
             todo,
-            m: mm,
             scope: FlatScope::new(&l.required),
             vars,
             steps: Vec::new(),
@@ -642,6 +658,8 @@ impl<'a, 'j> Gen<'a, 'j> {
             reads: HashMap::new(),
             slot: None,
             nested: false,
+            last,
+            lent: Vec::new(),
         }
     }
 
@@ -689,6 +707,11 @@ impl<'a, 'j> Gen<'a, 'j> {
         let f = self.helpers[name];
         let call = self.b.ins().call(f, args);
         self.b.inst_results(call).to_vec()
+    }
+
+    /// The machine's address, from the pinned register (set by the entry from Rust).
+    fn m(&mut self) -> V {
+        self.b.ins().get_pinned_reg(types::I64)
     }
 
     fn iconst(&mut self, x: i64) -> V {
@@ -762,7 +785,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         let n = spans.len() as i64;
         let sp = spans.as_ptr();
         self.jit.spans.push(spans);
-        let m = self.m;
+        let m = self.m();
         let steps = self.load(types::I64, m, offset_of!(Machine, steps) as i32);
         let next = self.load(types::I64, m, offset_of!(Machine, next_check) as i32);
         let after = self.b.ins().iadd_imm_s(steps, n);
@@ -789,7 +812,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         if n == 0 {
             return;
         }
-        let m = self.m;
+        let m = self.m();
         let steps = self.load(types::I64, m, offset_of!(Machine, steps) as i32);
         let less = self.b.ins().iadd_imm_s(steps, -n);
         self.store(less, m, offset_of!(Machine, steps) as i32);
@@ -1005,19 +1028,28 @@ impl<'a, 'j> Gen<'a, 'j> {
                     .loc(sym, slot)
                     .expect("a flat body's locals resolve") as usize;
                 let (t, w) = self.vars[i];
-                let v = Val {
+                let mut v = Val {
                     tag: self.b.use_var(t),
                     word: self.b.use_var(w),
                     owned: false,
                 };
-                self.reads.insert(v.tag, i);
+                if self.last.contains(&(n as *const Node)) && !self.lent.contains(&i) {
+                    // Its last read: the value is taken over, the variable left with nothing.
+                    v.owned = true;
+                    let z = self.iconst(0);
+                    self.b.def_var(t, z);
+                    self.b.def_var(w, z);
+                } else {
+                    self.reads.insert(v.tag, i);
+                }
                 Some(v)
             }
             &NodeKind::Global(sym) => {
                 self.steps.push(n.span);
                 self.flush();
                 let site = self.site(n.span, n.span, &[], sym, None);
-                let r = self.call_helper("nat_global", &[self.m, site]);
+                let m = self.m();
+                let r = self.call_helper("nat_global", &[m, site]);
                 self.check_tag(r[0]);
                 Some(Val {
                     tag: r[0],
@@ -1263,20 +1295,28 @@ impl<'a, 'j> Gen<'a, 'j> {
     /// Evaluates arguments in order, each kept in hand (let go on an error) until the call.
     fn args(&mut self, args: &[Node], owned: bool) -> Option<Vec<Val>> {
         let base = self.temps.len();
+        let lent = self.lent.len();
         let mut vals = Vec::with_capacity(args.len());
         for a in args {
             let v = match self.node(a, false) {
                 Some(v) => v,
                 None => {
                     self.temps.truncate(base);
+                    self.lent.truncate(lent);
                     return None;
                 }
             };
             let v = if owned { self.own(v) } else { v };
+            if !v.owned {
+                if let Some(&i) = self.reads.get(&v.tag) {
+                    self.lent.push(i);
+                }
+            }
             self.temps.push(v);
             vals.push(v);
         }
         self.temps.truncate(base);
+        self.lent.truncate(lent);
         Some(vals)
     }
 
@@ -1330,7 +1370,8 @@ impl<'a, 'j> Gen<'a, 'j> {
             Some(_) => self.head_of(site, q),
             None => {
                 self.flush();
-                let head = self.call_helper("nat_head", &[self.m, site, q]);
+                let m = self.m();
+                let head = self.call_helper("nat_head", &[m, site, q]);
                 self.check_tag(head[0]);
                 Val {
                     tag: head[0],
@@ -1388,7 +1429,7 @@ impl<'a, 'j> Gen<'a, 'j> {
     /// holds it: [`SAME`] when the globals' version says it still does, and only otherwise its
     /// value read through Rust (`SAME` again, another value, or the error of an unbound name).
     fn head_of(&mut self, site: V, q: V) -> Val {
-        let m = self.m;
+        let m = self.m();
         let merge = self.merge();
         let slow = self.block();
         // The name held `c` when the globals were last at the number this site saw (a number
@@ -1491,7 +1532,8 @@ impl<'a, 'j> Gen<'a, 'j> {
         let args = self.spill(vals);
         let n = self.iconst(vals.len() as i64);
         let t = self.iconst(i64::from(tail));
-        let r = self.call_helper("nat_apply", &[self.m, f.tag, f.word, args, n, site, t]);
+        let m = self.m();
+        let r = self.call_helper("nat_apply", &[m, f.tag, f.word, args, n, site, t]);
         let v = Val {
             tag: r[0],
             word: r[1],
@@ -1515,7 +1557,7 @@ impl<'a, 'j> Gen<'a, 'j> {
     /// run, and its error given the call site.
     fn direct(&mut self, c: &Rc<Closure>, vals: &[Val], site: V) -> Val {
         let (fid, eid) = self.jit.declare(&c.lambda, self.todo, false);
-        let m = self.m;
+        let m = self.m();
         let depth_at = offset_of!(Machine, depth) as i32;
         let limit_at = (offset_of!(Machine, budget) + offset_of!(Limits, depth)) as i32;
         // The room left on the Rust stack is looked at every few levels of depth (a direct call
@@ -1528,6 +1570,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.b.ins().brif(low, fast, &[], checked, &[]);
         // Every few levels: through Rust, which looks at the room left on the stack.
         self.enter(checked);
+        let m = self.m();
         let args = self.spill(vals);
         let entry = self.jit.module.declare_func_in_func(eid, self.b.func);
         let ep = self.b.ins().func_addr(types::I64, entry);
@@ -1536,6 +1579,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             .ins()
             .jump(join.block, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
         self.enter(fast);
+        let m = self.m();
         let limit = self.load(types::I64, m, limit_at);
         let over = self
             .b
@@ -1544,6 +1588,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         let (runaway, go) = (self.block(), self.block());
         self.b.ins().brif(over, runaway, &[], go, &[]);
         self.enter(runaway);
+        let m = self.m();
         let args = self.spill(vals);
         let n = self.iconst(vals.len() as i64);
         let r = self.call_helper("nat_runaway", &[m, args, n, site]);
@@ -1551,6 +1596,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             .ins()
             .jump(join.block, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
         self.enter(go);
+        let m = self.m();
         self.store(depth1, m, depth_at);
         let callee = self.jit.module.declare_func_in_func(fid, self.b.func);
         let mut argv = vec![m];
@@ -1567,11 +1613,13 @@ impl<'a, 'j> Gen<'a, 'j> {
         let (sig, ok) = (self.block(), self.block());
         self.b.ins().brif(signal, sig, &[], ok, &[]);
         self.enter(ok);
+        let m = self.m();
         self.store(depth, m, depth_at);
         self.b
             .ins()
             .jump(join.block, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
         self.enter(sig);
+        let m = self.m();
         let r2 = self.call_helper("nat_after", &[m, r[0], r[1], site]);
         self.b.ins().jump(
             join.block,
@@ -1652,7 +1700,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         args: &[Node],
         spans: &[Span],
     ) -> Option<(V, Val, V, Vec<Val>)> {
-        let m = self.m;
+        let m = self.m();
         let pristine = self.load(
             types::I8,
             m,
@@ -1789,12 +1837,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                 self.let_go(*x);
                 self.b.ins().bxor_imm_u(t, 1)
             }
-            (_, [x, y]) => {
-                let v = self.ints(b, *x, *y, site);
-                let yes = self.truth(v);
-                self.let_go(v);
-                yes
-            }
+            (_, [x, y]) => self.int_test(b, *x, *y, site),
             _ => unreachable!("a predicate of one argument or a comparison of two"),
         }
     }
@@ -1817,7 +1860,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         inline: &mut dyn FnMut(&mut Self, &[Val], V),
         general: impl FnOnce(&mut Self, Option<Val>),
     ) {
-        let m = self.m;
+        let m = self.m();
         let pristine = self.load(
             types::I8,
             m,
@@ -1909,7 +1952,8 @@ impl<'a, 'j> Gen<'a, 'j> {
         let args = self.spill(&owned);
         let n = self.iconst(owned.len() as i64);
         let bp = self.ptr(b);
-        let r = self.call_helper("nat_builtin", &[self.m, bp, args, n, site]);
+        let m = self.m();
+        let r = self.call_helper("nat_builtin", &[m, bp, args, n, site]);
         self.check_tag(r[0]);
         self.give_back(kept);
         Val {
@@ -1925,6 +1969,28 @@ impl<'a, 'j> Gen<'a, 'j> {
     fn halves(&mut self, b: &'static BuiltinDef, x: Val, path: &[bool], site: V) -> Val {
         let merge = self.merge();
         let slow = self.block();
+        if let (true, &[car]) = (x.owned, path) {
+            // A pair the code holds the only count on (a variable's last read): its half taken
+            // over, the cell freed (see `ConsRef::take_half`).
+            let is_pair = self.b.ins().icmp_imm_s(IntCC::Equal, x.tag, PAIR);
+            let (pair, only, shared) = (self.block(), self.block(), self.block());
+            self.b.ins().brif(is_pair, pair, &[], slow, &[]);
+            self.enter(pair);
+            let meta = self.load(types::I32, x.word, META_AT);
+            let alone = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedLessThan, meta, 2 * ONE as i64);
+            self.b.ins().brif(alone, only, &[], shared, &[]);
+            self.enter(only);
+            let c = self.iconst(i64::from(car));
+            let r = self.call_helper("nat_take", &[x.word, c]);
+            self.b
+                .ins()
+                .jump(merge.block, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
+            merge.reached.set(true);
+            self.enter(shared);
+        }
         let mut cur = (x.tag, x.word);
         for &car in path.iter().rev() {
             let is_pair = self.b.ins().icmp_imm_s(IntCC::Equal, cur.0, PAIR);
@@ -1966,6 +2032,35 @@ impl<'a, 'j> Gen<'a, 'j> {
             &[BlockArg::Value(v.tag), BlockArg::Value(v.word)],
         );
         self.at_merge(&merge).expect("reached")
+    }
+
+    /// A comparison of two integers in place, as whether it holds (no boolean made); every other
+    /// kind through the table, its value's truth.
+    fn int_test(&mut self, b: &'static BuiltinDef, x: Val, y: Val, site: V) -> V {
+        let cc = match b.op {
+            Op::NumEq => IntCC::Equal,
+            Op::Lt => IntCC::SignedLessThan,
+            Op::Gt => IntCC::SignedGreaterThan,
+            Op::Le => IntCC::SignedLessThanOrEqual,
+            _ => IntCC::SignedGreaterThanOrEqual,
+        };
+        let merge = self.block();
+        self.b.append_block_param(merge, types::I8);
+        let xi = self.b.ins().icmp_imm_s(IntCC::Equal, x.tag, INT);
+        let yi = self.b.ins().icmp_imm_s(IntCC::Equal, y.tag, INT);
+        let both = self.b.ins().band(xi, yi);
+        let (fast, slow) = (self.block(), self.block());
+        self.b.ins().brif(both, fast, &[], slow, &[]);
+        self.enter(fast);
+        let r = self.b.ins().icmp(cc, x.word, y.word);
+        self.b.ins().jump(merge, &[BlockArg::Value(r)]);
+        self.enter(slow);
+        let v = self.table(b, &[x, y], site);
+        let yes = self.truth(v);
+        self.let_go(v);
+        self.b.ins().jump(merge, &[BlockArg::Value(yes)]);
+        self.enter(merge);
+        self.b.block_params(merge)[0]
     }
 
     /// Integer arithmetic and comparisons of two integers in place; overflow and every other
@@ -2025,9 +2120,23 @@ impl<'a, 'j> Gen<'a, 'j> {
 /// The values `n` words pairs at `args` stand for, taken over.
 unsafe fn take_args(args: *mut Raw, n: usize) -> Vec<Value> {
     // SAFETY: the code wrote `n` values there and hands them over.
-    (0..n)
-        .map(|i| unsafe { args.add(i).read().value() })
-        .collect()
+    (0..n).map(|i| unsafe { arg(args, i).value() }).collect()
+}
+
+/// The `i`th value the code wrote at `args`, read as the two words it was written as: read as
+/// one 16-byte piece right after two 8-byte stores, it waits for them to reach the cache (the
+/// store buffer cannot forward them), a stall that was half the time of a closure's call.
+///
+/// # Safety
+/// `args` holds more than `i` values.
+#[inline(always)]
+unsafe fn arg(args: *const Raw, i: usize) -> Raw {
+    // SAFETY: as the caller promises; a `Raw` is two words (`repr(C)`). Volatile, or the
+    // compiler joins the two reads into the one 16-byte read this is here to avoid.
+    unsafe {
+        let w = args.add(i).cast::<u64>();
+        Raw::words(w.read_volatile(), w.add(1).read_volatile())
+    }
 }
 
 /// A global's value (as the closures' `lookup_global_in`); for an unbound name, the locals in
@@ -2078,6 +2187,19 @@ unsafe extern "C" fn nat_drop(tag: u64, word: u64) {
     drop(unsafe { Raw::words(tag, word).value() });
 }
 
+/// The car (`car` not 0) or the cdr of a pair the code owns, taken over (see
+/// [`ConsRef::take_half`]).
+unsafe extern "C" fn nat_take(word: u64, car: u64) -> Raw {
+    // SAFETY: the words of a pair the code owns and hands over.
+    match unsafe { Raw::words(PAIR as u64, word).value() } {
+        Value::Pair(c) => {
+            let (tag, word) = ConsRef::take_half(c, car != 0);
+            Raw::words(u64::from(tag), word.expose_provenance() as u64)
+        }
+        other => Raw::of(other),
+    }
+}
+
 unsafe extern "C" fn nat_const(v: *const Value) -> Raw {
     // SAFETY: a constant the code keeps.
     Raw::of(unsafe { (*v).clone() })
@@ -2123,7 +2245,7 @@ unsafe fn call_on_args(
         let mut vals: [Value; INLINE_ARGS] = Default::default();
         for (i, v) in vals.iter_mut().enumerate().take(n) {
             // SAFETY: the arguments handed over, each moved once; the slot held `Nil`.
-            std::mem::forget(std::mem::replace(v, unsafe { args.add(i).read().value() }));
+            std::mem::forget(std::mem::replace(v, unsafe { arg(args, i).value() }));
         }
         // SAFETY: values owned here; the slots past `n` hold `Nil`.
         return unsafe { call_on(m, b, &mut vals[..n], site.span, &site.spans) };
@@ -2193,7 +2315,7 @@ unsafe extern "C" fn nat_apply(
             let base = m.stack.values.len();
             for i in 0..n {
                 // SAFETY: the arguments handed over, each moved once.
-                m.stack.push(unsafe { args.add(i).read() });
+                m.stack.push(unsafe { arg(args, i) });
             }
             return if tail != 0 {
                 m.pending.flat_tail(c, base, span)
@@ -2283,13 +2405,14 @@ unsafe extern "C" fn nat_call_checked(
 type HelperFn = *const u8;
 
 /// The Rust functions the code calls, by name.
-fn helpers() -> [(&'static str, HelperFn); 13] {
+fn helpers() -> [(&'static str, HelperFn); 14] {
     [
         ("nat_steps", nat_steps as HelperFn),
         ("nat_clone", nat_clone as HelperFn),
         ("nat_drop", nat_drop as HelperFn),
         ("nat_const", nat_const as HelperFn),
         ("nat_cons", nat_cons as HelperFn),
+        ("nat_take", nat_take as HelperFn),
         ("nat_builtin", nat_builtin as HelperFn),
         ("nat_global", nat_global as HelperFn),
         ("nat_head", nat_head as HelperFn),
@@ -2309,6 +2432,7 @@ fn helper_signatures(module: &JITModule) -> Vec<(&'static str, Signature)> {
         ("nat_drop", 2, 0),
         ("nat_const", 1, 2),
         ("nat_cons", 4, 2),
+        ("nat_take", 2, 2),
         ("nat_builtin", 5, 2),
         ("nat_global", 2, 2),
         ("nat_head", 3, 2),

@@ -219,6 +219,21 @@ impl ConsRef {
     }
 }
 
+/// How machine code takes a cell as [`pool::alloc`] and `take` do on their common path (the
+/// current chunk's sweep has a free slot in hand): the pool's `current` chunk, then in its header
+/// the slots in hand (`bits`), the count of slots in use and the sweep's word; the slot is the
+/// chunk's `(cursor - 1) * 64 + trailing zeros of bits`-th. Any other case (no current chunk, no
+/// slot in hand) goes through [`ConsRef::new`].
+pub(crate) struct Taking {
+    pub current_at: i32,
+    pub bits_at: i32,
+    pub live_at: i32,
+    pub cursor_at: i32,
+    pub cell: i64,
+}
+
+pub(crate) use pool::{address as pool_address, TAKING};
+
 /// A value packed as a half of a cell is, a tag and a word, owning what the value owned: what the
 /// explicit stack of values being freed holds ([`super::value::drop_deep`]). Pushing one stores
 /// the two words where they were made; a `Value` pushed would often be spilled as two words and
@@ -494,6 +509,22 @@ mod pool {
         /// Whether this is the chunk cells are taken from (the pool's `current`): kept here so
         /// that freeing a cell of a chunk the pool already tracks needs no look at the pool.
         current: Cell<bool>,
+    }
+
+    /// Where machine code finds what it takes a cell with (see [`super::Taking`]).
+    pub(crate) const TAKING: super::Taking = super::Taking {
+        current_at: std::mem::offset_of!(Pool, current) as i32,
+        bits_at: std::mem::offset_of!(Header, bits) as i32,
+        live_at: std::mem::offset_of!(Header, live) as i32,
+        cursor_at: std::mem::offset_of!(Header, cursor) as i32,
+        cell: CELL as i64,
+    };
+
+    /// This thread's pool, for machine code made on this thread (which runs only here, and never
+    /// after the thread's pool is gone: see [`super::Taking`]); null if it is gone already.
+    pub(crate) fn address() -> *const () {
+        POOL.try_with(|p| std::ptr::from_ref(p).cast::<()>())
+            .unwrap_or(ptr::null())
     }
 
     /// Chunks of this thread: the one cells are taken from, and the others worth sweeping again.

@@ -51,7 +51,7 @@ use cranelift_module::{FuncId, Linkage, Module};
 
 use super::super::ast::{Body, Lambda, Node, NodeKind};
 use super::super::builtins::{self, BuiltinDef, Op};
-use super::super::cons::{ConsRef, CAR_AT, CDR_AT, META_AT, META_STUCK, ONE};
+use super::super::cons::{self, ConsRef, CAR_AT, CDR_AT, META_AT, META_STUCK, ONE};
 use super::super::env::{Env, Globals};
 use super::super::exec::{Entry, INLINE_ARGS, RED_ZONE, STACK_SEGMENT};
 use super::super::machine::Machine;
@@ -230,6 +230,9 @@ struct Jit {
     /// The procedures calls are made directly to, the sites, the spans of steps and the
     /// constants the code points at: they live as long as the code.
     kept: Vec<Rc<Closure>>,
+    /// This thread's pool of cells, which `cons` takes its cells from in place (null: always
+    /// through Rust).
+    pool: *const (),
     // Boxed: the code holds their addresses, which must not move as the vectors grow.
     #[allow(clippy::vec_box)]
     sites: Vec<Box<Site>>,
@@ -282,6 +285,7 @@ impl Jit {
             lambdas: Vec::new(),
             nested: Default::default(),
             kept: Vec::new(),
+            pool: cons::pool_address(),
             sites: Vec::new(),
             spans: Vec::new(),
             consts: Vec::new(),
@@ -1924,14 +1928,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                 self.let_go(*x);
                 self.boolean(r)
             }
-            (Op::Cons, [x, y]) => {
-                let r = self.call_helper("nat_cons", &[x.tag, x.word, y.tag, y.word]);
-                Val {
-                    tag: r[0],
-                    word: r[1],
-                    owned: true,
-                }
-            }
+            (Op::Cons, [x, y]) => self.cons(*x, *y),
             (Op::Car, [x]) => self.halves(b, *x, &[true], site),
             (Op::Cdr, [x]) => self.halves(b, *x, &[false], site),
             (Op::Cadr, [x]) => self.halves(b, *x, &[false, true], site),
@@ -1943,6 +1940,62 @@ impl<'a, 'j> Gen<'a, 'j> {
             ) => self.ints(b, *x, *y, site),
             _ => self.table(b, vals, site),
         }
+    }
+
+    /// A pair of two values the code owns (handed over to it): its cell taken in place from the
+    /// thread's pool when the current chunk has a slot in hand (see [`cons::Taking`]), otherwise
+    /// through Rust.
+    fn cons(&mut self, x: Val, y: Val) -> Val {
+        let pool = self.jit.pool;
+        if pool.is_null() {
+            let r = self.call_helper("nat_cons", &[x.tag, x.word, y.tag, y.word]);
+            return Val {
+                tag: r[0],
+                word: r[1],
+                owned: true,
+            };
+        }
+        let t = &cons::TAKING;
+        let merge = self.merge();
+        let (slow, has, take) = (self.block(), self.block(), self.block());
+        let p = self.ptr(pool);
+        let c = self.load(types::I64, p, t.current_at);
+        self.b.ins().brif(c, has, &[], slow, &[]);
+        self.enter(has);
+        let bits = self.load(types::I64, c, t.bits_at);
+        self.b.ins().brif(bits, take, &[], slow, &[]);
+        self.enter(take);
+        let less = self.b.ins().iadd_imm_s(bits, -1);
+        let rest = self.b.ins().band(bits, less);
+        self.store(rest, c, t.bits_at);
+        let live = self.load(types::I64, c, t.live_at);
+        let live = self.b.ins().iadd_imm_s(live, 1);
+        self.store(live, c, t.live_at);
+        let cursor = self.load(types::I64, c, t.cursor_at);
+        let word = self.b.ins().iadd_imm_s(cursor, -1);
+        let base = self.b.ins().ishl_imm_u(word, 6);
+        let low = self.b.ins().ctz(bits);
+        let i = self.b.ins().iadd(base, low);
+        let off = self.b.ins().imul_imm_s(i, t.cell);
+        let slot = self.b.ins().iadd(c, off);
+        self.store(x.word, slot, CAR_AT);
+        self.store(y.word, slot, CDR_AT);
+        let dt = self.b.ins().ishl_imm_u(y.tag, 4);
+        let tags = self.b.ins().bor(dt, x.tag);
+        let meta = self.b.ins().bor_imm_u(tags, i64::from(ONE));
+        let meta = self.b.ins().ireduce(types::I32, meta);
+        self.store(meta, slot, META_AT);
+        let pair = self.iconst(PAIR);
+        self.b
+            .ins()
+            .jump(merge.block, &[BlockArg::Value(pair), BlockArg::Value(slot)]);
+        merge.reached.set(true);
+        self.enter(slow);
+        let r = self.call_helper("nat_cons", &[x.tag, x.word, y.tag, y.word]);
+        self.b
+            .ins()
+            .jump(merge.block, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
+        self.at_merge(&merge).expect("reached")
     }
 
     /// A builtin through the table ([`call_on`]), the arguments handed over.

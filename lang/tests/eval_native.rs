@@ -1070,6 +1070,22 @@ fn last_read_programs() -> Vec<String> {
              (define (m t) (and t (car t)))",
             "(list (f (list i 2)) (g (list i)) (h (list i 1)) (k (list i)) (m (list i)) (m #f))",
         ),
+        // `eq?` made in place on every kind, in a test and as a value, on lists read last.
+        hot(
+            300,
+            "(define (same a b) (if (eq? a b) 'yes 'no))\n\
+             (define (all x l s) (list (eq? x x) (eq? x (+ x 0)) (eq? 'a 'a) (eq? 'a 'b) \
+               (eq? :k :k) (eq? nil '()) (eq? l l) (eq? l (list x)) (eq? s s) (eq? s \"t\") \
+               (eq? 1.5 1.5) (eq? #t #t) (eq? #f nil) (eq? x 'a) (eq? car car) (same l (cdr l))))",
+            "(let ((l (list i))) (list (all i l \"t\") (same i i) (same l l) (same (list 1) (list 1))))",
+        ),
+        // Symbols, keywords and `nil` made by Rust carry nothing past their payload in their
+        // word: `eq?` compares the payload only.
+        hot(
+            300,
+            "(define (f x y) (list (eq? x y) (if (eq? x 'b) 1 2) (eq? y nil) (eq? x :k)))",
+            "(list (f 'b 'b) (f 'c (car (list 'c))) (f :k nil) (f i (cdr (list i))))",
+        ),
         // A list the caller keeps: its cells are only counted down, never freed under it.
         hot(
             300,

@@ -1098,9 +1098,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                 };
                 let merge = self.merge();
                 for f in init {
-                    let v = self.node(f, false)?;
-                    let v = self.own(v);
-                    let yes = self.truth(v);
+                    let (yes, v) = self.test_value(f)?;
                     let met = self.steps.clone();
                     let (decided, next) = (self.block(), self.block());
                     if or {
@@ -1133,9 +1131,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                         return self.at_merge(&merge);
                     };
                     if c.body.is_empty() {
-                        let t = self.node(test, false)?;
-                        let t = self.own(t);
-                        let yes = self.truth(t);
+                        let (yes, t) = self.test_value(test)?;
                         let met = self.steps.clone();
                         let (hit, next) = (self.block(), self.block());
                         self.b.ins().brif(yes, hit, &[], next, &[]);
@@ -1742,6 +1738,18 @@ impl<'a, 'j> Gen<'a, 'j> {
     /// A predicate or a comparison of a builtin the name is fixed to answers without a value
     /// made, while the globals are pristine.
     fn test(&mut self, n: &Node) -> Option<V> {
+        self.test_keeping(n, false).map(|(yes, _)| yes)
+    }
+
+    /// Whether a form's value is true, and the value (owned): a form of `and` or `or` that is
+    /// not the last, whose value is the whole form's when it decides. A builtin test answers
+    /// as in [`Gen::test`], its value `#t` or `#f` where it is made in place.
+    fn test_value(&mut self, n: &Node) -> Option<(V, Val)> {
+        self.test_keeping(n, true)
+            .map(|(yes, v)| (yes, v.expect("kept")))
+    }
+
+    fn test_keeping(&mut self, n: &Node, keep: bool) -> Option<(V, Option<Val>)> {
         if let NodeKind::Call {
             func,
             args,
@@ -1753,22 +1761,31 @@ impl<'a, 'j> Gen<'a, 'j> {
                     matches!(
                         (b.op, args.len()),
                         (Op::NullP | Op::PairP | Op::Not, 1)
-                            | (Op::NumEq | Op::Lt | Op::Gt | Op::Le | Op::Ge, 2)
+                            | (Op::NumEq | Op::Lt | Op::Gt | Op::Le | Op::Ge | Op::EqP, 2)
                     )
                 });
                 if let Some(b) = b {
                     self.steps.push(n.span);
                     self.steps.push(func.span);
-                    return self.builtin_test(b, sym, n.span, func.span, args, arg_spans);
+                    return self.builtin_test(b, sym, n.span, func.span, args, arg_spans, keep);
                 }
             }
         }
         let t = self.node(n, false)?;
+        if keep {
+            let t = self.own(t);
+            let yes = self.truth(t);
+            return Some((yes, Some(t)));
+        }
         let yes = self.truth(t);
         self.let_go(t);
-        Some(yes)
+        Some((yes, None))
     }
 
+    /// A builtin test (see [`Gen::test`]): whether it holds and, when `keep`, its value too
+    /// (owned): `#t` or `#f` where it is made in place, the value the name's procedure answered
+    /// otherwise.
+    #[allow(clippy::too_many_arguments)]
     fn builtin_test(
         &mut self,
         b: &'static BuiltinDef,
@@ -1777,19 +1794,50 @@ impl<'a, 'j> Gen<'a, 'j> {
         fspan: Span,
         args: &[Node],
         spans: &[Span],
-    ) -> Option<V> {
+        keep: bool,
+    ) -> Option<(V, Option<Val>)> {
         let merge = self.block();
         self.b.append_block_param(merge, types::I8);
+        if keep {
+            self.b.append_block_param(merge, types::I64);
+            self.b.append_block_param(merge, types::I64);
+        }
+        // A path's end: whether the test holds, and its value when kept.
+        let made = |g: &mut Self, yes: V| {
+            if keep {
+                let t = g.iconst(BOOL);
+                let w = g.b.ins().uextend(types::I64, yes);
+                g.b.ins().jump(
+                    merge,
+                    &[BlockArg::Value(yes), BlockArg::Value(t), BlockArg::Value(w)],
+                );
+            } else {
+                g.b.ins().jump(merge, &[BlockArg::Value(yes)]);
+            }
+        };
+        let answered = |g: &mut Self, v: Val| {
+            let yes = g.truth(v);
+            if keep {
+                g.b.ins().jump(
+                    merge,
+                    &[
+                        BlockArg::Value(yes),
+                        BlockArg::Value(v.tag),
+                        BlockArg::Value(v.word),
+                    ],
+                );
+            } else {
+                g.let_go(v);
+                g.b.ins().jump(merge, &[BlockArg::Value(yes)]);
+            }
+        };
         if args.iter().all(is_leaf) {
             let mut inline = |g: &mut Self, vals: &[Val], site: V| {
                 let yes = g.inline_test(b, vals, site);
-                g.b.ins().jump(merge, &[BlockArg::Value(yes)]);
+                made(g, yes);
             };
             let general = |g: &mut Self, v: Option<Val>| {
-                let v = v.expect("not in tail position");
-                let yes = g.truth(v);
-                g.let_go(v);
-                g.b.ins().jump(merge, &[BlockArg::Value(yes)]);
+                answered(g, v.expect("not in tail position"));
             };
             self.leaf_builtin(
                 b,
@@ -1801,26 +1849,29 @@ impl<'a, 'j> Gen<'a, 'j> {
                 &mut inline,
                 general,
             );
-            self.enter(merge);
-            return Some(self.b.block_params(merge)[0]);
+        } else {
+            let (pristine, f, site, vals) = self.builtin_args(b, sym, span, fspan, args, spans)?;
+            let (inline, general) = (self.block(), self.block());
+            self.b.ins().brif(pristine, inline, &[], general, &[]);
+            self.enter(general);
+            let owned: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
+            let kept = self.take_steps();
+            let v = self
+                .apply_keeping(f, &owned, site, false, kept)
+                .expect("not in tail position");
+            answered(self, v);
+            self.enter(inline);
+            let yes = self.inline_test(b, &vals, site);
+            made(self, yes);
         }
-        let (pristine, f, site, vals) = self.builtin_args(b, sym, span, fspan, args, spans)?;
-        let (inline, general) = (self.block(), self.block());
-        self.b.ins().brif(pristine, inline, &[], general, &[]);
-        self.enter(general);
-        let owned: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
-        let kept = self.take_steps();
-        let v = self
-            .apply_keeping(f, &owned, site, false, kept)
-            .expect("not in tail position");
-        let yes = self.truth(v);
-        self.let_go(v);
-        self.b.ins().jump(merge, &[BlockArg::Value(yes)]);
-        self.enter(inline);
-        let yes = self.inline_test(b, &vals, site);
-        self.b.ins().jump(merge, &[BlockArg::Value(yes)]);
         self.enter(merge);
-        Some(self.b.block_params(merge)[0])
+        let p = self.b.block_params(merge).to_vec();
+        let value = keep.then(|| Val {
+            tag: p[1],
+            word: p[2],
+            owned: true,
+        });
+        Some((p[0], value))
     }
 
     /// A predicate or a comparison made in place, as whether it holds (see [`Gen::test`]).
@@ -1841,6 +1892,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                 self.let_go(*x);
                 self.b.ins().bxor_imm_u(t, 1)
             }
+            (Op::EqP, [x, y]) => self.eq_test(b, *x, *y, site),
             (_, [x, y]) => self.int_test(b, *x, *y, site),
             _ => unreachable!("a predicate of one argument or a comparison of two"),
         }
@@ -1929,6 +1981,10 @@ impl<'a, 'j> Gen<'a, 'j> {
                 self.boolean(r)
             }
             (Op::Cons, [x, y]) => self.cons(*x, *y),
+            (Op::EqP, [x, y]) => {
+                let r = self.eq_test(b, *x, *y, site);
+                self.boolean(r)
+            }
             (Op::Car, [x]) => self.halves(b, *x, &[true], site),
             (Op::Cdr, [x]) => self.halves(b, *x, &[false], site),
             (Op::Cadr, [x]) => self.halves(b, *x, &[false, true], site),
@@ -2106,6 +2162,48 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.b.ins().brif(both, fast, &[], slow, &[]);
         self.enter(fast);
         let r = self.b.ins().icmp(cc, x.word, y.word);
+        self.b.ins().jump(merge, &[BlockArg::Value(r)]);
+        self.enter(slow);
+        let v = self.table(b, &[x, y], site);
+        let yes = self.truth(v);
+        self.let_go(v);
+        self.b.ins().jump(merge, &[BlockArg::Value(yes)]);
+        self.enter(merge);
+        self.b.block_params(merge)[0]
+    }
+
+    /// `eq?` in place, as whether it holds, for the kinds whose identity is in their word (`nil`,
+    /// integers, symbols, keywords, pairs: the same kind and the same payload, as
+    /// [`Value::is_eq`]); the arguments let go. Any other kind through the table.
+    fn eq_test(&mut self, b: &'static BuiltinDef, x: Val, y: Val, site: V) -> V {
+        /// `nil`, integers, symbols, keywords and pairs.
+        const BY_WORD: i64 = (1 << NIL) | (1 << INT) | (1 << 5) | (1 << 6) | (1 << PAIR);
+        let merge = self.block();
+        self.b.append_block_param(merge, types::I8);
+        let one = self.iconst(1);
+        let bx = self.b.ins().ishl(one, x.tag);
+        let by = self.b.ins().ishl(one, y.tag);
+        let both = self.b.ins().bor(bx, by);
+        let other = self.b.ins().band_imm_u(both, !BY_WORD);
+        let (fast, slow) = (self.block(), self.block());
+        self.b.ins().brif(other, slow, &[], fast, &[]);
+        self.enter(fast);
+        // Only an integer's and a pair's word is all value: a symbol's or keyword's is its low
+        // 32 bits, and `nil` has none (what lies past a value's payload is not part of it).
+        let same_tag = self.b.ins().icmp(IntCC::Equal, x.tag, y.tag);
+        let diff = self.b.ins().bxor(x.word, y.word);
+        let whole = self.b.ins().icmp_imm_s(IntCC::Equal, diff, 0);
+        let low = self.b.ins().band_imm_u(diff, 0xffff_ffff);
+        let low = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
+        let is_int = self.b.ins().icmp_imm_s(IntCC::Equal, x.tag, INT);
+        let is_pair = self.b.ins().icmp_imm_s(IntCC::Equal, x.tag, PAIR);
+        let full = self.b.ins().bor(is_int, is_pair);
+        let same_word = self.b.ins().select(full, whole, low);
+        let is_nil = self.b.ins().icmp_imm_s(IntCC::Equal, x.tag, NIL);
+        let same = self.b.ins().bor(is_nil, same_word);
+        let r = self.b.ins().band(same_tag, same);
+        self.let_go(x);
+        self.let_go(y);
         self.b.ins().jump(merge, &[BlockArg::Value(r)]);
         self.enter(slow);
         let v = self.table(b, &[x, y], site);

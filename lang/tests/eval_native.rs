@@ -1086,6 +1086,20 @@ fn last_read_programs() -> Vec<String> {
             "(define (f x y) (list (eq? x y) (if (eq? x 'b) 1 2) (eq? y nil) (eq? x :k)))",
             "(list (f 'b 'b) (f 'c (car (list 'c))) (f :k nil) (f i (cdr (list i))))",
         ),
+        // `not` of a test, in `if`, `and`, `or` and `cond`, its value kept; then `=` and `not`
+        // redefined while the procedures that make them in place are hot.
+        hot(
+            600,
+            "(define real= =)\n(define real-not not)\n\
+             (define (ok? row dist placed) (if (null? placed) #t \
+               (and (not (= (car placed) (+ row dist))) (not (eq? (car placed) row)) \
+                    (ok? row (+ dist 1) (cdr placed)))))\n\
+             (define (f l) (list (or (not (null? l)) 'empty) (cond ((not (pair? l))) (else 'pair)) \
+               (if (not (< (length l) 2)) 'long 'short)))",
+            "(begin (if (= i 300) (set! = (lambda (a b) (if (real= a b) 'yes nil)))) \
+               (if (= i 450) (set! not (lambda (x) (if (real-not x) 'no nil)))) \
+               (list (ok? (modulo i 5) 1 (list 1 3 0)) (f (list i)) (f nil) (f (list 1 2))))",
+        ),
         // A list the caller keeps: its cells are only counted down, never freed under it.
         hot(
             300,

@@ -310,6 +310,24 @@ fn is_leaf(n: &Node) -> bool {
     matches!(n.kind, NodeKind::Const(_) | NodeKind::Local(..))
 }
 
+/// Whether a form has a `let` in it (whose variables take slots where its code is made).
+fn has_let(n: &Node) -> bool {
+    match &n.kind {
+        NodeKind::Let { .. } => true,
+        NodeKind::Call { func, args, .. } => has_let(func) || args.iter().any(has_let),
+        NodeKind::If { test, then, other } => {
+            has_let(test) || has_let(then) || other.as_deref().is_some_and(has_let)
+        }
+        NodeKind::Begin(forms) | NodeKind::And(forms) | NodeKind::Or(forms) => {
+            forms.iter().any(has_let)
+        }
+        NodeKind::Cond(clauses) => clauses
+            .iter()
+            .any(|c| c.test.as_ref().is_some_and(has_let) || c.body.iter().any(has_let)),
+        _ => false,
+    }
+}
+
 /// Whether a body is made of the forms the code makes (see the module's notes).
 fn supported(body: &Body) -> bool {
     body.defines.is_empty() && body.forms.iter().all(supported_node)
@@ -1749,26 +1767,45 @@ impl<'a, 'j> Gen<'a, 'j> {
             .map(|(yes, v)| (yes, v.expect("kept")))
     }
 
+    /// The builtin a form calls when it is a test made in place: a predicate or a comparison of
+    /// a builtin the name is fixed to, with its number of arguments.
+    fn builtin_test_of(&self, n: &Node) -> Option<&'static BuiltinDef> {
+        let NodeKind::Call { func, args, .. } = &n.kind else {
+            return None;
+        };
+        let NodeKind::Global(sym) = func.kind else {
+            return None;
+        };
+        self.globals.fixed_builtin(sym).filter(|b| {
+            matches!(
+                (b.op, args.len()),
+                (Op::NullP | Op::PairP | Op::Not, 1)
+                    | (Op::NumEq | Op::Lt | Op::Gt | Op::Le | Op::Ge | Op::EqP, 2)
+            )
+        })
+    }
+
     fn test_keeping(&mut self, n: &Node, keep: bool) -> Option<(V, Option<Val>)> {
-        if let NodeKind::Call {
-            func,
-            args,
-            arg_spans,
-        } = &n.kind
+        if let (
+            Some(b),
+            NodeKind::Call {
+                func,
+                args,
+                arg_spans,
+            },
+        ) = (self.builtin_test_of(n), &n.kind)
         {
             if let NodeKind::Global(sym) = func.kind {
-                let b = self.globals.fixed_builtin(sym).filter(|b| {
-                    matches!(
-                        (b.op, args.len()),
-                        (Op::NullP | Op::PairP | Op::Not, 1)
-                            | (Op::NumEq | Op::Lt | Op::Gt | Op::Le | Op::Ge | Op::EqP, 2)
-                    )
-                });
-                if let Some(b) = b {
-                    self.steps.push(n.span);
-                    self.steps.push(func.span);
-                    return self.builtin_test(b, sym, n.span, func.span, args, arg_spans, keep);
+                self.steps.push(n.span);
+                self.steps.push(func.span);
+                // `not` of a test: while the globals are pristine, the test's answer inverted
+                // (no boolean made in between).
+                if let (Op::Not, [arg]) = (b.op, args.as_slice()) {
+                    if !is_leaf(arg) && self.builtin_test_of(arg).is_some() && !has_let(arg) {
+                        return self.not_test(sym, (n.span, func.span), arg, arg_spans, keep);
+                    }
                 }
+                return self.builtin_test(b, sym, n.span, func.span, args, arg_spans, keep);
             }
         }
         let t = self.node(n, false)?;
@@ -1863,6 +1900,90 @@ impl<'a, 'j> Gen<'a, 'j> {
             self.enter(inline);
             let yes = self.inline_test(b, &vals, site);
             made(self, yes);
+        }
+        self.enter(merge);
+        let p = self.b.block_params(merge).to_vec();
+        let value = keep.then(|| Val {
+            tag: p[1],
+            word: p[2],
+            owned: true,
+        });
+        Some((p[0], value))
+    }
+
+    /// `(not test)` as a test (see [`Gen::test_keeping`]), `test` a builtin test itself, with
+    /// no `let` in it (its code is made twice, once on each path). While the globals are
+    /// pristine, `test` is made as a test and its answer inverted; otherwise the general way:
+    /// the name's value read, `test`'s value made and the two applied.
+    fn not_test(
+        &mut self,
+        sym: Sym,
+        (span, fspan): (Span, Span),
+        arg: &Node,
+        spans: &[Span],
+        keep: bool,
+    ) -> Option<(V, Option<Val>)> {
+        let m = self.m();
+        let pristine = self.load(
+            types::I8,
+            m,
+            (offset_of!(Machine, globals) + Globals::PRISTINE_AT) as i32,
+        );
+        let site = self.site(span, fspan, spans, sym, None);
+        let merge = self.block();
+        self.b.append_block_param(merge, types::I8);
+        if keep {
+            self.b.append_block_param(merge, types::I64);
+            self.b.append_block_param(merge, types::I64);
+        }
+        let (fast, slow) = (self.block(), self.block());
+        self.b.ins().brif(pristine, fast, &[], slow, &[]);
+        let before = self.steps.clone();
+        self.enter(slow);
+        let m = self.m();
+        let z = self.iconst(0);
+        let head = self.call_helper("nat_head", &[m, site, z]);
+        let f = Val {
+            tag: head[0],
+            word: head[1],
+            owned: true,
+        };
+        self.temps.push(f);
+        let v = self.node(arg, false);
+        self.temps.pop();
+        let v = v?;
+        let v = self.own(v);
+        let kept = self.take_steps();
+        let r = self
+            .apply_keeping(f, &[v], site, false, kept)
+            .expect("not in tail position");
+        let yes = self.truth(r);
+        if keep {
+            self.b.ins().jump(
+                merge,
+                &[
+                    BlockArg::Value(yes),
+                    BlockArg::Value(r.tag),
+                    BlockArg::Value(r.word),
+                ],
+            );
+        } else {
+            self.let_go(r);
+            self.b.ins().jump(merge, &[BlockArg::Value(yes)]);
+        }
+        self.steps = before;
+        self.enter(fast);
+        let yes = self.test(arg)?;
+        let no = self.b.ins().bxor_imm_u(yes, 1);
+        if keep {
+            let t = self.iconst(BOOL);
+            let w = self.b.ins().uextend(types::I64, no);
+            self.b.ins().jump(
+                merge,
+                &[BlockArg::Value(no), BlockArg::Value(t), BlockArg::Value(w)],
+            );
+        } else {
+            self.b.ins().jump(merge, &[BlockArg::Value(no)]);
         }
         self.enter(merge);
         let p = self.b.block_params(merge).to_vec();

@@ -108,15 +108,15 @@ fn runaway_recursion() {
     check(
         "(define (depth n) (+ 1 (depth (+ n 1))))\n(depth 0)",
         expect![[r#"
-        error[runaway-recursion]: runaway recursion: calls nested more than 10000 deep
-           ╭─[ prog.ttdl:1:24 ]
-           │
-         1 │ (define (depth n) (+ 1 (depth (+ n 1))))
-           │                        ───────┬───────  
-           │                               ╰───────── this call went over the depth limit
-        ───╯
-          = help: make the recursive call in tail position (the last thing the procedure does), or raise the depth budget (`Limits::depth`) if the recursion really is this deep
-    "#]],
+            error[runaway-recursion]: runaway recursion: calls nested more than 10000 deep
+               ╭─[ prog.ttdl:1:24 ]
+               │
+             1 │ (define (depth n) (+ 1 (depth (+ n 1))))
+               │                        ───────┬───────  
+               │                               ╰───────── this call went over the depth limit
+            ───╯
+              = help: make the recursive call in tail position (the last thing the procedure does), or raise the depth budget if the recursion really is this deep (`--max-depth` on the command line, `Limits::depth` when embedding)
+        "#]],
     );
 }
 

@@ -164,6 +164,11 @@ pub struct Source {
     /// without end stops with an error naming where it was
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     pub max_memory: Option<u64>,
+    /// Nested (non-tail) call depth per file (default 10,000): a recursion that never reaches
+    /// its base case stops with an error at its call; raise it for a non-tail recursion that
+    /// really runs this deep (a `map` written by hand over a long list)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub max_depth: Option<u64>,
     /// Evaluate every iteration of a long repeating `iterate` instead of recording it once with
     /// its count (`check` and `run` fold such loops; the plan is the same either way)
     #[arg(long)]
@@ -190,6 +195,9 @@ impl Source {
         }
         if let Some(m) = self.max_memory {
             limits.memory = m << 20;
+        }
+        if let Some(d) = self.max_depth {
+            limits.depth = usize::try_from(d).unwrap_or(usize::MAX);
         }
         limits
     }

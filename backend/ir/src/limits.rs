@@ -26,7 +26,7 @@ pub struct Limits {
     pub memory: u64,
     /// Wall-clock time one evaluated source may run. `--max-time` (seconds) on the command line.
     pub time: std::time::Duration,
-    /// Nested (non-tail) call depth.
+    /// Nested (non-tail) call depth. `--max-depth` on the command line.
     pub depth: usize,
     /// Tasks a program may create.
     pub tasks: usize,

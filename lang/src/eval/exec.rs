@@ -580,7 +580,8 @@ impl Machine {
         .with_label(span, "this call went over the depth limit")
         .with_help(
             "make the recursive call in tail position (the last thing the procedure does), or \
-             raise the depth budget (`Limits::depth`) if the recursion really is this deep",
+             raise the depth budget if the recursion really is this deep (`--max-depth` on the \
+             command line, `Limits::depth` when embedding)",
         )
     }
 

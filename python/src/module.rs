@@ -209,14 +209,28 @@ impl PySession {
 #[pymethods]
 impl PySession {
     #[new]
-    #[pyo3(signature = (stdlib = true, max_steps = None))]
-    fn new(py: Python<'_>, stdlib: bool, max_steps: Option<u64>) -> PyResult<Self> {
+    #[pyo3(signature = (stdlib = true, max_steps = None, max_depth = None))]
+    fn new(
+        py: Python<'_>,
+        stdlib: bool,
+        max_steps: Option<u64>,
+        max_depth: Option<u64>,
+    ) -> PyResult<Self> {
         let mut budget = Limits::default();
         if let Some(n) = max_steps {
             if n == 0 {
                 return Err(PyValueError::new_err("`max_steps` must be at least 1"));
             }
             budget.steps = n;
+        }
+        // As the command line's `--max-depth`.
+        if let Some(n) = max_depth {
+            if !(1..=10_000_000).contains(&n) {
+                return Err(PyValueError::new_err(
+                    "`max_depth` must be between 1 and 10,000,000",
+                ));
+            }
+            budget.depth = usize::try_from(n).unwrap_or(usize::MAX);
         }
         let inner = if stdlib {
             Session::with_budget(budget).map_err(|e| session_error(py, e))?

@@ -158,6 +158,15 @@ def test_script_error_carries_the_rendered_diagnostic(tmp_path):
     assert s.eval("(+ 2 2)") == "4"
 
 
+def test_max_depth_raises_the_nested_call_depth():
+    deep = "(define (count n) (if (= n 0) 0 (+ 1 (count (- n 1)))))\n(count 20000)"
+    with pytest.raises(ttdl.ScriptError, match="runaway-recursion"):
+        ttdl.Session(echo=False).eval(deep)
+    assert ttdl.Session(echo=False, max_depth=100_000).eval(deep) == "20000"
+    with pytest.raises(ValueError, match="max_depth"):
+        ttdl.Session(max_depth=0)
+
+
 def test_a_missing_file_is_an_os_error():
     with pytest.raises(OSError, match="cannot read `/nonexistent/x.ttdl`"):
         ttdl.Session().load("/nonexistent/x.ttdl")

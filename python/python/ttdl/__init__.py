@@ -313,10 +313,18 @@ class Session:
     evaluated so far.
 
     What the program prints (``println``) is written to ``sys.stdout`` unless ``echo`` is
-    False; ``printed`` holds what the last call printed either way."""
+    False; ``printed`` holds what the last call printed either way. ``max_steps`` and
+    ``max_depth`` raise the evaluation's step budget and its nested call depth (10,000 by
+    default), as ``--max-steps`` and ``--max-depth`` do on the command line."""
 
-    def __init__(self, stdlib: bool = True, max_steps: int | None = None, echo: bool = True):
-        self._s = _Session(stdlib=stdlib, max_steps=max_steps)
+    def __init__(
+        self,
+        stdlib: bool = True,
+        max_steps: int | None = None,
+        echo: bool = True,
+        max_depth: int | None = None,
+    ):
+        self._s = _Session(stdlib=stdlib, max_steps=max_steps, max_depth=max_depth)
         self.echo = echo
         self.printed = ""
 

@@ -1139,6 +1139,22 @@ fn last_read_programs() -> Vec<String> {
     ]
 }
 
+/// `modulo` made in place: the divisor's sign, both signs of each, a divisor of -1 and of the
+/// least integer, and a divisor of 0 (the builtin's error, on a late call).
+#[test]
+fn modulo_answers_as_closures() {
+    run_both(
+        &hot(
+            400,
+            "(define (m a b) (modulo a b))\n\
+             (define (all a) (list (m a 3) (m a -3) (m (- 0 a) 3) (m (- 0 a) -3) (m a 1) (m a -1) \
+               (m -9223372036854775807 -1) (m a 9223372036854775807)))",
+            "(if (= i 390) (m i 0) (all i))",
+        ),
+        Limits::default(),
+    );
+}
+
 #[test]
 fn last_reads_answer_as_closures() {
     for p in last_read_programs() {

@@ -2091,7 +2091,15 @@ impl<'a, 'j> Gen<'a, 'j> {
             (Op::Cddr, [x]) => self.halves(b, *x, &[false, false], site),
             (Op::Caddr, [x]) => self.halves(b, *x, &[false, false, true], site),
             (
-                Op::Add | Op::Sub | Op::Mul | Op::NumEq | Op::Lt | Op::Gt | Op::Le | Op::Ge,
+                Op::Add
+                | Op::Sub
+                | Op::Mul
+                | Op::Modulo
+                | Op::NumEq
+                | Op::Lt
+                | Op::Gt
+                | Op::Le
+                | Op::Ge,
                 [x, y],
             ) => self.ints(b, *x, *y, site),
             _ => self.table(b, vals, site),
@@ -2322,8 +2330,8 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.test_through_table(b, &[x, y], site, slow, merge)
     }
 
-    /// Integer arithmetic and comparisons of two integers in place; overflow and every other
-    /// kind through the table.
+    /// Integer arithmetic (`+ - * modulo`) and comparisons of two integers in place; overflow, a
+    /// divisor of 0 or -1 and every other kind through the table.
     fn ints(&mut self, b: &'static BuiltinDef, x: Val, y: Val, site: V) -> Val {
         let merge = self.merge();
         let xi = self.b.ins().icmp_imm_s(IntCC::Equal, x.tag, INT);
@@ -2349,6 +2357,27 @@ impl<'a, 'j> Gen<'a, 'j> {
                 merge.block,
                 &[BlockArg::Value(v.tag), BlockArg::Value(v.word)],
             );
+        } else if let Op::Modulo = b.op {
+            // The sign of the divisor, as `numeric::modulo`; a divisor of 0 (an error) or -1
+            // (whose remainder of the least integer overflows there) through the table.
+            let zero = self.b.ins().icmp_imm_s(IntCC::Equal, c, 0);
+            let minus = self.b.ins().icmp_imm_s(IntCC::Equal, c, -1);
+            let odd = self.b.ins().bor(zero, minus);
+            let ok = self.block();
+            self.b.ins().brif(odd, slow, &[], ok, &[]);
+            self.enter(ok);
+            let r = self.b.ins().srem(a, c);
+            let r_neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, r, 0);
+            let c_neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, c, 0);
+            let differ = self.b.ins().bxor(r_neg, c_neg);
+            let nonzero = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
+            let fix = self.b.ins().band(differ, nonzero);
+            let moved = self.b.ins().iadd(r, c);
+            let r = self.b.ins().select(fix, moved, r);
+            let t = self.iconst(INT);
+            self.b
+                .ins()
+                .jump(merge.block, &[BlockArg::Value(t), BlockArg::Value(r)]);
         } else {
             let (r, overflow) = match b.op {
                 Op::Add => self.b.ins().sadd_overflow(a, c),

@@ -1833,14 +1833,48 @@ impl<'a, 'j> Gen<'a, 'j> {
         spans: &[Span],
         keep: bool,
     ) -> Option<(V, Option<Val>)> {
-        let merge = self.test_merge(keep);
+        let merge = self.block();
+        self.b.append_block_param(merge, types::I8);
+        if keep {
+            self.b.append_block_param(merge, types::I64);
+            self.b.append_block_param(merge, types::I64);
+        }
+        // A path's end: whether the test holds, and its value when kept.
+        let made = |g: &mut Self, yes: V| {
+            if keep {
+                let t = g.iconst(BOOL);
+                let w = g.b.ins().uextend(types::I64, yes);
+                g.b.ins().jump(
+                    merge,
+                    &[BlockArg::Value(yes), BlockArg::Value(t), BlockArg::Value(w)],
+                );
+            } else {
+                g.b.ins().jump(merge, &[BlockArg::Value(yes)]);
+            }
+        };
+        let answered = |g: &mut Self, v: Val| {
+            let yes = g.truth(v);
+            if keep {
+                g.b.ins().jump(
+                    merge,
+                    &[
+                        BlockArg::Value(yes),
+                        BlockArg::Value(v.tag),
+                        BlockArg::Value(v.word),
+                    ],
+                );
+            } else {
+                g.let_go(v);
+                g.b.ins().jump(merge, &[BlockArg::Value(yes)]);
+            }
+        };
         if args.iter().all(is_leaf) {
             let mut inline = |g: &mut Self, vals: &[Val], site: V| {
                 let yes = g.inline_test(b, vals, site);
-                g.test_made(merge, keep, yes);
+                made(g, yes);
             };
             let general = |g: &mut Self, v: Option<Val>| {
-                g.test_answered(merge, keep, v.expect("not in tail position"));
+                answered(g, v.expect("not in tail position"));
             };
             self.leaf_builtin(
                 b,
@@ -1862,60 +1896,11 @@ impl<'a, 'j> Gen<'a, 'j> {
             let v = self
                 .apply_keeping(f, &owned, site, false, kept)
                 .expect("not in tail position");
-            self.test_answered(merge, keep, v);
+            answered(self, v);
             self.enter(inline);
             let yes = self.inline_test(b, &vals, site);
-            self.test_made(merge, keep, yes);
+            made(self, yes);
         }
-        Some(self.test_joined(merge, keep))
-    }
-
-    /// Where the paths of a test meet: whether it holds, and its value when `keep`.
-    fn test_merge(&mut self, keep: bool) -> Block {
-        let merge = self.block();
-        self.b.append_block_param(merge, types::I8);
-        if keep {
-            self.b.append_block_param(merge, types::I64);
-            self.b.append_block_param(merge, types::I64);
-        }
-        merge
-    }
-
-    /// The end of a test's path made in place: whether it holds (its value, when kept, `#t` or
-    /// `#f`).
-    fn test_made(&mut self, merge: Block, keep: bool, yes: V) {
-        if keep {
-            let t = self.iconst(BOOL);
-            let w = self.b.ins().uextend(types::I64, yes);
-            self.b.ins().jump(
-                merge,
-                &[BlockArg::Value(yes), BlockArg::Value(t), BlockArg::Value(w)],
-            );
-        } else {
-            self.b.ins().jump(merge, &[BlockArg::Value(yes)]);
-        }
-    }
-
-    /// The end of a test's general path: the value's truth, and the value kept or let go.
-    fn test_answered(&mut self, merge: Block, keep: bool, v: Val) {
-        let yes = self.truth(v);
-        if keep {
-            self.b.ins().jump(
-                merge,
-                &[
-                    BlockArg::Value(yes),
-                    BlockArg::Value(v.tag),
-                    BlockArg::Value(v.word),
-                ],
-            );
-        } else {
-            self.let_go(v);
-            self.b.ins().jump(merge, &[BlockArg::Value(yes)]);
-        }
-    }
-
-    /// Whether a test holds, and its value when kept, where its paths met.
-    fn test_joined(&mut self, merge: Block, keep: bool) -> (V, Option<Val>) {
         self.enter(merge);
         let p = self.b.block_params(merge).to_vec();
         let value = keep.then(|| Val {
@@ -1923,38 +1908,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             word: p[2],
             owned: true,
         });
-        (p[0], value)
-    }
-
-    /// A call of the builtin `sym` is fixed to, split on whether the globals are pristine: its
-    /// site, the block where they are (for the caller to enter), and the other path, entered,
-    /// with the name's value read as the walk reads it (a name once bound stays bound, so the
-    /// read cannot fail).
-    fn split_on_pristine(
-        &mut self,
-        sym: Sym,
-        (span, fspan): (Span, Span),
-        spans: &[Span],
-    ) -> (V, Block, Val) {
-        let m = self.m();
-        let pristine = self.load(
-            types::I8,
-            m,
-            (offset_of!(Machine, globals) + Globals::PRISTINE_AT) as i32,
-        );
-        let site = self.site(span, fspan, spans, sym, None);
-        let (fast, slow) = (self.block(), self.block());
-        self.b.ins().brif(pristine, fast, &[], slow, &[]);
-        self.enter(slow);
-        let m = self.m();
-        let z = self.iconst(0);
-        let head = self.call_helper("nat_head", &[m, site, z]);
-        let f = Val {
-            tag: head[0],
-            word: head[1],
-            owned: true,
-        };
-        (site, fast, f)
+        Some((p[0], value))
     }
 
     /// `(not test)` as a test (see [`Gen::test_keeping`]), `test` a builtin test itself, with
@@ -1969,9 +1923,31 @@ impl<'a, 'j> Gen<'a, 'j> {
         spans: &[Span],
         keep: bool,
     ) -> Option<(V, Option<Val>)> {
-        let merge = self.test_merge(keep);
+        let m = self.m();
+        let pristine = self.load(
+            types::I8,
+            m,
+            (offset_of!(Machine, globals) + Globals::PRISTINE_AT) as i32,
+        );
+        let site = self.site(span, fspan, spans, sym, None);
+        let merge = self.block();
+        self.b.append_block_param(merge, types::I8);
+        if keep {
+            self.b.append_block_param(merge, types::I64);
+            self.b.append_block_param(merge, types::I64);
+        }
+        let (fast, slow) = (self.block(), self.block());
+        self.b.ins().brif(pristine, fast, &[], slow, &[]);
         let before = self.steps.clone();
-        let (site, fast, f) = self.split_on_pristine(sym, (span, fspan), spans);
+        self.enter(slow);
+        let m = self.m();
+        let z = self.iconst(0);
+        let head = self.call_helper("nat_head", &[m, site, z]);
+        let f = Val {
+            tag: head[0],
+            word: head[1],
+            owned: true,
+        };
         self.temps.push(f);
         let v = self.node(arg, false);
         self.temps.pop();
@@ -1981,13 +1957,42 @@ impl<'a, 'j> Gen<'a, 'j> {
         let r = self
             .apply_keeping(f, &[v], site, false, kept)
             .expect("not in tail position");
-        self.test_answered(merge, keep, r);
+        let yes = self.truth(r);
+        if keep {
+            self.b.ins().jump(
+                merge,
+                &[
+                    BlockArg::Value(yes),
+                    BlockArg::Value(r.tag),
+                    BlockArg::Value(r.word),
+                ],
+            );
+        } else {
+            self.let_go(r);
+            self.b.ins().jump(merge, &[BlockArg::Value(yes)]);
+        }
         self.steps = before;
         self.enter(fast);
         let yes = self.test(arg)?;
         let no = self.b.ins().bxor_imm_u(yes, 1);
-        self.test_made(merge, keep, no);
-        Some(self.test_joined(merge, keep))
+        if keep {
+            let t = self.iconst(BOOL);
+            let w = self.b.ins().uextend(types::I64, no);
+            self.b.ins().jump(
+                merge,
+                &[BlockArg::Value(no), BlockArg::Value(t), BlockArg::Value(w)],
+            );
+        } else {
+            self.b.ins().jump(merge, &[BlockArg::Value(no)]);
+        }
+        self.enter(merge);
+        let p = self.b.block_params(merge).to_vec();
+        let value = keep.then(|| Val {
+            tag: p[1],
+            word: p[2],
+            owned: true,
+        });
+        Some((p[0], value))
     }
 
     /// A predicate or a comparison made in place, as whether it holds (see [`Gen::test`]).
@@ -2032,8 +2037,24 @@ impl<'a, 'j> Gen<'a, 'j> {
         inline: &mut dyn FnMut(&mut Self, &[Val], V),
         general: impl FnOnce(&mut Self, Option<Val>),
     ) {
+        let m = self.m();
+        let pristine = self.load(
+            types::I8,
+            m,
+            (offset_of!(Machine, globals) + Globals::PRISTINE_AT) as i32,
+        );
+        let site = self.site(span, fspan, spans, sym, None);
+        let (fast, slow) = (self.block(), self.block());
+        self.b.ins().brif(pristine, fast, &[], slow, &[]);
         let before = self.steps.clone();
-        let (site, fast, f) = self.split_on_pristine(sym, (span, fspan), spans);
+        self.enter(slow);
+        let z = self.iconst(0);
+        let head = self.call_helper("nat_head", &[m, site, z]);
+        let f = Val {
+            tag: head[0],
+            word: head[1],
+            owned: true,
+        };
         let vals: Vec<Val> = args
             .iter()
             .map(|a| {
@@ -2271,22 +2292,8 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.enter(fast);
         let r = self.b.ins().icmp(cc, x.word, y.word);
         self.b.ins().jump(merge, &[BlockArg::Value(r)]);
-        self.test_through_table(b, &[x, y], site, slow, merge)
-    }
-
-    /// The general path of a test made in place (`slow`): the builtin through the table and its
-    /// value's truth; then, where the paths meet (`merge`, whose parameter is the answer),
-    /// whether the test holds.
-    fn test_through_table(
-        &mut self,
-        b: &'static BuiltinDef,
-        vals: &[Val],
-        site: V,
-        slow: Block,
-        merge: Block,
-    ) -> V {
         self.enter(slow);
-        let v = self.table(b, vals, site);
+        let v = self.table(b, &[x, y], site);
         let yes = self.truth(v);
         self.let_go(v);
         self.b.ins().jump(merge, &[BlockArg::Value(yes)]);
@@ -2327,7 +2334,13 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.let_go(x);
         self.let_go(y);
         self.b.ins().jump(merge, &[BlockArg::Value(r)]);
-        self.test_through_table(b, &[x, y], site, slow, merge)
+        self.enter(slow);
+        let v = self.table(b, &[x, y], site);
+        let yes = self.truth(v);
+        self.let_go(v);
+        self.b.ins().jump(merge, &[BlockArg::Value(yes)]);
+        self.enter(merge);
+        self.b.block_params(merge)[0]
     }
 
     /// Integer arithmetic (`+ - * modulo`) and comparisons of two integers in place; overflow, a

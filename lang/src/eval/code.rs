@@ -1398,6 +1398,44 @@ impl FlatScope {
         }
     }
 
+    /// A `let`'s frame, its variables in the slots after every one taken before (the first of
+    /// them returned). A `let*`'s frame is in scope at once, filled one binding at a time
+    /// ([`FlatScope::let_init`]); a `let`'s is handed back, to come into scope with the body
+    /// ([`FlatScope::let_body`]).
+    fn open_let(&mut self, names: Vec<Sym>, sequential: bool) -> (u32, Option<FlatFrame>) {
+        let offset = self.next;
+        let len = u32::try_from(names.len()).unwrap_or(u32::MAX);
+        self.next = self.next.saturating_add(len);
+        let frame = FlatFrame {
+            names,
+            offset,
+            filled: 0,
+        };
+        if sequential {
+            self.frames.push(frame);
+            (offset, None)
+        } else {
+            (offset, Some(frame))
+        }
+    }
+
+    /// Before a `let*`'s `i`th initial value: the bindings before it are in scope.
+    fn let_init(&mut self, i: usize, sequential: bool) {
+        if sequential {
+            if let Some(f) = self.frames.last_mut() {
+                f.filled = i;
+            }
+        }
+    }
+
+    /// The `let`'s body: every binding in scope (the frame `open_let` handed back, if any).
+    fn let_body(&mut self, pending: Option<FlatFrame>) {
+        self.frames.extend(pending);
+        if let Some(f) = self.frames.last_mut() {
+            f.filled = f.names.len();
+        }
+    }
+
     /// Where a reference resolved to `slot` reads: its slot, if bound there already; else, as
     /// the walk's lookup by name, the latest binding of the name in the innermost frame that has
     /// one. `None` for a reference out of the procedure's own frames (a captured variable).
@@ -1829,35 +1867,17 @@ impl Compiler<'_> {
         let Some(flat) = &mut self.flat else {
             return Box::new(|_, _| Raw::of(Value::Nil));
         };
-        let offset = flat.next;
-        flat.next = flat
-            .next
-            .saturating_add(u32::try_from(len).unwrap_or(u32::MAX));
-        let frame = FlatFrame {
-            names,
-            offset,
-            filled: 0,
-        };
+        // `let*`: each init sees the bindings before it.
+        let (offset, pending) = flat.open_let(names, sequential);
         let mut inits = Vec::with_capacity(len);
-        if sequential {
-            // `let*`: each init sees the bindings before it.
-            flat.frames.push(frame);
-            for (i, (_, init)) in bindings.iter().enumerate() {
-                if let Some(f) = self.flat.as_mut().and_then(|f| f.frames.last_mut()) {
-                    f.filled = i;
-                }
-                inits.push(self.node::<NonTail>(init));
-            }
-        } else {
-            for (_, init) in bindings {
-                inits.push(self.node::<NonTail>(init));
-            }
+        for (i, (_, init)) in bindings.iter().enumerate() {
             if let Some(f) = &mut self.flat {
-                f.frames.push(frame);
+                f.let_init(i, sequential);
             }
+            inits.push(self.node::<NonTail>(init));
         }
-        if let Some(f) = self.flat.as_mut().and_then(|f| f.frames.last_mut()) {
-            f.filled = len;
+        if let Some(f) = &mut self.flat {
+            f.let_body(pending);
         }
         let body = self.body::<O>(body);
         if let Some(f) = &mut self.flat {

@@ -57,7 +57,7 @@ use super::super::exec::{Entry, INLINE_ARGS, RED_ZONE, STACK_SEGMENT};
 use super::super::machine::Machine;
 use super::super::symbol::Sym;
 use super::super::value::{Closure, ClosureKind, Value};
-use super::{call_on, CompiledBody, FlatFrame, FlatScope, Raw, Scope};
+use super::{call_on, CompiledBody, FlatScope, Raw, Scope};
 use super::{ERR, FLAT_TAIL};
 use crate::span::Span;
 use ttdl_ir::limits::Limits;
@@ -1266,32 +1266,16 @@ impl<'a, 'j> Gen<'a, 'j> {
     ) -> Option<Val> {
         let names: Vec<Sym> = bindings.iter().map(|(s, _)| *s).collect();
         let len = names.len();
-        let offset = self.scope.next;
-        self.scope.next += len as u32;
-        let mut frame = Some(FlatFrame {
-            names,
-            offset,
-            filled: 0,
-        });
-        if sequential {
-            self.scope.frames.extend(frame.take());
-        }
+        let (offset, pending) = self.scope.open_let(names, sequential);
         for (i, (_, init)) in bindings.iter().enumerate() {
-            if sequential {
-                if let Some(f) = self.scope.frames.last_mut() {
-                    f.filled = i;
-                }
-            }
+            self.scope.let_init(i, sequential);
             let v = self.node(init, false)?;
             let v = self.own(v);
             let (t, w) = self.vars[offset as usize + i];
             self.b.def_var(t, v.tag);
             self.b.def_var(w, v.word);
         }
-        self.scope.frames.extend(frame);
-        if let Some(f) = self.scope.frames.last_mut() {
-            f.filled = len;
-        }
+        self.scope.let_body(pending);
         let v = self.seq(&body.forms, tail);
         self.scope.frames.pop();
         let v = v.map(|v| self.own(v));

@@ -64,8 +64,8 @@ impl Set {
 }
 
 /// The variable each read reads and the first variable of each `let`, found in the order the
-/// code is made: the same scopes as [`super::Gen::flat_let`] builds (every `let` takes the
-/// variables after all those before it).
+/// code is made, with the scopes [`super::Gen::flat_let`] opens ([`FlatScope::open_let`]: every
+/// `let` takes the variables after all those before it).
 struct Resolve {
     scope: FlatScope,
     var_of: HashMap<*const Node, usize>,
@@ -110,30 +110,13 @@ impl Resolve {
                 sequential,
             } => {
                 let names: Vec<_> = bindings.iter().map(|(s, _)| *s).collect();
-                let len = names.len();
-                let offset = self.scope.next;
-                self.scope.next += len as u32;
+                let (offset, pending) = self.scope.open_let(names, *sequential);
                 self.let_at.insert(n, offset as usize);
-                let mut frame = Some(super::super::FlatFrame {
-                    names,
-                    offset,
-                    filled: 0,
-                });
-                if *sequential {
-                    self.scope.frames.extend(frame.take());
-                }
                 for (i, (_, init)) in bindings.iter().enumerate() {
-                    if *sequential {
-                        if let Some(f) = self.scope.frames.last_mut() {
-                            f.filled = i;
-                        }
-                    }
+                    self.scope.let_init(i, *sequential);
                     self.node(init);
                 }
-                self.scope.frames.extend(frame);
-                if let Some(f) = self.scope.frames.last_mut() {
-                    f.filled = len;
-                }
+                self.scope.let_body(pending);
                 body.forms.iter().for_each(|f| self.node(f));
                 self.scope.frames.pop();
             }

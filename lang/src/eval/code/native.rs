@@ -310,24 +310,6 @@ fn is_leaf(n: &Node) -> bool {
     matches!(n.kind, NodeKind::Const(_) | NodeKind::Local(..))
 }
 
-/// Whether a form has a `let` in it (whose variables take slots where its code is made).
-fn has_let(n: &Node) -> bool {
-    match &n.kind {
-        NodeKind::Let { .. } => true,
-        NodeKind::Call { func, args, .. } => has_let(func) || args.iter().any(has_let),
-        NodeKind::If { test, then, other } => {
-            has_let(test) || has_let(then) || other.as_deref().is_some_and(has_let)
-        }
-        NodeKind::Begin(forms) | NodeKind::And(forms) | NodeKind::Or(forms) => {
-            forms.iter().any(has_let)
-        }
-        NodeKind::Cond(clauses) => clauses
-            .iter()
-            .any(|c| c.test.as_ref().is_some_and(has_let) || c.body.iter().any(has_let)),
-        _ => false,
-    }
-}
-
 /// Whether a body is made of the forms the code makes (see the module's notes).
 fn supported(body: &Body) -> bool {
     body.defines.is_empty() && body.forms.iter().all(supported_node)
@@ -1785,7 +1767,8 @@ impl<'a, 'j> Gen<'a, 'j> {
                 // `not` of a test: while the globals are pristine, the test's answer inverted
                 // (no boolean made in between).
                 if let (Op::Not, [arg]) = (b.op, args.as_slice()) {
-                    if !is_leaf(arg) && self.builtin_test_of(arg).is_some() && !has_let(arg) {
+                    if !is_leaf(arg) && self.builtin_test_of(arg).is_some() && slots_node(arg) == 0
+                    {
                         return self.not_test(sym, (n.span, func.span), arg, arg_spans, keep);
                     }
                 }
@@ -1895,8 +1878,9 @@ impl<'a, 'j> Gen<'a, 'j> {
         Some((p[0], value))
     }
 
-    /// `(not test)` as a test (see [`Gen::test_keeping`]), `test` a builtin test itself, with
-    /// no `let` in it (its code is made twice, once on each path). While the globals are
+    /// `(not test)` as a test (see [`Gen::test_keeping`]), `test` a builtin test itself whose
+    /// `let`s bind nothing (its code is made twice, once on each path, and a binding's slots are
+    /// taken where its code is made). While the globals are
     /// pristine, `test` is made as a test and its answer inverted; otherwise the general way:
     /// the name's value read, `test`'s value made and the two applied.
     fn not_test(

@@ -820,6 +820,40 @@ fn redefinition_programs() -> Vec<String> {
              (drive (+ i 1) (cons (f (list i)) acc))))) \
          (let ((l (drive 0 '()))) (list (length l) (f '(1)) (car l) (car (cdr (cdr l)))))"
             .to_string(),
+        // Stretches that read the pristine flag once: after a call that clears it (the hook),
+        // in a loop of their own, with `let`s (one set of slots for both copies), in tests whose
+        // values are kept, and ending in calls in tail position.
+        "(define (hook x) (if (= x 700) (set! * +))) \
+         (define (walk l acc) (if (null? l) acc \
+           (begin (hook (car l)) (walk (cdr l) (+ acc (* (car l) (- (car l) 1))))))) \
+         (define (count n acc) (if (= n 0) acc (count (- n 1) (cons n acc)))) \
+         (walk (count 1000 '()) 0)"
+            .to_string(),
+        "(define (ok? row dist placed) (if (null? placed) #t \
+           (and (not (= (car placed) (+ row dist))) (not (= (car placed) (- row dist))) \
+                (ok? row (+ dist 1) (cdr placed))))) \
+         (define (drive i n) (if (= i 0) n \
+           (begin (if (= i 300) (begin (set! = eq?) (set! not null?))) \
+             (drive (- i 1) (if (ok? (modulo i 8) 1 (list 1 5 2 6 3)) (+ n 1) n))))) \
+         (drive 600 0)"
+            .to_string(),
+        "(define (f x) (let ((a (+ x 1)) (b (* x 2))) (if (< a b) (- b a) (let* ((c (- a b)) (d (+ c c))) (list c d))))) \
+         (define (drive i acc) (if (= i 0) acc \
+           (begin (if (= i 500) (set! - (lambda (x y) (* 10 x)))) (drive (- i 1) (cons (f (modulo i 5)) acc))))) \
+         (let ((l (drive 1000 '()))) (list (length l) (car l) (car (cdr l))))"
+            .to_string(),
+        "(define (f x l) (if (or (and (pair? l) (car l)) (< x 3)) (+ x 1) (- x 1))) \
+         (define (drive i acc) (if (= i 0) acc \
+           (begin (if (= i 400) (set! car (lambda (p) #f))) \
+             (drive (- i 1) (+ acc (f (modulo i 7) (if (= (modulo i 3) 0) '() (list i)))))))) \
+         (drive 800 0)"
+            .to_string(),
+        "(define (g x) (* x 3)) \
+         (define (f x) (if (< x 2) (g (+ x 10)) (+ x (* x 2)))) \
+         (define (drive i acc) (if (= i 0) acc \
+           (begin (if (= i 500) (set! < (lambda (a b) #t))) (drive (- i 1) (+ acc (f (modulo i 4))))))) \
+         (drive 1000 0)"
+            .to_string(),
         // A `define` inside a body is local: the hot procedures still see the builtin.
         "(define (f l) (car l)) \
          (define (drive i acc) (if (= i 1500) acc \

@@ -63,6 +63,7 @@ use crate::span::Span;
 use ttdl_ir::limits::Limits;
 
 mod last_reads;
+mod stretches;
 
 thread_local! {
     /// Whether procedure bodies may be compiled to machine code on this thread.
@@ -601,6 +602,38 @@ struct Gen<'a, 'j> {
     /// Variables read and lent to a call whose arguments are still being made: a last read
     /// among those arguments must not take the value over (the one lent would lose its count).
     lent: Vec<usize>,
+    /// The nodes made as stretches that read the pristine flag once ([`stretches`]).
+    stretches: std::collections::HashSet<*const Node>,
+    /// What the code being made knows of the pristine flag.
+    pristine: Known,
+}
+
+/// What the code being made knows of the pristine flag: nothing (each builtin named globally
+/// reads it), or, inside a stretch ([`stretches`]), that it is set or that it is clear.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Known {
+    Unknown,
+    Set,
+    Clear,
+}
+
+/// The paths a builtin's call is made on: in place, the general way, or both, forked on the
+/// flag (the blocks to enter).
+#[derive(Clone, Copy)]
+enum Fork {
+    InPlace,
+    General,
+    Both { in_place: Block, general: Block },
+}
+
+/// How a builtin call's head was read, before its arguments: not at all (the flag known set:
+/// the builtin is the one fixed), read (the flag known clear), or read when the flag, read
+/// then, was clear (`nil` otherwise).
+#[derive(Clone, Copy)]
+enum Head {
+    Fixed,
+    Read(Val),
+    Either(V, Val),
 }
 
 impl<'a, 'j> Gen<'a, 'j> {
@@ -641,6 +674,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         }
         b.ins().jump(head, &[]);
         let last = last_reads::last_reads(l, nslots);
+        let stretches = stretches::stretches(&m.globals, l);
         let mut helpers = HashMap::new();
         for (&name, &id) in &jit.helpers {
             helpers.insert(name, jit.module.declare_func_in_func(id, b.func));
@@ -664,6 +698,8 @@ impl<'a, 'j> Gen<'a, 'j> {
             nested: false,
             last,
             lent: Vec::new(),
+            stretches,
+            pristine: Known::Unknown,
         }
     }
 
@@ -1004,6 +1040,132 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.b.ins().stack_addr(types::I64, slot, 0)
     }
 
+    /// The pristine flag, read.
+    fn pristine_flag(&mut self) -> V {
+        let m = self.m();
+        self.load(
+            types::I8,
+            m,
+            (offset_of!(Machine, globals) + Globals::PRISTINE_AT) as i32,
+        )
+    }
+
+    /// The paths of a call of a builtin named globally: in place while the globals are
+    /// pristine, the general way otherwise; the flag read unless a stretch knows it.
+    fn fork(&mut self) -> Fork {
+        match self.pristine {
+            Known::Set => Fork::InPlace,
+            Known::Clear => Fork::General,
+            Known::Unknown => {
+                let flag = self.pristine_flag();
+                self.fork_on(flag)
+            }
+        }
+    }
+
+    /// Both paths, forked on `flag` read before.
+    fn fork_on(&mut self, flag: V) -> Fork {
+        let (in_place, general) = (self.block(), self.block());
+        self.b.ins().brif(flag, in_place, &[], general, &[]);
+        Fork::Both { in_place, general }
+    }
+
+    /// Whether `fork` has a general path; entered if so.
+    fn general_path(&mut self, fork: Fork) -> bool {
+        match fork {
+            Fork::InPlace => false,
+            Fork::General => true,
+            Fork::Both { general, .. } => {
+                self.enter(general);
+                true
+            }
+        }
+    }
+
+    /// Whether `fork` has a path in place; entered if so.
+    fn in_place_path(&mut self, fork: Fork) -> bool {
+        match fork {
+            Fork::General => false,
+            Fork::InPlace => true,
+            Fork::Both { in_place, .. } => {
+                self.enter(in_place);
+                true
+            }
+        }
+    }
+
+    /// A stretch ([`stretches`]): the flag read once and the code `make` makes made twice, with
+    /// the flag known clear and known set. The two paths meet with the values `make` gives, of
+    /// `types`; `owned` is where an owned value's two words are among them (let go if the steps
+    /// taken where the paths meet fail). The steps met on the two paths are taken there when
+    /// they differ, and left to take when they do not.
+    fn stretch(
+        &mut self,
+        types: &[types::Type],
+        owned: Option<usize>,
+        make: &mut dyn FnMut(&mut Self) -> Option<Vec<V>>,
+    ) -> Option<Vec<V>> {
+        let flag = self.pristine_flag();
+        let (set, clear) = (self.block(), self.block());
+        self.b.ins().brif(flag, set, &[], clear, &[]);
+        let steps = self.steps.clone();
+        // Both paths take the same slots for their `let`s: only one runs.
+        let next = self.scope.next;
+        let mut ends = Vec::new();
+        for (block, known) in [(clear, Known::Clear), (set, Known::Set)] {
+            self.enter(block);
+            self.pristine = known;
+            self.steps = steps.clone();
+            self.scope.next = next;
+            if let Some(vals) = make(self) {
+                let end = self.block();
+                for &t in types {
+                    self.b.append_block_param(end, t);
+                }
+                let args: Vec<BlockArg> = vals.iter().map(|&v| BlockArg::Value(v)).collect();
+                self.b.ins().jump(end, &args);
+                ends.push((end, std::mem::take(&mut self.steps)));
+            }
+        }
+        self.pristine = Known::Unknown;
+        let Some(first) = ends.first().map(|(_, s)| s.clone()) else {
+            self.steps = steps;
+            return None;
+        };
+        let same = ends.iter().all(|(_, s)| *s == first);
+        let merge = self.block();
+        for &t in types {
+            self.b.append_block_param(merge, t);
+        }
+        for (end, met) in ends {
+            self.enter(end);
+            let vals = self.b.block_params(end).to_vec();
+            if !same {
+                self.steps = met;
+                let held = owned.map(|i| Val {
+                    tag: vals[i],
+                    word: vals[i + 1],
+                    owned: true,
+                });
+                self.temps.extend(held);
+                self.flush();
+                if held.is_some() {
+                    self.temps.pop();
+                }
+            }
+            let args: Vec<BlockArg> = vals.iter().map(|&v| BlockArg::Value(v)).collect();
+            self.b.ins().jump(merge, &args);
+        }
+        self.steps = if same { first } else { Vec::new() };
+        self.enter(merge);
+        Some(self.b.block_params(merge).to_vec())
+    }
+
+    /// Whether `n` is a stretch to make now.
+    fn starts_stretch(&self, n: &Node) -> bool {
+        self.pristine == Known::Unknown && self.stretches.contains(&(n as *const Node))
+    }
+
     // --- forms ---
 
     /// A sequence's value (its last form in the sequence's position); `None` when control left
@@ -1020,6 +1182,18 @@ impl<'a, 'j> Gen<'a, 'j> {
     }
 
     fn node(&mut self, n: &Node, tail: bool) -> Option<Val> {
+        if self.starts_stretch(n) {
+            let vals = self.stretch(&[types::I64, types::I64], Some(0), &mut |g| {
+                let v = g.node(n, tail)?;
+                let v = g.own(v);
+                Some(vec![v.tag, v.word])
+            })?;
+            return Some(Val {
+                tag: vals[0],
+                word: vals[1],
+                owned: true,
+            });
+        }
         match &n.kind {
             NodeKind::Const(v) => {
                 self.steps.push(n.span);
@@ -1084,7 +1258,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                     None => Some(self.atom(NIL, 0)),
                 };
                 self.branch_to(&merge, v);
-                self.at_merge(&merge)
+                self.branches_met(&merge)
             }
             NodeKind::Begin(forms) => {
                 self.steps.push(n.span);
@@ -1114,7 +1288,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                 }
                 let v = self.node(last, tail);
                 self.branch_to(&merge, v);
-                self.at_merge(&merge)
+                self.branches_met(&merge)
             }
             NodeKind::Cond(clauses) => {
                 self.steps.push(n.span);
@@ -1128,7 +1302,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                             self.seq(&c.body, tail)
                         };
                         self.branch_to(&merge, v);
-                        return self.at_merge(&merge);
+                        return self.branches_met(&merge);
                     };
                     if c.body.is_empty() {
                         let (yes, t) = self.test_value(test)?;
@@ -1154,7 +1328,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                 }
                 let v = Some(self.atom(NIL, 0));
                 self.branch_to(&merge, v);
-                self.at_merge(&merge)
+                self.branches_met(&merge)
             }
             NodeKind::Let {
                 bindings,
@@ -1190,6 +1364,13 @@ impl<'a, 'j> Gen<'a, 'j> {
             );
             merge.reached.set(true);
         }
+    }
+
+    /// Where branches ended by [`Gen::branch_to`] meet: each took its steps, so none are left
+    /// to take (a branch that left in tail position may have left some in the list, taken).
+    fn branches_met(&mut self, merge: &Merge) -> Option<Val> {
+        self.steps.clear();
+        self.at_merge(merge)
     }
 
     fn at_merge(&mut self, merge: &Merge) -> Option<Val> {
@@ -1406,7 +1587,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         };
         self.branch_to(&merge, v);
         self.jit.kept.push(c);
-        self.at_merge(&merge)
+        self.branches_met(&merge)
     }
 
     /// What a call's head names, for a call made directly to the procedure at `q` while the name
@@ -1655,26 +1836,37 @@ impl<'a, 'j> Gen<'a, 'j> {
             );
             return self.at_merge(&merge);
         }
-        let (pristine, f, site, vals) = self.builtin_args(b, sym, span, fspan, args, spans)?;
+        let (head, site, vals) = self.builtin_args(b, sym, span, fspan, args, spans)?;
         let merge = self.merge();
-        let (inline, general) = (self.block(), self.block());
-        self.b.ins().brif(pristine, inline, &[], general, &[]);
-        self.enter(general);
-        let owned: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
-        let kept = self.take_steps();
-        if let Some(v) = self.apply_keeping(f, &owned, site, tail, kept) {
+        let (fork, f) = self.fork_at(head);
+        if self.general_path(fork) {
+            let owned: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
+            let kept = self.take_steps();
+            if let Some(v) = self.apply_keeping(f.expect("read"), &owned, site, tail, kept) {
+                self.join(&merge, v);
+            }
+        }
+        if self.in_place_path(fork) {
+            let v = self.inline(b, &vals, site);
             self.join(&merge, v);
         }
-        self.enter(inline);
-        let v = self.inline(b, &vals, site);
-        self.join(&merge, v);
         self.at_merge(&merge)
+    }
+
+    /// The paths a builtin's call takes after its arguments, as its head was read (see
+    /// [`Gen::builtin_args`]), and the head's value where it was.
+    fn fork_at(&mut self, head: Head) -> (Fork, Option<Val>) {
+        match head {
+            Head::Fixed => (Fork::InPlace, None),
+            Head::Read(f) => (Fork::General, Some(f)),
+            Head::Either(flag, f) => (self.fork_on(flag), Some(f)),
+        }
     }
 
     /// A builtin call's steps, its head read where the walk reads it when the globals are no
     /// longer pristine (a name once bound stays bound, so the read cannot fail), and its
-    /// arguments: whether the globals are pristine, the head's value (`nil` when they are),
-    /// the call's site and the arguments (borrowed where they can be, but for `cons`).
+    /// arguments: how the head was read (see [`Head`]), the call's site and the arguments
+    /// (borrowed where they can be, but for `cons`).
     fn builtin_args(
         &mut self,
         b: &'static BuiltinDef,
@@ -1683,39 +1875,59 @@ impl<'a, 'j> Gen<'a, 'j> {
         fspan: Span,
         args: &[Node],
         spans: &[Span],
-    ) -> Option<(V, Val, V, Vec<Val>)> {
-        let m = self.m();
-        let pristine = self.load(
-            types::I8,
-            m,
-            (offset_of!(Machine, globals) + Globals::PRISTINE_AT) as i32,
-        );
+    ) -> Option<(Head, V, Vec<Val>)> {
         let site = self.site(span, fspan, spans, sym, None);
-        let head = self.merge();
-        let z = self.iconst(0);
-        let (read, skip) = (self.block(), self.block());
-        self.b.ins().brif(pristine, skip, &[], read, &[]);
-        self.enter(skip);
-        self.b
-            .ins()
-            .jump(head.block, &[BlockArg::Value(z), BlockArg::Value(z)]);
-        self.enter(read);
-        let r = self.call_helper("nat_head", &[m, site, z]);
-        self.b
-            .ins()
-            .jump(head.block, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
-        self.enter(head.block);
-        let hp = self.b.block_params(head.block).to_vec();
-        let f = Val {
-            tag: hp[0],
-            word: hp[1],
-            owned: true,
+        let head = match self.pristine {
+            Known::Set => Head::Fixed,
+            Known::Clear => {
+                let m = self.m();
+                let z = self.iconst(0);
+                let r = self.call_helper("nat_head", &[m, site, z]);
+                Head::Read(Val {
+                    tag: r[0],
+                    word: r[1],
+                    owned: true,
+                })
+            }
+            Known::Unknown => {
+                let pristine = self.pristine_flag();
+                let m = self.m();
+                let head = self.merge();
+                let z = self.iconst(0);
+                let (read, skip) = (self.block(), self.block());
+                self.b.ins().brif(pristine, skip, &[], read, &[]);
+                self.enter(skip);
+                self.b
+                    .ins()
+                    .jump(head.block, &[BlockArg::Value(z), BlockArg::Value(z)]);
+                self.enter(read);
+                let r = self.call_helper("nat_head", &[m, site, z]);
+                self.b
+                    .ins()
+                    .jump(head.block, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
+                self.enter(head.block);
+                let hp = self.b.block_params(head.block).to_vec();
+                Head::Either(
+                    pristine,
+                    Val {
+                        tag: hp[0],
+                        word: hp[1],
+                        owned: true,
+                    },
+                )
+            }
         };
-        self.temps.push(f);
+        let f = match head {
+            Head::Fixed => None,
+            Head::Read(f) | Head::Either(_, f) => Some(f),
+        };
+        self.temps.extend(f);
         let vals = self.args(args, matches!(b.op, Op::Cons));
-        self.temps.pop();
+        if f.is_some() {
+            self.temps.pop();
+        }
         let vals = vals?;
-        Some((pristine, f, site, vals))
+        Some((head, site, vals))
     }
 
     /// Whether a test of `if` or `cond` holds (its value made and let go, as the walk does).
@@ -1752,6 +1964,27 @@ impl<'a, 'j> Gen<'a, 'j> {
     }
 
     fn test_keeping(&mut self, n: &Node, keep: bool) -> Option<(V, Option<Val>)> {
+        if self.starts_stretch(n) {
+            let types: &[types::Type] = if keep {
+                &[types::I8, types::I64, types::I64]
+            } else {
+                &[types::I8]
+            };
+            let vals = self.stretch(types, keep.then_some(1), &mut |g| {
+                let (yes, v) = g.test_keeping(n, keep)?;
+                let mut vals = vec![yes];
+                if let Some(v) = v {
+                    vals.extend([v.tag, v.word]);
+                }
+                Some(vals)
+            })?;
+            let value = keep.then(|| Val {
+                tag: vals[1],
+                word: vals[2],
+                owned: true,
+            });
+            return Some((vals[0], value));
+        }
         if let (
             Some(b),
             NodeKind::Call {
@@ -1854,19 +2087,20 @@ impl<'a, 'j> Gen<'a, 'j> {
                 general,
             );
         } else {
-            let (pristine, f, site, vals) = self.builtin_args(b, sym, span, fspan, args, spans)?;
-            let (inline, general) = (self.block(), self.block());
-            self.b.ins().brif(pristine, inline, &[], general, &[]);
-            self.enter(general);
-            let owned: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
-            let kept = self.take_steps();
-            let v = self
-                .apply_keeping(f, &owned, site, false, kept)
-                .expect("not in tail position");
-            answered(self, v);
-            self.enter(inline);
-            let yes = self.inline_test(b, &vals, site);
-            made(self, yes);
+            let (head, site, vals) = self.builtin_args(b, sym, span, fspan, args, spans)?;
+            let (fork, f) = self.fork_at(head);
+            if self.general_path(fork) {
+                let owned: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
+                let kept = self.take_steps();
+                let v = self
+                    .apply_keeping(f.expect("read"), &owned, site, false, kept)
+                    .expect("not in tail position");
+                answered(self, v);
+            }
+            if self.in_place_path(fork) {
+                let yes = self.inline_test(b, &vals, site);
+                made(self, yes);
+            }
         }
         self.enter(merge);
         let p = self.b.block_params(merge).to_vec();
@@ -1891,12 +2125,6 @@ impl<'a, 'j> Gen<'a, 'j> {
         spans: &[Span],
         keep: bool,
     ) -> Option<(V, Option<Val>)> {
-        let m = self.m();
-        let pristine = self.load(
-            types::I8,
-            m,
-            (offset_of!(Machine, globals) + Globals::PRISTINE_AT) as i32,
-        );
         let site = self.site(span, fspan, spans, sym, None);
         let merge = self.block();
         self.b.append_block_param(merge, types::I8);
@@ -1904,54 +2132,59 @@ impl<'a, 'j> Gen<'a, 'j> {
             self.b.append_block_param(merge, types::I64);
             self.b.append_block_param(merge, types::I64);
         }
-        let (fast, slow) = (self.block(), self.block());
-        self.b.ins().brif(pristine, fast, &[], slow, &[]);
+        let fork = self.fork();
         let before = self.steps.clone();
-        self.enter(slow);
-        let m = self.m();
-        let z = self.iconst(0);
-        let head = self.call_helper("nat_head", &[m, site, z]);
-        let f = Val {
-            tag: head[0],
-            word: head[1],
-            owned: true,
-        };
-        self.temps.push(f);
-        let v = self.node(arg, false);
-        self.temps.pop();
-        let v = v?;
-        let v = self.own(v);
-        let kept = self.take_steps();
-        let r = self
-            .apply_keeping(f, &[v], site, false, kept)
-            .expect("not in tail position");
-        let yes = self.truth(r);
-        if keep {
-            self.b.ins().jump(
-                merge,
-                &[
-                    BlockArg::Value(yes),
-                    BlockArg::Value(r.tag),
-                    BlockArg::Value(r.word),
-                ],
-            );
-        } else {
-            self.let_go(r);
-            self.b.ins().jump(merge, &[BlockArg::Value(yes)]);
+        if self.general_path(fork) {
+            let m = self.m();
+            let z = self.iconst(0);
+            let head = self.call_helper("nat_head", &[m, site, z]);
+            let f = Val {
+                tag: head[0],
+                word: head[1],
+                owned: true,
+            };
+            self.temps.push(f);
+            let v = self.node(arg, false);
+            self.temps.pop();
+            let v = v?;
+            let v = self.own(v);
+            let kept = self.take_steps();
+            let r = self
+                .apply_keeping(f, &[v], site, false, kept)
+                .expect("not in tail position");
+            let yes = self.truth(r);
+            if keep {
+                self.b.ins().jump(
+                    merge,
+                    &[
+                        BlockArg::Value(yes),
+                        BlockArg::Value(r.tag),
+                        BlockArg::Value(r.word),
+                    ],
+                );
+            } else {
+                self.let_go(r);
+                self.b.ins().jump(merge, &[BlockArg::Value(yes)]);
+            }
+            // The path in place starts where this one did (this one's steps, given back after
+            // the call, are the same spans).
+            if matches!(fork, Fork::Both { .. }) {
+                self.steps = before;
+            }
         }
-        self.steps = before;
-        self.enter(fast);
-        let yes = self.test(arg)?;
-        let no = self.b.ins().bxor_imm_u(yes, 1);
-        if keep {
-            let t = self.iconst(BOOL);
-            let w = self.b.ins().uextend(types::I64, no);
-            self.b.ins().jump(
-                merge,
-                &[BlockArg::Value(no), BlockArg::Value(t), BlockArg::Value(w)],
-            );
-        } else {
-            self.b.ins().jump(merge, &[BlockArg::Value(no)]);
+        if self.in_place_path(fork) {
+            let yes = self.test(arg)?;
+            let no = self.b.ins().bxor_imm_u(yes, 1);
+            if keep {
+                let t = self.iconst(BOOL);
+                let w = self.b.ins().uextend(types::I64, no);
+                self.b.ins().jump(
+                    merge,
+                    &[BlockArg::Value(no), BlockArg::Value(t), BlockArg::Value(w)],
+                );
+            } else {
+                self.b.ins().jump(merge, &[BlockArg::Value(no)]);
+            }
         }
         self.enter(merge);
         let p = self.b.block_params(merge).to_vec();
@@ -2005,36 +2238,37 @@ impl<'a, 'j> Gen<'a, 'j> {
         inline: &mut dyn FnMut(&mut Self, &[Val], V),
         general: impl FnOnce(&mut Self, Option<Val>),
     ) {
-        let m = self.m();
-        let pristine = self.load(
-            types::I8,
-            m,
-            (offset_of!(Machine, globals) + Globals::PRISTINE_AT) as i32,
-        );
         let site = self.site(span, fspan, spans, sym, None);
-        let (fast, slow) = (self.block(), self.block());
-        self.b.ins().brif(pristine, fast, &[], slow, &[]);
+        let fork = self.fork();
         let before = self.steps.clone();
-        self.enter(slow);
-        let z = self.iconst(0);
-        let head = self.call_helper("nat_head", &[m, site, z]);
-        let f = Val {
-            tag: head[0],
-            word: head[1],
-            owned: true,
-        };
-        let vals: Vec<Val> = args
-            .iter()
-            .map(|a| {
-                let v = self.node(a, false).expect("a leaf");
-                self.own(v)
-            })
-            .collect();
-        let kept = self.take_steps();
-        let v = self.apply_keeping(f, &vals, site, tail, kept);
-        general(self, v);
-        self.steps = before;
-        self.enter(fast);
+        if self.general_path(fork) {
+            let m = self.m();
+            let z = self.iconst(0);
+            let head = self.call_helper("nat_head", &[m, site, z]);
+            let f = Val {
+                tag: head[0],
+                word: head[1],
+                owned: true,
+            };
+            let vals: Vec<Val> = args
+                .iter()
+                .map(|a| {
+                    let v = self.node(a, false).expect("a leaf");
+                    self.own(v)
+                })
+                .collect();
+            let kept = self.take_steps();
+            let v = self.apply_keeping(f, &vals, site, tail, kept);
+            general(self, v);
+            // The path in place starts where this one did (this one's steps, given back after
+            // the call, are the same spans).
+            if matches!(fork, Fork::Both { .. }) {
+                self.steps = before;
+            }
+        }
+        if !self.in_place_path(fork) {
+            return;
+        }
         let vals: Vec<Val> = args
             .iter()
             .map(|a| {

@@ -1189,6 +1189,94 @@ fn modulo_answers_as_closures() {
     );
 }
 
+/// Halves of a variable's pairs read borrowed and once (`borrowed_halves`): held while a
+/// later argument reads the variable for the last time (a list freed under them otherwise),
+/// nested, of improper and short lists (the table's `nil`), of every kind, on paths that do
+/// and do not read them first.
+fn borrowed_half_programs() -> Vec<String> {
+    vec![
+        hot_sum(
+            300,
+            "(define (fresh i) (list (list i \"s\") (list i i) i))\n\
+             (define (eat l) (if (null? l) 0 (+ 1 (eat (cdr l)))))\n\
+             (define (f l) (list (car l) (eat l) (car (car l)) (cadr (car l)) (car (cadr l))))\n\
+             (define (g l) (length (f l)))",
+            "(g (fresh i))",
+        ),
+        hot_sum(
+            300,
+            "(define (f l) (list (cadr l) (cddr l) (caddr l) (car (cdr l)) (cdr (cdr l))))\n\
+             (define (g i) (length (f (if (= (modulo i 3) 0) (cons i (cons i i)) \
+               (if (= (modulo i 3) 1) (list i) (list i \"a\" 'b))))))",
+            "(g i)",
+        ),
+        hot_sum(
+            300,
+            "(define (f l k) (if (and (pair? l) (< k 2)) \
+               (if (= (car l) k) (+ (car l) 100) (- (car l) (car (cdr l)))) \
+               (cond ((null? l) 0) ((= k 5) (car l)) (else (+ (car l) (car l))))))",
+            "(f (list (modulo i 4) i) (modulo i 7))",
+        ),
+        hot_sum(
+            300,
+            "(define (walk l acc) (if (null? l) acc \
+               (walk (cdr l) (if (string? (car l)) (+ acc (string-length (car l))) \
+                 (+ acc (car l))))))",
+            "(walk (list 1 \"ab\" 3 \"cde\") 0)",
+        ),
+    ]
+}
+
+/// Values of every kind consed in place, taken out of cells by a last read (the cell's only
+/// count and a shared one) and read borrowed: a string, a closure, a message and a float are
+/// packed in a cell as other words than they hold (`packed_as_held`), atoms and pairs as theirs.
+fn kinds_in_cells_programs() -> Vec<String> {
+    let kinds = [
+        "(string-append \"a\" (number->string i))",
+        "\"const\"",
+        "(lambda (x) (+ x i))",
+        "1.5",
+        "'sym",
+        "(list i)",
+        "car",
+    ];
+    let mut v = Vec::new();
+    for k in kinds {
+        let defs = format!(
+            "(define (mk i) (list {k} {k} i))\n\
+             (define (fst l) (car l))\n\
+             (define (walk l acc) (if (null? l) acc (walk (cdr l) (car l))))\n\
+             (define (two x y) (cons x (cons y '())))\n\
+             (define (peek l) (if (eq? (car l) (cadr l)) 1 (if (null? (caddr l)) 2 3)))\n\
+             (define (kind x) (cond ((string? x) 1) ((procedure? x) 2) ((pair? x) 3) (else 4)))"
+        );
+        v.push(hot_sum(
+            300,
+            &defs,
+            "(+ (kind (fst (mk i))) (kind (walk (mk i) 0)) (kind (car (two (fst (mk i)) i))) \
+              (let ((l (mk i))) (+ (kind (fst l)) (kind (walk l 0)) (peek l) (length l))) \
+              (kind (car (cdr (two i (car (mk i)))))))",
+        ));
+    }
+    v
+}
+
+#[test]
+fn kinds_in_cells_answer_as_closures() {
+    for p in kinds_in_cells_programs() {
+        let [(out, _), _] = run_both(&p, Limits::default());
+        assert!(!out.contains("error"), "{p}\n{out}");
+    }
+}
+
+#[test]
+fn borrowed_halves_answer_as_closures() {
+    for p in borrowed_half_programs() {
+        let [(out, _), _] = run_both(&p, Limits::default());
+        assert!(!out.contains("error"), "{p}\n{out}");
+    }
+}
+
 #[test]
 fn last_reads_answer_as_closures() {
     for p in last_read_programs() {

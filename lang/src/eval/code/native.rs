@@ -255,7 +255,14 @@ impl Jit {
     fn new() -> Option<Jit> {
         let mut flags = settings::builder();
         flags.set("opt_level", "speed").ok()?;
-        flags.set("enable_verifier", "false").ok()?;
+        // Checked where the tests run (a value read where it was not made on every path, say);
+        // not in a release build.
+        let verify = if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        };
+        flags.set("enable_verifier", verify).ok()?;
         // The machine's address lives in one register the allocator leaves alone (r15 on
         // x86-64): read wherever the code needs it, never spilled and reloaded around calls.
         flags.set("enable_pinned_reg", "true").ok()?;
@@ -407,7 +414,9 @@ fn compile_in(jit: &mut Jit, m: &mut Machine, c: &Closure) {
     let mut made: Vec<Rc<Lambda>> = Vec::new();
     jit.declare(&c.lambda, &mut todo, !c.env.is_empty());
     while let Some(l) = todo.pop() {
-        if jit.define(m, &l, &mut todo).is_err() {
+        if let Err(e) = jit.define(m, &l, &mut todo) {
+            // Where the tests run, such a bug fails them (the verifier is on there).
+            debug_assert!(false, "Cranelift refused a procedure's code: {e:?}");
             // Functions declared and never defined would fail every later batch: no more.
             jit.module.clear_context(&mut jit.ctx);
             jit.broken = true;
@@ -606,6 +615,14 @@ struct Gen<'a, 'j> {
     stretches: std::collections::HashSet<*const Node>,
     /// What the code being made knows of the pristine flag.
     pristine: Known,
+    /// Halves read in place from a variable's pairs where the code being made is reached only
+    /// through their reading: the variable, the halves taken from it in order (`true` for a
+    /// car), and the half's words, borrowed from its cell (see [`Gen::halves`]). Truncated to
+    /// a mark where paths that may not have read them meet.
+    seen: Vec<((usize, Vec<bool>), V, V)>,
+    /// Where each half borrowed from a variable's pairs was taken from (by its tag's value):
+    /// the variable it lies under, lent like the variable while a call's arguments are made.
+    roots: HashMap<V, (usize, Vec<bool>)>,
 }
 
 /// What the code being made knows of the pristine flag: nothing (each builtin named globally
@@ -700,6 +717,8 @@ impl<'a, 'j> Gen<'a, 'j> {
             lent: Vec::new(),
             stretches,
             pristine: Known::Unknown,
+            seen: Vec::new(),
+            roots: HashMap::new(),
         }
     }
 
@@ -875,6 +894,14 @@ impl<'a, 'j> Gen<'a, 'j> {
         let bit = self.b.ins().ishl(one, tag);
         let hit = self.b.ins().band_imm_u(bit, OWNS);
         self.b.ins().icmp_imm_s(IntCC::NotEqual, hit, 0)
+    }
+
+    /// Whether a value's tag is of a kind packed in a cell as its words are ([`packed_as_held`]).
+    fn packed_as_held(&mut self, tag: V) -> V {
+        let owns = self.owns(tag);
+        let is_pair = self.b.ins().icmp_imm_s(IntCC::Equal, tag, PAIR);
+        let plain = self.b.ins().bxor_imm_u(owns, 1);
+        self.b.ins().bor(plain, is_pair)
     }
 
     /// Takes a count on a value (a pair's in place).
@@ -1111,12 +1138,14 @@ impl<'a, 'j> Gen<'a, 'j> {
         let steps = self.steps.clone();
         // Both paths take the same slots for their `let`s: only one runs.
         let next = self.scope.next;
+        let seen = self.seen.len();
         let mut ends = Vec::new();
         for (block, known) in [(clear, Known::Clear), (set, Known::Set)] {
             self.enter(block);
             self.pristine = known;
             self.steps = steps.clone();
             self.scope.next = next;
+            self.seen.truncate(seen);
             if let Some(vals) = make(self) {
                 let end = self.block();
                 for &t in types {
@@ -1128,6 +1157,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             }
         }
         self.pristine = Known::Unknown;
+        self.seen.truncate(seen);
         let Some(first) = ends.first().map(|(_, s)| s.clone()) else {
             self.steps = steps;
             return None;
@@ -1245,6 +1275,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                 let yes = self.test(test)?;
                 // The steps met so far are taken on each branch, with the branch's own.
                 let met = self.steps.clone();
+                let seen = self.seen.len();
                 let (a, b) = (self.block(), self.block());
                 self.b.ins().brif(yes, a, &[], b, &[]);
                 let merge = self.merge();
@@ -1252,12 +1283,14 @@ impl<'a, 'j> Gen<'a, 'j> {
                 let v = self.node(then, tail);
                 self.branch_to(&merge, v);
                 self.steps = met;
+                self.seen.truncate(seen);
                 self.enter(b);
                 let v = match other {
                     Some(o) => self.node(o, tail),
                     None => Some(self.atom(NIL, 0)),
                 };
                 self.branch_to(&merge, v);
+                self.seen.truncate(seen);
                 self.branches_met(&merge)
             }
             NodeKind::Begin(forms) => {
@@ -1271,6 +1304,8 @@ impl<'a, 'j> Gen<'a, 'j> {
                     return Some(self.atom(BOOL, i64::from(!or)));
                 };
                 let merge = self.merge();
+                // Each form is reached through the ones before it; the end, through any.
+                let seen = self.seen.len();
                 for f in init {
                     let (yes, v) = self.test_value(f)?;
                     let met = self.steps.clone();
@@ -1288,11 +1323,14 @@ impl<'a, 'j> Gen<'a, 'j> {
                 }
                 let v = self.node(last, tail);
                 self.branch_to(&merge, v);
+                self.seen.truncate(seen);
                 self.branches_met(&merge)
             }
             NodeKind::Cond(clauses) => {
                 self.steps.push(n.span);
                 let merge = self.merge();
+                // Each clause is reached through the tests before it, not through their bodies.
+                let seen = self.seen.len();
                 for c in clauses {
                     let Some(test) = &c.test else {
                         // `else` with no body answers `#t` (its test's value), as the walk.
@@ -1302,6 +1340,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                             self.seq(&c.body, tail)
                         };
                         self.branch_to(&merge, v);
+                        self.seen.truncate(seen);
                         return self.branches_met(&merge);
                     };
                     if c.body.is_empty() {
@@ -1317,17 +1356,20 @@ impl<'a, 'j> Gen<'a, 'j> {
                     } else {
                         let yes = self.test(test)?;
                         let met = self.steps.clone();
+                        let tested = self.seen.len();
                         let (hit, next) = (self.block(), self.block());
                         self.b.ins().brif(yes, hit, &[], next, &[]);
                         self.enter(hit);
                         let v = self.seq(&c.body, tail);
                         self.branch_to(&merge, v);
                         self.steps = met;
+                        self.seen.truncate(tested);
                         self.enter(next);
                     }
                 }
                 let v = Some(self.atom(NIL, 0));
                 self.branch_to(&merge, v);
+                self.seen.truncate(seen);
                 self.branches_met(&merge)
             }
             NodeKind::Let {
@@ -1429,6 +1471,8 @@ impl<'a, 'j> Gen<'a, 'j> {
     ) -> Option<Val> {
         let names: Vec<Sym> = bindings.iter().map(|(s, _)| *s).collect();
         let len = names.len();
+        // Halves seen under the `let`'s variables go with them.
+        let seen = self.seen.len();
         let (offset, pending) = self.scope.open_let(names, sequential);
         for (i, (_, init)) in bindings.iter().enumerate() {
             self.scope.let_init(i, sequential);
@@ -1440,6 +1484,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         }
         self.scope.let_body(pending);
         let v = self.seq(&body.forms, tail);
+        self.seen.truncate(seen);
         self.scope.frames.pop();
         let v = v.map(|v| self.own(v));
         // The slots are let go when the `let` is over (a call in tail position lets them go
@@ -1475,6 +1520,9 @@ impl<'a, 'j> Gen<'a, 'j> {
             if !v.owned {
                 if let Some(&i) = self.reads.get(&v.tag) {
                     self.lent.push(i);
+                } else if let Some((i, _)) = self.roots.get(&v.tag) {
+                    // A half borrowed from under a variable: the variable is lent too.
+                    self.lent.push(*i);
                 }
             }
             self.temps.push(v);
@@ -1813,6 +1861,13 @@ impl<'a, 'j> Gen<'a, 'j> {
         spans: &[Span],
         tail: bool,
     ) -> Option<Val> {
+        if self.pristine == Known::Set {
+            // The flag known set: the builtin in place, its value as it comes (a half borrowed
+            // from under a variable stays borrowed, see `borrowed_halves`).
+            let site = self.site(span, fspan, spans, sym, None);
+            let vals = self.args(args, matches!(b.op, Op::Cons))?;
+            return Some(self.inline(b, &vals, site));
+        }
         if args.iter().all(is_leaf) {
             let merge = self.merge();
             let mut inline = |g: &mut Self, vals: &[Val], site: V| {
@@ -1847,8 +1902,11 @@ impl<'a, 'j> Gen<'a, 'j> {
             }
         }
         if self.in_place_path(fork) {
+            let seen = self.seen.len();
             let v = self.inline(b, &vals, site);
             self.join(&merge, v);
+            // Halves read on this path only are not read where the paths meet.
+            self.seen.truncate(seen);
         }
         self.at_merge(&merge)
     }
@@ -2134,6 +2192,8 @@ impl<'a, 'j> Gen<'a, 'j> {
         }
         let fork = self.fork();
         let before = self.steps.clone();
+        // `arg` is made on each path: what one reads, the other has not.
+        let seen = self.seen.len();
         if self.general_path(fork) {
             let m = self.m();
             let z = self.iconst(0);
@@ -2171,9 +2231,13 @@ impl<'a, 'j> Gen<'a, 'j> {
             if matches!(fork, Fork::Both { .. }) {
                 self.steps = before;
             }
+            self.seen.truncate(seen);
         }
         if self.in_place_path(fork) {
             let yes = self.test(arg)?;
+            if matches!(fork, Fork::Both { .. }) {
+                self.seen.truncate(seen);
+            }
             let no = self.b.ins().bxor_imm_u(yes, 1);
             if keep {
                 let t = self.iconst(BOOL);
@@ -2269,6 +2333,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         if !self.in_place_path(fork) {
             return;
         }
+        let seen = self.seen.len();
         let vals: Vec<Val> = args
             .iter()
             .map(|a| {
@@ -2281,6 +2346,10 @@ impl<'a, 'j> Gen<'a, 'j> {
             })
             .collect();
         inline(self, &vals, site);
+        if matches!(fork, Fork::Both { .. }) {
+            // Halves read on this path only are not read where the paths meet.
+            self.seen.truncate(seen);
+        }
     }
 
     /// A builtin made in place (its common cases; the rest through the table, as
@@ -2344,7 +2413,14 @@ impl<'a, 'j> Gen<'a, 'j> {
         }
         let t = &cons::TAKING;
         let merge = self.merge();
-        let (slow, has, take) = (self.block(), self.block(), self.block());
+        let (slow, simple, has, take) = (self.block(), self.block(), self.block(), self.block());
+        // A value behind an `Rc` is packed as another pointer than the one it holds
+        // (`packed_as_held`): only atoms and pairs are packed in place.
+        let packed_x = self.packed_as_held(x.tag);
+        let packed_y = self.packed_as_held(y.tag);
+        let both = self.b.ins().band(packed_x, packed_y);
+        self.b.ins().brif(both, simple, &[], slow, &[]);
+        self.enter(simple);
         let p = self.ptr(pool);
         let c = self.load(types::I64, p, t.current_at);
         self.b.ins().brif(c, has, &[], slow, &[]);
@@ -2407,6 +2483,11 @@ impl<'a, 'j> Gen<'a, 'j> {
     /// half read in the cell, borrowed, and the last one counted; anything but a pair on the
     /// way, or a half that is a shared value other than a pair, through the table.
     fn halves(&mut self, b: &'static BuiltinDef, x: Val, path: &[bool], site: V) -> Val {
+        if !x.owned {
+            if let Some(v) = self.borrowed_halves(b, x, path, site) {
+                return v;
+            }
+        }
         let merge = self.merge();
         let slow = self.block();
         if let (true, &[car]) = (x.owned, path) {
@@ -2433,20 +2514,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         }
         let mut cur = (x.tag, x.word);
         for &car in path.iter().rev() {
-            let is_pair = self.b.ins().icmp_imm_s(IntCC::Equal, cur.0, PAIR);
-            let next = self.block();
-            self.b.ins().brif(is_pair, next, &[], slow, &[]);
-            self.enter(next);
-            let meta = self.load(types::I32, cur.1, META_AT);
-            let meta = self.b.ins().uextend(types::I64, meta);
-            let tag = if car {
-                self.b.ins().band_imm_u(meta, 0xf)
-            } else {
-                let s = self.b.ins().ushr_imm_u(meta, 4);
-                self.b.ins().band_imm_u(s, 0xf)
-            };
-            let word = self.load(types::I64, cur.1, if car { CAR_AT } else { CDR_AT });
-            cur = (tag, word);
+            cur = self.half(cur, car, slow);
         }
         // The half's word is the value's when it is an atom or a pair; a pair is counted in
         // place, any other shared value goes through the table.
@@ -2472,6 +2540,91 @@ impl<'a, 'j> Gen<'a, 'j> {
             &[BlockArg::Value(v.tag), BlockArg::Value(v.word)],
         );
         self.at_merge(&merge).expect("reached")
+    }
+
+    /// [`Gen::halves`] of a value borrowed from under a variable (the variable's own, or a half
+    /// of it): the half borrowed too, not counted. Pairs never change, and the variable holds
+    /// its pairs until the code lets it go after every use of the half (the variable is lent to
+    /// the call the half is an argument of, see [`Gen::args`]); so the half is read once where
+    /// the code is reached only through an earlier reading ([`Gen::seen`]).
+    ///
+    /// Something other than a pair on the way goes through the table, which answers `nil` (the
+    /// `cdr` of a pair that ends a list, `cadr` of a short list) or fails: never a value that
+    /// owns anything, so the value where the paths meet is borrowed on both.
+    fn borrowed_halves(
+        &mut self,
+        b: &'static BuiltinDef,
+        x: Val,
+        path: &[bool],
+        site: V,
+    ) -> Option<Val> {
+        let (root, mut taken) = match self.reads.get(&x.tag) {
+            Some(&i) => (i, Vec::new()),
+            None => self.roots.get(&x.tag)?.clone(),
+        };
+        taken.extend(path.iter().rev());
+        let key = (root, taken);
+        if let Some(&(_, tag, word)) = self.seen.iter().rev().find(|(k, _, _)| *k == key) {
+            return Some(Val {
+                tag,
+                word,
+                owned: false,
+            });
+        }
+        let merge = self.merge();
+        let slow = self.block();
+        let mut cur = (x.tag, x.word);
+        for &car in path.iter().rev() {
+            cur = self.half(cur, car, slow);
+        }
+        // An atom or a pair has its words as packed; anything else is made into its own (lent).
+        let held = self.packed_as_held(cur.0);
+        let lend = self.block();
+        self.b.ins().brif(
+            held,
+            merge.block,
+            &[BlockArg::Value(cur.0), BlockArg::Value(cur.1)],
+            lend,
+            &[],
+        );
+        merge.reached.set(true);
+        self.enter(lend);
+        let r = self.call_helper("nat_lend", &[cur.0, cur.1]);
+        self.b
+            .ins()
+            .jump(merge.block, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
+        self.enter(slow);
+        let v = self.table(b, &[x], site);
+        self.b.ins().jump(
+            merge.block,
+            &[BlockArg::Value(v.tag), BlockArg::Value(v.word)],
+        );
+        let v = Val {
+            owned: false,
+            ..self.at_merge(&merge).expect("reached")
+        };
+        self.seen.push((key.clone(), v.tag, v.word));
+        self.roots.insert(v.tag, key);
+        Some(v)
+    }
+
+    /// The car (`car`) or the cdr of the value `(tag, word)`, read in its cell (not counted);
+    /// anything but a pair goes to `slow`.
+    fn half(&mut self, (tag, word): (V, V), car: bool, slow: Block) -> (V, V) {
+        let is_pair = self.b.ins().icmp_imm_s(IntCC::Equal, tag, PAIR);
+        let next = self.block();
+        self.b.ins().brif(is_pair, next, &[], slow, &[]);
+        self.enter(next);
+        let meta = self.load(types::I32, word, META_AT);
+        let meta = self.b.ins().uextend(types::I64, meta);
+        let tag = if car {
+            self.b.ins().band_imm_u(meta, 0xf)
+        } else {
+            let s = self.b.ins().ushr_imm_u(meta, 4);
+            self.b.ins().band_imm_u(s, 0xf)
+        };
+        let word = self.load(types::I64, word, if car { CAR_AT } else { CDR_AT });
+        (tag, word)
     }
 
     /// A comparison of two integers in place, as whether it holds (no boolean made); every other
@@ -2697,10 +2850,35 @@ unsafe extern "C" fn nat_take(word: u64, car: u64) -> Raw {
     match unsafe { Raw::words(PAIR as u64, word).value() } {
         Value::Pair(c) => {
             let (tag, word) = ConsRef::take_half(c, car != 0);
-            Raw::words(u64::from(tag), word.expose_provenance() as u64)
+            if packed_as_held(tag) {
+                Raw::words(u64::from(tag), word.expose_provenance() as u64)
+            } else {
+                // SAFETY: a half as its cell packed it, its count handed over.
+                Raw::of(unsafe { Value::from_raw(tag, word) })
+            }
         }
         other => Raw::of(other),
     }
+}
+
+/// Whether a half packed in a cell ([`Value::into_raw`]) has the words of the value it packs:
+/// atoms, and pairs (one pointer either way). A value behind an `Rc` (a string, a closure…) is
+/// packed as the pointer `Rc::into_raw` gives, which is not the one the value holds.
+fn packed_as_held(tag: u8) -> bool {
+    i64::from(tag) == PAIR || OWNS >> tag & 1 == 0
+}
+
+/// A half of a cell as packed there (`tag` not [`packed_as_held`]) made into the value's words,
+/// its count not taken: lent for as long as the cell holds it.
+unsafe extern "C" fn nat_lend(tag: u64, word: u64) -> Raw {
+    // SAFETY: the half's words as the cell packed them; the value made from them is handed back
+    // as words and never dropped here, so the count stays the cell's.
+    Raw::of(unsafe {
+        Value::from_raw(
+            tag as u8,
+            std::ptr::with_exposed_provenance_mut(word as usize),
+        )
+    })
 }
 
 unsafe extern "C" fn nat_const(v: *const Value) -> Raw {
@@ -2908,7 +3086,7 @@ unsafe extern "C" fn nat_call_checked(
 type HelperFn = *const u8;
 
 /// The Rust functions the code calls, by name.
-fn helpers() -> [(&'static str, HelperFn); 14] {
+fn helpers() -> [(&'static str, HelperFn); 15] {
     [
         ("nat_steps", nat_steps as HelperFn),
         ("nat_clone", nat_clone as HelperFn),
@@ -2916,6 +3094,7 @@ fn helpers() -> [(&'static str, HelperFn); 14] {
         ("nat_const", nat_const as HelperFn),
         ("nat_cons", nat_cons as HelperFn),
         ("nat_take", nat_take as HelperFn),
+        ("nat_lend", nat_lend as HelperFn),
         ("nat_builtin", nat_builtin as HelperFn),
         ("nat_global", nat_global as HelperFn),
         ("nat_head", nat_head as HelperFn),
@@ -2936,6 +3115,7 @@ fn helper_signatures(module: &JITModule) -> Vec<(&'static str, Signature)> {
         ("nat_const", 1, 2),
         ("nat_cons", 4, 2),
         ("nat_take", 2, 2),
+        ("nat_lend", 2, 2),
         ("nat_builtin", 5, 2),
         ("nat_global", 2, 2),
         ("nat_head", 3, 2),

@@ -1624,11 +1624,19 @@ mod random {
                     _ => format!("(- {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
                 },
                 4 => format!("(* {} {})", self.int(scope, s / 2), self.int(scope, s / 2)),
-                // `car` and its kin, under their other names too.
-                5 => {
-                    let op = ["car", "car", "cadr", "caddr", "first", "second"][self.pick(6)];
-                    format!("({op} {})", self.list(scope, s))
-                }
+                // `car` and its kin, under their other names too; now and then of a string consed
+                // in front of a list (a value a cell packs as other words than it holds).
+                5 => match self.pick(4) {
+                    0 => format!(
+                        "(string-length (car (cons (number->string {}) {})))",
+                        self.int(scope, s / 2),
+                        self.list(scope, s / 2)
+                    ),
+                    _ => {
+                        let op = ["car", "car", "cadr", "caddr", "first", "second"][self.pick(6)];
+                        format!("({op} {})", self.list(scope, s))
+                    }
+                },
                 6 | 7 => format!(
                     "(if {} {} {})",
                     self.bool(scope, s / 3),

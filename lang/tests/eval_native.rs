@@ -1269,6 +1269,54 @@ fn kinds_in_cells_answer_as_closures() {
     }
 }
 
+/// Parameters lent by their callers (`lent`): walked, folded, returned, passed on to a call of
+/// itself under another name with something else than a view of them (the call goes the
+/// general way), read by a `cdr` redefined midway, lent to a callee that fails, deep enough for
+/// the calls through Rust, and deeper than the depth limit.
+fn lent_programs() -> Vec<String> {
+    vec![
+        hot_sum(
+            300,
+            "(define (len l n) (if (null? l) n (len (cdr l) (+ n 1))))\n\
+             (define (fold t) (if (pair? t) (+ (fold (car t)) (fold (cdr t))) (if (null? t) 0 t)))\n\
+             (define (same l) (if (null? l) l (if (pair? (car l)) l l)))\n\
+             (define (tree n) (if (= n 0) (list n \"s\") (list (tree (- n 1)) n (tree (- n 1)))))",
+            "(+ (len (list 1 2 i) 0) (fold (list (list 1 2) 3 (list i))) (length (same (list i i))) \
+               (fold (list (tree 3) 1)))",
+        ),
+        hot_sum(
+            300,
+            "(define (f l n) (if (= n 0) (length l) (g (list n n n) (- n 1))))\n\
+             (define g f)\n\
+             (define (h l acc) (if (null? l) acc (k (cdr l) (+ acc (car l)))))\n\
+             (define k h)",
+            "(+ (f (list 1 2) (modulo i 3)) (h (list i 1 2) 0))",
+        ),
+        "(define (walk l acc) (if (null? l) acc (walk (cdr l) (+ acc (car l)))))\n\
+         (define (drive i acc) (if (= i 600) acc \
+           (begin (if (= i 300) (set! cdr (lambda (p) (if (null? (rest p)) '() (rest p))))) \
+             (drive (+ i 1) (+ acc (walk (list i 1 2 3) 0))))))\n\
+         (drive 0 0)"
+            .to_string(),
+        "(define (bad l) (+ 1 (car (car l))))\n\
+         (define (drive i acc) (if (= i 300) acc (drive (+ i 1) (+ acc (bad (list (list i)))))))\n\
+         (drive 0 0)\n(bad (list 5))"
+            .to_string(),
+        "(define (sum l) (if (null? l) 0 (+ (car l) (sum (cdr l)))))\n\
+         (define (upto n acc) (if (= n 0) acc (upto (- n 1) (cons n acc))))\n\
+         (define (drive i acc) (if (= i 20) acc (drive (+ i 1) (+ acc (sum (upto 3000 '()))))))\n\
+         (drive 0 0)\n(sum (upto 20000 '()))"
+            .to_string(),
+    ]
+}
+
+#[test]
+fn lent_params_answer_as_closures() {
+    for p in lent_programs() {
+        run_both(&p, Limits::default());
+    }
+}
+
 #[test]
 fn borrowed_halves_answer_as_closures() {
     for p in borrowed_half_programs() {

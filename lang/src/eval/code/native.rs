@@ -63,6 +63,7 @@ use crate::span::Span;
 use ttdl_ir::limits::Limits;
 
 mod last_reads;
+mod lent;
 mod stretches;
 
 thread_local! {
@@ -225,6 +226,8 @@ struct Jit {
     /// Each lambda compiled (or being compiled): its function and its entry from Rust. The
     /// lambdas are kept (in `lambdas`), so no other lambda is made at a compiled one's address.
     funcs: HashMap<*const Lambda, (FuncId, FuncId)>,
+    /// Each one's parameters lent by its callers ([`lent`]), decided when it is declared.
+    lent: HashMap<*const Lambda, Rc<[bool]>>,
     lambdas: Vec<Rc<Lambda>>,
     /// The lambdas compiled for closures not at top level (never called directly).
     nested: std::collections::HashSet<*const Lambda>,
@@ -290,6 +293,7 @@ impl Jit {
             fctx: FunctionBuilderContext::new(),
             helpers,
             funcs: HashMap::new(),
+            lent: HashMap::new(),
             lambdas: Vec::new(),
             nested: Default::default(),
             kept: Vec::new(),
@@ -412,7 +416,7 @@ fn compile_in(jit: &mut Jit, m: &mut Machine, c: &Closure) {
     }
     let mut todo: Vec<Rc<Lambda>> = Vec::new();
     let mut made: Vec<Rc<Lambda>> = Vec::new();
-    jit.declare(&c.lambda, &mut todo, !c.env.is_empty());
+    jit.declare(&m.globals, &c.lambda, &mut todo, !c.env.is_empty());
     while let Some(l) = todo.pop() {
         if let Err(e) = jit.define(m, &l, &mut todo) {
             // Where the tests run, such a bug fails them (the verifier is on there).
@@ -462,6 +466,7 @@ impl Jit {
     /// Declares `l`'s function and entry, to be defined in this batch (once).
     fn declare(
         &mut self,
+        globals: &Globals,
         l: &Rc<Lambda>,
         todo: &mut Vec<Rc<Lambda>>,
         nested: bool,
@@ -469,6 +474,8 @@ impl Jit {
         if let Some(&ids) = self.funcs.get(&Rc::as_ptr(l)) {
             return ids;
         }
+        self.lent
+            .insert(Rc::as_ptr(l), lent::lent_params(globals, l).into());
         if nested {
             self.nested.insert(Rc::as_ptr(l));
         }
@@ -534,6 +541,16 @@ impl Jit {
             let call = b.ins().call(callee, &vals);
             let r = b.inst_results(call).to_vec();
             b.ins().set_pinned_reg(saved);
+            // The arguments handed over and lent to the code (see `lent`) are let go here.
+            let lent = self.lent[&Rc::as_ptr(l)].clone();
+            if lent.contains(&true) {
+                let drop = self
+                    .module
+                    .declare_func_in_func(self.helpers["nat_drop"], b.func);
+                for (i, _) in lent.iter().enumerate().filter(|(_, &on)| on) {
+                    b.ins().call(drop, &[vals[1 + 2 * i], vals[2 + 2 * i]]);
+                }
+            }
             b.ins().return_(&r);
             b.finalize(self.module.isa().frontend_config());
         }
@@ -623,6 +640,8 @@ struct Gen<'a, 'j> {
     /// Where each half borrowed from a variable's pairs was taken from (by its tag's value):
     /// the variable it lies under, lent like the variable while a call's arguments are made.
     roots: HashMap<V, (usize, Vec<bool>)>,
+    /// Which parameters the callers lend ([`lent`]): borrowed for the whole call, never let go.
+    params_lent: Rc<[bool]>,
 }
 
 /// What the code being made knows of the pristine flag: nothing (each builtin named globally
@@ -692,6 +711,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         b.ins().jump(head, &[]);
         let last = last_reads::last_reads(l, nslots);
         let stretches = stretches::stretches(&m.globals, l);
+        let params_lent = jit.lent[&Rc::as_ptr(l)].clone();
         let mut helpers = HashMap::new();
         for (&name, &id) in &jit.helpers {
             helpers.insert(name, jit.module.declare_func_in_func(id, b.func));
@@ -719,6 +739,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             pristine: Known::Unknown,
             seen: Vec::new(),
             roots: HashMap::new(),
+            params_lent,
         }
     }
 
@@ -753,6 +774,9 @@ impl<'a, 'j> Gen<'a, 'j> {
 
     fn drop_locals(&mut self) {
         for i in 0..self.vars.len() {
+            if self.is_lent_param(i) {
+                continue;
+            }
             let (t, w) = self.vars[i];
             let t = self.b.use_var(t);
             let w = self.b.use_var(w);
@@ -761,6 +785,23 @@ impl<'a, 'j> Gen<'a, 'j> {
     }
 
     // --- helpers and plumbing ---
+
+    /// Whether variable `i` is a parameter its callers lend ([`lent`]).
+    fn is_lent_param(&self, i: usize) -> bool {
+        self.params_lent.get(i).copied().unwrap_or(false)
+    }
+
+    /// The lent parameter a borrowed value was read from, or from under (a half of its pairs).
+    fn lent_root(&self, v: Val) -> Option<usize> {
+        if v.owned {
+            return None;
+        }
+        let i = match self.reads.get(&v.tag) {
+            Some(&i) => i,
+            None => self.roots.get(&v.tag)?.0,
+        };
+        self.is_lent_param(i).then_some(i)
+    }
 
     fn call_helper(&mut self, name: &str, args: &[V]) -> Vec<V> {
         let f = self.helpers[name];
@@ -898,10 +939,15 @@ impl<'a, 'j> Gen<'a, 'j> {
 
     /// Whether a value's tag is of a kind packed in a cell as its words are ([`packed_as_held`]).
     fn packed_as_held(&mut self, tag: V) -> V {
-        let owns = self.owns(tag);
-        let is_pair = self.b.ins().icmp_imm_s(IntCC::Equal, tag, PAIR);
-        let plain = self.b.ins().bxor_imm_u(owns, 1);
-        self.b.ins().bor(plain, is_pair)
+        let one = self.iconst(1);
+        let bit = self.b.ins().ishl(one, tag);
+        self.packed_bits(bit)
+    }
+
+    /// Whether no tag among `bits` (a bit per tag) is of a kind packed as other words than held.
+    fn packed_bits(&mut self, bits: V) -> V {
+        let hit = self.b.ins().band_imm_u(bits, OWNS & !(1 << PAIR));
+        self.b.ins().icmp_imm_s(IntCC::Equal, hit, 0)
     }
 
     /// Takes a count on a value (a pair's in place).
@@ -1241,7 +1287,10 @@ impl<'a, 'j> Gen<'a, 'j> {
                     word: self.b.use_var(w),
                     owned: false,
                 };
-                if self.last.contains(&(n as *const Node)) && !self.lent.contains(&i) {
+                if self.last.contains(&(n as *const Node))
+                    && !self.lent.contains(&i)
+                    && !self.is_lent_param(i)
+                {
                     // Its last read: the value is taken over, the variable left with nothing.
                     v.owned = true;
                     let z = self.iconst(0);
@@ -1504,10 +1553,23 @@ impl<'a, 'j> Gen<'a, 'j> {
 
     /// Evaluates arguments in order, each kept in hand (let go on an error) until the call.
     fn args(&mut self, args: &[Node], owned: bool) -> Option<Vec<Val>> {
+        self.args_owning(args, |_| owned, false)
+    }
+
+    /// [`Gen::args`], the `i`th counted at once when `owned(i)` (it is to be owned anyway: a
+    /// value counted at once lends nothing to the call, and a later argument may take the
+    /// variable it came from over with its last read); but a variable read where it lies, when
+    /// `moves` (a call of itself moves it, see `jump_to_self`).
+    fn args_owning(
+        &mut self,
+        args: &[Node],
+        owned: impl Fn(usize) -> bool,
+        moves: bool,
+    ) -> Option<Vec<Val>> {
         let base = self.temps.len();
         let lent = self.lent.len();
         let mut vals = Vec::with_capacity(args.len());
-        for a in args {
+        for (i, a) in args.iter().enumerate() {
             let v = match self.node(a, false) {
                 Some(v) => v,
                 None => {
@@ -1516,7 +1578,8 @@ impl<'a, 'j> Gen<'a, 'j> {
                     return None;
                 }
             };
-            let v = if owned { self.own(v) } else { v };
+            let moved = moves && !v.owned && self.reads.contains_key(&v.tag);
+            let v = if owned(i) && !moved { self.own(v) } else { v };
             if !v.owned {
                 if let Some(&i) = self.reads.get(&v.tag) {
                     self.lent.push(i);
@@ -1600,7 +1663,17 @@ impl<'a, 'j> Gen<'a, 'j> {
                 .as_ref()
                 .is_some_and(|c| Rc::ptr_eq(&c.lambda, &self.lambda));
         self.temps.push(f);
-        let vals = self.args(args, !to_self);
+        // A procedure called directly takes its arguments as they come: a variable passed on is
+        // moved or lent, not counted (see `jump_to_self`, `direct`); other paths count them.
+        let keeps: Option<Rc<[bool]>> = match &direct {
+            Some(_) if to_self => Some(self.params_lent.clone()),
+            Some(c) => {
+                self.jit.declare(self.globals, &c.lambda, self.todo, false);
+                Some(self.jit.lent[&Rc::as_ptr(&c.lambda)].clone())
+            }
+            None => None,
+        };
+        let vals = self.args_owning(args, |i| keeps.as_ref().is_none_or(|l| !l[i]), to_self);
         self.temps.pop();
         let vals = vals?;
         self.flush();
@@ -1618,18 +1691,20 @@ impl<'a, 'j> Gen<'a, 'j> {
         let v = self.apply(f, &counted, site, tail);
         self.branch_to(&merge, v);
         self.enter(yes);
-        let v = if to_self {
+        let v = if to_self && self.lends_to_self(&vals) {
             self.jump_to_self(&vals);
             None
         } else if tail {
-            // A call in tail position of another procedure goes back to the caller's loop.
+            // A call in tail position of another procedure goes back to the caller's loop (and
+            // so does one of itself that would not lend its parameters views of them).
+            let counted: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
             let fv = self.call_helper("nat_closure", &[q]);
             let fv = Val {
                 tag: fv[0],
                 word: fv[1],
                 owned: true,
             };
-            self.apply(fv, &vals, site, true)
+            self.apply(fv, &counted, site, true)
         } else {
             Some(self.direct(&c, &vals, site))
         };
@@ -1685,13 +1760,21 @@ impl<'a, 'j> Gen<'a, 'j> {
     fn jump_to_self(&mut self, vals: &[Val]) {
         let mut moved = vec![false; self.vars.len()];
         let mut taken = Vec::with_capacity(vals.len());
-        for &v in vals {
+        for (i, &v) in vals.iter().enumerate() {
+            if self.is_lent_param(i) {
+                // A view of a lent parameter (see `lends_to_self`): still borrowed.
+                taken.push(v);
+                continue;
+            }
             let from = (!v.owned)
                 .then(|| self.reads.get(&v.tag).copied())
                 .flatten()
                 .filter(|&j| {
                     let (t, w) = self.vars[j];
-                    !moved[j] && self.b.use_var(t) == v.tag && self.b.use_var(w) == v.word
+                    !self.is_lent_param(j)
+                        && !moved[j]
+                        && self.b.use_var(t) == v.tag
+                        && self.b.use_var(w) == v.word
                 });
             match from {
                 Some(j) => {
@@ -1702,7 +1785,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             }
         }
         for (i, &gone) in moved.iter().enumerate() {
-            if !gone {
+            if !gone && !self.is_lent_param(i) {
                 let (t, w) = self.vars[i];
                 let (tv, wv) = (self.b.use_var(t), self.b.use_var(w));
                 self.release(tv, wv);
@@ -1724,6 +1807,15 @@ impl<'a, 'j> Gen<'a, 'j> {
             }
         }
         self.b.ins().jump(self.head, &[]);
+    }
+
+    /// Whether a call of itself may jump with these arguments: each one for a lent parameter
+    /// is a view of a lent parameter (alive until the call returns); any other call goes the
+    /// general way.
+    fn lends_to_self(&self, vals: &[Val]) -> bool {
+        vals.iter()
+            .enumerate()
+            .all(|(i, &v)| !self.is_lent_param(i) || self.lent_root(v).is_some())
     }
 
     /// A call of anything the general way (as the closures' `call_global` and `general`):
@@ -1769,7 +1861,17 @@ impl<'a, 'j> Gen<'a, 'j> {
     /// depth counted, the stack looked at every few levels, a call it leaves in tail position
     /// run, and its error given the call site.
     fn direct(&mut self, c: &Rc<Closure>, vals: &[Val], site: V) -> Val {
-        let (fid, eid) = self.jit.declare(&c.lambda, self.todo, false);
+        let (fid, eid) = self.jit.declare(self.globals, &c.lambda, self.todo, false);
+        // What the callee owns is handed over counted; what it borrows ([`lent`]) is passed as
+        // it is, and what of that this code owns is let go once the call returns. Through Rust,
+        // everything is handed over (the entry lets go of what it lent).
+        let lent = self.jit.lent[&Rc::as_ptr(&c.lambda)].clone();
+        let vals: Vec<Val> = vals
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| if lent[i] { v } else { self.own(v) })
+            .collect();
+        let vals = &vals[..];
         let m = self.m();
         let depth_at = offset_of!(Machine, depth) as i32;
         let limit_at = (offset_of!(Machine, budget) + offset_of!(Limits, depth)) as i32;
@@ -1783,8 +1885,9 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.b.ins().brif(low, fast, &[], checked, &[]);
         // Every few levels: through Rust, which looks at the room left on the stack.
         self.enter(checked);
+        let handed: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
         let m = self.m();
-        let args = self.spill(vals);
+        let args = self.spill(&handed);
         let entry = self.jit.module.declare_func_in_func(eid, self.b.func);
         let ep = self.b.ins().func_addr(types::I64, entry);
         let r = self.call_helper("nat_call_checked", &[m, ep, args, site]);
@@ -1801,8 +1904,9 @@ impl<'a, 'j> Gen<'a, 'j> {
         let (runaway, go) = (self.block(), self.block());
         self.b.ins().brif(over, runaway, &[], go, &[]);
         self.enter(runaway);
+        let handed: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
         let m = self.m();
-        let args = self.spill(vals);
+        let args = self.spill(&handed);
         let n = self.iconst(vals.len() as i64);
         let r = self.call_helper("nat_runaway", &[m, args, n, site]);
         self.b
@@ -1819,6 +1923,11 @@ impl<'a, 'j> Gen<'a, 'j> {
         }
         let call = self.b.ins().call(callee, &argv);
         let r = self.b.inst_results(call).to_vec();
+        for (i, &v) in vals.iter().enumerate() {
+            if lent[i] {
+                self.let_go(v);
+            }
+        }
         let signal = self
             .b
             .ins()
@@ -2416,9 +2525,11 @@ impl<'a, 'j> Gen<'a, 'j> {
         let (slow, simple, has, take) = (self.block(), self.block(), self.block(), self.block());
         // A value behind an `Rc` is packed as another pointer than the one it holds
         // (`packed_as_held`): only atoms and pairs are packed in place.
-        let packed_x = self.packed_as_held(x.tag);
-        let packed_y = self.packed_as_held(y.tag);
-        let both = self.b.ins().band(packed_x, packed_y);
+        let one = self.iconst(1);
+        let bx = self.b.ins().ishl(one, x.tag);
+        let by = self.b.ins().ishl(one, y.tag);
+        let bits = self.b.ins().bor(bx, by);
+        let both = self.packed_bits(bits);
         self.b.ins().brif(both, simple, &[], slow, &[]);
         self.enter(simple);
         let p = self.ptr(pool);

@@ -1,0 +1,165 @@
+//! The parameters a compiled procedure borrows from its caller instead of owning.
+//!
+//! A procedure that reads a list its caller holds — `ok?` down the queens placed so far, a fold
+//! over a tree, a sum down a list — took a count on each cell it stepped to and let go of the
+//! one before: two writes to two cells per step, each read back by the next step. A parameter is
+//! *lent* when the caller keeps its value alive for the whole call and the callee never lets go
+//! of it: then every pair reached from it by `car` and `cdr` is alive too (pairs never change),
+//! and the walk counts nothing.
+//!
+//! The callee's code keeps the value borrowed (a read is never a last read that takes it over;
+//! nothing lets it go at the end), and a call of itself in tail position may pass only a
+//! borrowed view of a lent parameter in a lent position (`(ok? row (+ dist 1) (cdr placed))`):
+//! anything else there goes the general way, as a call of another procedure
+//! ([`super::Gen::jump_to_self`]). A caller lends what it holds as it is and lets go of what it
+//! made once the call returns; the entry from Rust lets go of the arguments it was handed.
+//!
+//! Lending pays where the procedure only reads the parameter; where it keeps part of it (conses
+//! a half onto a new list, returns it, binds it, hands it to another procedure), owning is
+//! better: the last read takes the value over and a list the callee alone holds is freed as it
+//! is walked. So a parameter is lent when every read of it, or of a half of it (`car`, `cdr` and
+//! their compositions), is only looked at — tested, compared, counted, given to arithmetic — or
+//! passed back to the same parameter of a call of itself. The code checks each call of itself
+//! as it makes it, so a guess that is wrong costs speed, not answers.
+
+use super::super::super::ast::{Lambda, Node, NodeKind};
+use super::super::super::builtins::Op;
+use super::super::super::env::Globals;
+
+/// For each required parameter of `l`, whether it is lent.
+pub(super) fn lent_params(globals: &Globals, l: &Lambda) -> Vec<bool> {
+    let mut lent = vec![true; l.required.len()];
+    let s = Survey { globals, l };
+    s.seq(&l.body.forms, Use::Kept, true, &mut lent);
+    lent
+}
+
+struct Survey<'a> {
+    globals: &'a Globals,
+    l: &'a Lambda,
+}
+
+/// What is done with a value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Use {
+    /// Looked at and dropped: tested, compared, counted, added.
+    Read,
+    /// Passed to parameter `i` of a call of the procedure itself.
+    Passed(usize),
+    /// Kept: returned, bound, stored in a pair, handed to another procedure.
+    Kept,
+}
+
+impl Survey<'_> {
+    /// A sequence, its last form in the sequence's use and tail position.
+    fn seq(&self, forms: &[Node], u: Use, tail: bool, lent: &mut [bool]) {
+        if let Some((last, init)) = forms.split_last() {
+            for f in init {
+                self.node(f, Use::Read, false, lent);
+            }
+            self.node(last, u, tail, lent);
+        }
+    }
+
+    fn node(&self, n: &Node, u: Use, tail: bool, lent: &mut [bool]) {
+        match &n.kind {
+            NodeKind::Local(sym, _) => {
+                if let Some(i) = self.l.required.iter().position(|p| p == sym) {
+                    match u {
+                        Use::Read => {}
+                        Use::Passed(j) if j == i => {}
+                        _ => lent[i] = false,
+                    }
+                }
+            }
+            NodeKind::Call { func, args, .. } => self.call(func, args, u, tail, lent),
+            NodeKind::If { test, then, other } => {
+                self.node(test, Use::Read, false, lent);
+                self.node(then, u, tail, lent);
+                if let Some(o) = other {
+                    self.node(o, u, tail, lent);
+                }
+            }
+            NodeKind::Begin(forms) => self.seq(forms, u, tail, lent),
+            // A form of `and` or `or` may be the value of the whole.
+            NodeKind::And(forms) | NodeKind::Or(forms) => {
+                if let Some((last, init)) = forms.split_last() {
+                    for f in init {
+                        self.node(f, u, false, lent);
+                    }
+                    self.node(last, u, tail, lent);
+                }
+            }
+            NodeKind::Cond(clauses) => {
+                for c in clauses {
+                    if let Some(t) = &c.test {
+                        let tu = if c.body.is_empty() { u } else { Use::Read };
+                        self.node(t, tu, false, lent);
+                    }
+                    self.seq(&c.body, u, tail, lent);
+                }
+            }
+            NodeKind::Let { bindings, body, .. } => {
+                for (_, init) in bindings {
+                    self.node(init, Use::Kept, false, lent);
+                }
+                self.seq(&body.forms, u, tail, lent);
+            }
+            _ => {}
+        }
+    }
+
+    fn call(&self, func: &Node, args: &[Node], u: Use, tail: bool, lent: &mut [bool]) {
+        let NodeKind::Global(sym) = func.kind else {
+            self.node(func, Use::Kept, false, lent);
+            for a in args {
+                self.node(a, Use::Kept, false, lent);
+            }
+            return;
+        };
+        if let Some(b) = self.globals.fixed_builtin(sym) {
+            let arg = match b.op {
+                // A half is what its pair is: a view, used as the half is.
+                Op::Car | Op::Cdr | Op::Cadr | Op::Cddr | Op::Caddr if args.len() == 1 => u,
+                // Stored, or handed to a builtin that may keep it.
+                Op::Cons | Op::List | Op::Other => Use::Kept,
+                _ => Use::Read,
+            };
+            for a in args {
+                self.node(a, arg, false, lent);
+            }
+            return;
+        }
+        let to_self = self.l.name == Some(sym) && args.len() == lent.len();
+        for (j, a) in args.iter().enumerate() {
+            // A call of itself in tail position jumps: a lent parameter takes a view of itself
+            // there, or it is not lent (one not in tail position lends what it is given).
+            if to_self && tail && !self.view_of(j, a) {
+                lent[j] = false;
+            }
+            self.node(
+                a,
+                if to_self { Use::Passed(j) } else { Use::Kept },
+                false,
+                lent,
+            );
+        }
+    }
+
+    /// Whether `n` reads parameter `i`, or a half of a half … of it.
+    fn view_of(&self, i: usize, n: &Node) -> bool {
+        match &n.kind {
+            NodeKind::Local(sym, _) => *sym == self.l.required[i],
+            NodeKind::Call { func, args, .. } => {
+                let NodeKind::Global(sym) = func.kind else {
+                    return false;
+                };
+                let half = self.globals.fixed_builtin(sym).is_some_and(|b| {
+                    matches!(b.op, Op::Car | Op::Cdr | Op::Cadr | Op::Cddr | Op::Caddr)
+                });
+                half && args.len() == 1 && self.view_of(i, &args[0])
+            }
+            _ => false,
+        }
+    }
+}

@@ -18,9 +18,13 @@
 //! a half onto a new list, returns it, binds it, hands it to another procedure), owning is
 //! better: the last read takes the value over and a list the callee alone holds is freed as it
 //! is walked. So a parameter is lent when every read of it, or of a half of it (`car`, `cdr` and
-//! their compositions), is only looked at — tested, compared, counted, given to arithmetic — or
-//! passed back to the same parameter of a call of itself. The code checks each call of itself
-//! as it makes it, so a guess that is wrong costs speed, not answers.
+//! their compositions), is only looked at — tested, compared, counted, given to arithmetic,
+//! returned — or passed back to the same parameter of a call of itself; and a loop walks it (a
+//! call of itself in tail position passes a view of it on). A tree or a list made for the call
+//! and folded by a recursion is better owned: the recursion frees it as it goes, where a lent
+//! one would be freed by the caller afterwards, its cells out of the cache by then. The code
+//! checks each call of itself as it makes it, so a guess that is wrong costs speed, not
+//! answers.
 
 use super::super::super::ast::{Lambda, Node, NodeKind};
 use super::super::super::builtins::Op;
@@ -29,14 +33,23 @@ use super::super::super::env::Globals;
 /// For each required parameter of `l`, whether it is lent.
 pub(super) fn lent_params(globals: &Globals, l: &Lambda) -> Vec<bool> {
     let mut lent = vec![true; l.required.len()];
-    let s = Survey { globals, l };
-    s.seq(&l.body.forms, Use::Kept, true, &mut lent);
-    lent
+    let s = Survey {
+        globals,
+        l,
+        walked: std::cell::RefCell::new(vec![false; l.required.len()]),
+    };
+    // The value returned is counted once as it leaves, which costs no more than the caller's
+    // count handed over would have: returned is as good as read.
+    s.seq(&l.body.forms, Use::Read, true, &mut lent);
+    let walked = s.walked.into_inner();
+    lent.iter().zip(walked).map(|(&l, w)| l && w).collect()
 }
 
 struct Survey<'a> {
     globals: &'a Globals,
     l: &'a Lambda,
+    /// The parameters a call of itself in tail position passes a view of on: walked by a loop.
+    walked: std::cell::RefCell<Vec<bool>>,
 }
 
 /// What is done with a value.
@@ -46,7 +59,7 @@ enum Use {
     Read,
     /// Passed to parameter `i` of a call of the procedure itself.
     Passed(usize),
-    /// Kept: returned, bound, stored in a pair, handed to another procedure.
+    /// Kept: bound, stored in a pair, handed to another procedure.
     Kept,
 }
 
@@ -134,8 +147,12 @@ impl Survey<'_> {
         for (j, a) in args.iter().enumerate() {
             // A call of itself in tail position jumps: a lent parameter takes a view of itself
             // there, or it is not lent (one not in tail position lends what it is given).
-            if to_self && tail && !self.view_of(j, a) {
-                lent[j] = false;
+            if to_self && tail {
+                if self.view_of(j, a) {
+                    self.walked.borrow_mut()[j] = true;
+                } else {
+                    lent[j] = false;
+                }
             }
             self.node(
                 a,

@@ -1269,28 +1269,24 @@ fn kinds_in_cells_answer_as_closures() {
     }
 }
 
-/// Parameters lent by their callers (`lent`): walked, folded, returned, passed on to a call of
-/// itself under another name with something else than a view of them (the call goes the
-/// general way), read by a `cdr` redefined midway, lent to a callee that fails, deep enough for
-/// the calls through Rust, and deeper than the depth limit.
+/// Parameters lent by their callers (`lent`, those a loop walks): walked, returned, passed on
+/// to a call of itself under another name with something else than a view of them (the call
+/// goes the general way), read by a `cdr` redefined midway, lent to a callee that fails, and
+/// lent down a recursion deep enough for the calls through Rust, and deeper than the limit.
 fn lent_programs() -> Vec<String> {
+    let nest = "(define (nest n acc) (if (= n 0) acc (nest (- n 1) (list acc n))))\n\
+                (define (sum l acc) (cond ((null? l) acc) \
+                  ((pair? (car l)) (sum (cdr l) (+ acc (sum (car l) 0)))) \
+                  (else (sum (cdr l) (+ acc (car l))))))";
     vec![
         hot_sum(
             300,
             "(define (len l n) (if (null? l) n (len (cdr l) (+ n 1))))\n\
-             (define (fold t) (if (pair? t) (+ (fold (car t)) (fold (cdr t))) (if (null? t) 0 t)))\n\
-             (define (same l) (if (null? l) l (if (pair? (car l)) l l)))\n\
-             (define (tree n) (if (= n 0) (list n \"s\") (list (tree (- n 1)) n (tree (- n 1)))))",
-            "(+ (len (list 1 2 i) 0) (fold (list (list 1 2) 3 (list i))) (length (same (list i i))) \
-               (fold (list (tree 3) 1)))",
-        ),
-        hot_sum(
-            300,
-            "(define (f l n) (if (= n 0) (length l) (g (list n n n) (- n 1))))\n\
-             (define g f)\n\
-             (define (h l acc) (if (null? l) acc (k (cdr l) (+ acc (car l)))))\n\
-             (define k h)",
-            "(+ (f (list 1 2) (modulo i 3)) (h (list i 1 2) 0))",
+             (define (last l) (if (null? (cdr l)) l (last (cdr l))))\n\
+             (define (f l n) (cond ((= n 0) (length l)) ((= n 1) (f (cdr l) 0)) \
+               (else (g (list n n n) (- n 1)))))\n\
+             (define g f)",
+            "(+ (len (list 1 2 i) 0) (car (last (list i \"s\" i))) (f (list 1 2) (modulo i 4)))",
         ),
         "(define (walk l acc) (if (null? l) acc (walk (cdr l) (+ acc (car l)))))\n\
          (define (drive i acc) (if (= i 600) acc \
@@ -1298,15 +1294,20 @@ fn lent_programs() -> Vec<String> {
              (drive (+ i 1) (+ acc (walk (list i 1 2 3) 0))))))\n\
          (drive 0 0)"
             .to_string(),
-        "(define (bad l) (+ 1 (car (car l))))\n\
-         (define (drive i acc) (if (= i 300) acc (drive (+ i 1) (+ acc (bad (list (list i)))))))\n\
-         (drive 0 0)\n(bad (list 5))"
+        "(define (bad l n) (if (= n 0) (+ 1 (car (car l))) (bad (cdr l) (- n 1))))\n\
+         (define (drive i acc) (if (= i 300) acc \
+           (drive (+ i 1) (+ acc (bad (list 0 (list i)) 1)))))\n\
+         (drive 0 0)\n(bad (list 5 6) 1)"
             .to_string(),
-        "(define (sum l) (if (null? l) 0 (+ (car l) (sum (cdr l)))))\n\
-         (define (upto n acc) (if (= n 0) acc (upto (- n 1) (cons n acc))))\n\
-         (define (drive i acc) (if (= i 20) acc (drive (+ i 1) (+ acc (sum (upto 3000 '()))))))\n\
-         (drive 0 0)\n(sum (upto 20000 '()))"
-            .to_string(),
+        format!(
+            "{nest}\n(define (drive i acc) (if (= i 20) acc \
+                 (drive (+ i 1) (+ acc (sum (nest 3000 '()) 0)))))\n(drive 0 0)"
+        ),
+        format!(
+            "{nest}\n(define (drive i acc) (if (= i 20) acc \
+                 (drive (+ i 1) (+ acc (sum (nest 30 '()) 0)))))\n(drive 0 0)\n\
+                 (sum (nest 20000 '()) 0)"
+        ),
     ]
 }
 

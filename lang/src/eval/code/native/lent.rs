@@ -37,12 +37,15 @@ pub(super) fn lent_params(globals: &Globals, l: &Lambda) -> Vec<bool> {
         globals,
         l,
         walked: std::cell::RefCell::new(vec![false; l.required.len()]),
+        passed: std::cell::RefCell::new(vec![false; l.required.len()]),
     };
     // The value returned is counted once as it leaves, which costs no more than the caller's
     // count handed over would have: returned is as good as read.
     s.seq(&l.body.forms, Use::Read, true, &mut lent);
-    let walked = s.walked.into_inner();
-    lent.iter().zip(walked).map(|(&l, w)| l && w).collect()
+    let (walked, passed) = (s.walked.into_inner(), s.passed.into_inner());
+    (0..lent.len())
+        .map(|i| lent[i] && (walked[i] || passed[i]))
+        .collect()
 }
 
 struct Survey<'a> {
@@ -50,6 +53,8 @@ struct Survey<'a> {
     l: &'a Lambda,
     /// The parameters a call of itself in tail position passes a view of on: walked by a loop.
     walked: std::cell::RefCell<Vec<bool>>,
+    /// The parameters a call of itself passes on as they are.
+    passed: std::cell::RefCell<Vec<bool>>,
 }
 
 /// What is done with a value.
@@ -57,10 +62,21 @@ struct Survey<'a> {
 enum Use {
     /// Looked at and dropped: tested, compared, counted, added.
     Read,
-    /// Passed to parameter `i` of a call of the procedure itself.
-    Passed(usize),
-    /// Kept: bound, stored in a pair, handed to another procedure.
-    Kept,
+    /// Passed to parameter `i` of a call of the procedure itself (`half`: a half of it).
+    Passed { i: usize, half: bool },
+    /// Kept: bound, stored in a pair, handed to another procedure (`half`: a half of it).
+    Kept { half: bool },
+}
+
+impl Use {
+    /// The use of a value whose half is used so.
+    fn of_half(self) -> Use {
+        match self {
+            Use::Read => Use::Read,
+            Use::Passed { i, .. } => Use::Passed { i, half: true },
+            Use::Kept { .. } => Use::Kept { half: true },
+        }
+    }
 }
 
 impl Survey<'_> {
@@ -79,9 +95,18 @@ impl Survey<'_> {
             NodeKind::Local(sym, _) => {
                 if let Some(i) = self.l.required.iter().position(|p| p == sym) {
                     match u {
-                        Use::Read => {}
-                        Use::Passed(j) if j == i => {}
-                        _ => lent[i] = false,
+                        // A lent value kept whole is counted where it is kept, as the caller's
+                        // would have been; a half kept is what a last read would have taken.
+                        Use::Read | Use::Kept { half: false } => {}
+                        Use::Passed { i: j, half } if j == i => {
+                            if !half {
+                                self.passed.borrow_mut()[i] = true;
+                            }
+                        }
+                        Use::Passed { half: false, .. } => {}
+                        Use::Passed { half: true, .. } | Use::Kept { half: true } => {
+                            lent[i] = false
+                        }
                     }
                 }
             }
@@ -114,7 +139,7 @@ impl Survey<'_> {
             }
             NodeKind::Let { bindings, body, .. } => {
                 for (_, init) in bindings {
-                    self.node(init, Use::Kept, false, lent);
+                    self.node(init, Use::Kept { half: false }, false, lent);
                 }
                 self.seq(&body.forms, u, tail, lent);
             }
@@ -124,18 +149,20 @@ impl Survey<'_> {
 
     fn call(&self, func: &Node, args: &[Node], u: Use, tail: bool, lent: &mut [bool]) {
         let NodeKind::Global(sym) = func.kind else {
-            self.node(func, Use::Kept, false, lent);
+            self.node(func, Use::Kept { half: false }, false, lent);
             for a in args {
-                self.node(a, Use::Kept, false, lent);
+                self.node(a, Use::Kept { half: false }, false, lent);
             }
             return;
         };
         if let Some(b) = self.globals.fixed_builtin(sym) {
             let arg = match b.op {
                 // A half is what its pair is: a view, used as the half is.
-                Op::Car | Op::Cdr | Op::Cadr | Op::Cddr | Op::Caddr if args.len() == 1 => u,
+                Op::Car | Op::Cdr | Op::Cadr | Op::Cddr | Op::Caddr if args.len() == 1 => {
+                    u.of_half()
+                }
                 // Stored, or handed to a builtin that may keep it.
-                Op::Cons | Op::List | Op::Other => Use::Kept,
+                Op::Cons | Op::List | Op::Other => Use::Kept { half: false },
                 _ => Use::Read,
             };
             for a in args {
@@ -156,7 +183,11 @@ impl Survey<'_> {
             }
             self.node(
                 a,
-                if to_self { Use::Passed(j) } else { Use::Kept },
+                if to_self {
+                    Use::Passed { i: j, half: false }
+                } else {
+                    Use::Kept { half: false }
+                },
                 false,
                 lent,
             );

@@ -1311,6 +1311,30 @@ fn lent_programs() -> Vec<String> {
     ]
 }
 
+/// Stretches with a copy for integer variables (`Gen::stretch`): the same procedures given
+/// integers, floats, a mix, and integers that overflow.
+#[test]
+fn integer_copies_answer_as_closures() {
+    let defs = "(define (f x y) (if (< x y) (+ x (* y 2)) (- (* x x) y)))\n\
+                (define (g x y n) (if (= n 0) (+ x y) (g y (+ x y) (- n 1))))\n\
+                (define (h x l) (and (pair? l) (not (= (car l) (+ x 1))) (> x (- (car l) 9))))";
+    for args in ["i 3", "(* i 0.5) 3", "i 2.5", "(* i 0.25) (* i 0.5)"] {
+        let p = hot_sum(
+            300,
+            defs,
+            &format!(
+                "(let ((v (f {args}))) (+ v (g {args} 5) (if (h (car (list {args})) (list 4 i)) 1 0)))"
+            ),
+        );
+        let [(out, _), _] = run_both(&p, Limits::default());
+        assert!(!out.contains("error"), "{p}\n{out}");
+    }
+    // Integers that overflow in the copy for integers: the error, as the closures give it.
+    let p = hot_sum(300, defs, "(g 1 i 200)");
+    let [(out, _), _] = run_both(&p, Limits::default());
+    assert!(out.contains("overflow"), "{p}\n{out}");
+}
+
 #[test]
 fn lent_params_answer_as_closures() {
     for p in lent_programs() {

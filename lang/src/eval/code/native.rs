@@ -842,6 +842,17 @@ impl<'a, 'j> Gen<'a, 'j> {
     fn enter(&mut self, block: Block) {
         self.b.switch_to_block(block);
         self.b.seal_block(block);
+        if self.pristine == Known::Clear {
+            // The copy of a stretch made for globals no longer pristine: laid out of the way.
+            self.b.set_cold_block(block);
+        }
+    }
+
+    /// [`Gen::enter`] a path rarely taken (an error, a case through Rust), laid out after the
+    /// code of the paths that are.
+    fn enter_cold(&mut self, block: Block) {
+        self.enter(block);
+        self.b.set_cold_block(block);
     }
 
     /// Goes on at `ok` unless `failed`: then lets go of the values in hand and fails.
@@ -849,7 +860,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         let bad = self.block();
         let ok = self.block();
         self.b.ins().brif(failed, bad, &[], ok, &[]);
-        self.enter(bad);
+        self.enter_cold(bad);
         let temps = self.temps.clone();
         for t in temps {
             if t.owned {
@@ -897,7 +908,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.enter(fast);
         self.store(after, m, offset_of!(Machine, steps) as i32);
         self.b.ins().jump(done, &[]);
-        self.enter(slow);
+        self.enter_cold(slow);
         let p = self.ptr(sp);
         let nn = self.iconst(n);
         let r = self.call_helper("nat_steps", &[m, p, nn])[0];
@@ -1015,7 +1026,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         let meta2 = self.b.ins().iadd_imm_s(meta, -(ONE as i64));
         self.store(meta2, word, META_AT);
         self.b.ins().jump(done, &[]);
-        self.enter(slow);
+        self.enter_cold(slow);
         self.call_helper("nat_drop", &[tag, word]);
         self.b.ins().jump(done, &[]);
         self.enter(done);
@@ -1149,7 +1160,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             Fork::InPlace => false,
             Fork::General => true,
             Fork::Both { general, .. } => {
-                self.enter(general);
+                self.enter_cold(general);
                 true
             }
         }
@@ -1174,6 +1185,7 @@ impl<'a, 'j> Gen<'a, 'j> {
     /// they differ, and left to take when they do not.
     fn stretch(
         &mut self,
+        n: &Node,
         types: &[types::Type],
         owned: Option<usize>,
         make: &mut dyn FnMut(&mut Self) -> Option<Vec<V>>,
@@ -1181,17 +1193,42 @@ impl<'a, 'j> Gen<'a, 'j> {
         let flag = self.pristine_flag();
         let (set, clear) = (self.block(), self.block());
         self.b.ins().brif(flag, set, &[], clear, &[]);
+        let mut copies = vec![(clear, Known::Clear, false)];
+        // With the flag set, a third copy where the variables given to integer arithmetic are
+        // integers: their tags are the constant, so every check of them folds away.
+        let ints = self.int_operands(n);
+        if ints.is_empty() {
+            copies.push((set, Known::Set, false));
+        } else {
+            self.enter(set);
+            let mut all = None;
+            for &i in &ints {
+                let t = self.b.use_var(self.vars[i].0);
+                let is = self.b.ins().icmp_imm_s(IntCC::Equal, t, INT);
+                all = Some(all.map_or(is, |a| self.b.ins().band(a, is)));
+            }
+            let (int, plain) = (self.block(), self.block());
+            self.b.ins().brif(all.expect("some"), int, &[], plain, &[]);
+            copies.push((plain, Known::Set, false));
+            copies.push((int, Known::Set, true));
+        }
         let steps = self.steps.clone();
-        // Both paths take the same slots for their `let`s: only one runs.
+        // The copies take the same slots for their `let`s: only one runs.
         let next = self.scope.next;
         let seen = self.seen.len();
         let mut ends = Vec::new();
-        for (block, known) in [(clear, Known::Clear), (set, Known::Set)] {
+        for (block, known, int) in copies {
             self.enter(block);
             self.pristine = known;
             self.steps = steps.clone();
             self.scope.next = next;
             self.seen.truncate(seen);
+            if int {
+                let t = self.iconst(INT);
+                for &i in &ints {
+                    self.b.def_var(self.vars[i].0, t);
+                }
+            }
             if let Some(vals) = make(self) {
                 let end = self.block();
                 for &t in types {
@@ -1237,6 +1274,74 @@ impl<'a, 'j> Gen<'a, 'j> {
         Some(self.b.block_params(merge).to_vec())
     }
 
+    /// The variables in scope that `n` gives to integer arithmetic or comparisons as they are
+    /// (not under a `let`, whose names may be others), in order, once each.
+    fn int_operands(&self, n: &Node) -> Vec<usize> {
+        let mut found = Vec::new();
+        self.int_operands_in(n, &mut found);
+        found
+    }
+
+    fn int_operands_in(&self, n: &Node, found: &mut Vec<usize>) {
+        match &n.kind {
+            NodeKind::Call { func, args, .. } => {
+                let arith = match func.kind {
+                    NodeKind::Global(sym) => self.globals.fixed_builtin(sym).is_some_and(|b| {
+                        matches!(
+                            b.op,
+                            Op::Add
+                                | Op::Sub
+                                | Op::Mul
+                                | Op::Modulo
+                                | Op::NumEq
+                                | Op::Lt
+                                | Op::Gt
+                                | Op::Le
+                                | Op::Ge
+                        )
+                    }),
+                    _ => false,
+                };
+                for a in args {
+                    match a.kind {
+                        NodeKind::Local(sym, slot) if arith => {
+                            if let Some(i) = self.scope.loc(sym, slot) {
+                                let i = i as usize;
+                                if !found.contains(&i) {
+                                    found.push(i);
+                                }
+                            }
+                        }
+                        _ => self.int_operands_in(a, found),
+                    }
+                }
+            }
+            NodeKind::If { test, then, other } => {
+                self.int_operands_in(test, found);
+                self.int_operands_in(then, found);
+                if let Some(o) = other {
+                    self.int_operands_in(o, found);
+                }
+            }
+            NodeKind::Begin(forms) | NodeKind::And(forms) | NodeKind::Or(forms) => {
+                for f in forms {
+                    self.int_operands_in(f, found);
+                }
+            }
+            NodeKind::Cond(clauses) => {
+                for c in clauses {
+                    if let Some(t) = &c.test {
+                        self.int_operands_in(t, found);
+                    }
+                    for f in &c.body {
+                        self.int_operands_in(f, found);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// Whether `n` is a stretch to make now.
     fn starts_stretch(&self, n: &Node) -> bool {
         self.pristine == Known::Unknown && self.stretches.contains(&(n as *const Node))
@@ -1259,7 +1364,7 @@ impl<'a, 'j> Gen<'a, 'j> {
 
     fn node(&mut self, n: &Node, tail: bool) -> Option<Val> {
         if self.starts_stretch(n) {
-            let vals = self.stretch(&[types::I64, types::I64], Some(0), &mut |g| {
+            let vals = self.stretch(n, &[types::I64, types::I64], Some(0), &mut |g| {
                 let v = g.node(n, tail)?;
                 let v = g.own(v);
                 Some(vec![v.tag, v.word])
@@ -1686,7 +1791,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         let (yes, no) = (self.block(), self.block());
         self.b.ins().brif(same, yes, &[], no, &[]);
         let merge = self.merge();
-        self.enter(no);
+        self.enter_cold(no);
         let counted: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
         let v = self.apply(f, &counted, site, tail);
         self.branch_to(&merge, v);
@@ -1738,7 +1843,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             .ins()
             .jump(merge.block, &[BlockArg::Value(s), BlockArg::Value(z)]);
         merge.reached.set(true);
-        self.enter(slow);
+        self.enter_cold(slow);
         // Only this path reads the name through Rust (which may find it unbound): the steps are
         // taken before, and given back to be taken with the arguments'.
         let kept = self.take_steps();
@@ -1884,7 +1989,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         let (checked, fast) = (self.block(), self.block());
         self.b.ins().brif(low, fast, &[], checked, &[]);
         // Every few levels: through Rust, which looks at the room left on the stack.
-        self.enter(checked);
+        self.enter_cold(checked);
         let handed: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
         let m = self.m();
         let args = self.spill(&handed);
@@ -1903,7 +2008,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             .icmp(IntCC::UnsignedGreaterThanOrEqual, depth, limit);
         let (runaway, go) = (self.block(), self.block());
         self.b.ins().brif(over, runaway, &[], go, &[]);
-        self.enter(runaway);
+        self.enter_cold(runaway);
         let handed: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
         let m = self.m();
         let args = self.spill(&handed);
@@ -1940,7 +2045,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.b
             .ins()
             .jump(join.block, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
-        self.enter(sig);
+        self.enter_cold(sig);
         let m = self.m();
         let r2 = self.call_helper("nat_after", &[m, r[0], r[1], site]);
         self.b.ins().jump(
@@ -2067,7 +2172,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                 self.b
                     .ins()
                     .jump(head.block, &[BlockArg::Value(z), BlockArg::Value(z)]);
-                self.enter(read);
+                self.enter_cold(read);
                 let r = self.call_helper("nat_head", &[m, site, z]);
                 self.b
                     .ins()
@@ -2137,7 +2242,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             } else {
                 &[types::I8]
             };
-            let vals = self.stretch(types, keep.then_some(1), &mut |g| {
+            let vals = self.stretch(n, types, keep.then_some(1), &mut |g| {
                 let (yes, v) = g.test_keeping(n, keep)?;
                 let mut vals = vec![yes];
                 if let Some(v) = v {
@@ -2564,7 +2669,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             .ins()
             .jump(merge.block, &[BlockArg::Value(pair), BlockArg::Value(slot)]);
         merge.reached.set(true);
-        self.enter(slow);
+        self.enter_cold(slow);
         let r = self.call_helper("nat_cons", &[x.tag, x.word, y.tag, y.word]);
         self.b
             .ins()
@@ -2644,7 +2749,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             &[BlockArg::Value(cur.0), BlockArg::Value(cur.1)],
         );
         merge.reached.set(true);
-        self.enter(slow);
+        self.enter_cold(slow);
         let v = self.table(b, &[x], site);
         self.b.ins().jump(
             merge.block,
@@ -2704,7 +2809,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.b
             .ins()
             .jump(merge.block, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
-        self.enter(slow);
+        self.enter_cold(slow);
         let v = self.table(b, &[x], site);
         self.b.ins().jump(
             merge.block,
@@ -2758,7 +2863,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.enter(fast);
         let r = self.b.ins().icmp(cc, x.word, y.word);
         self.b.ins().jump(merge, &[BlockArg::Value(r)]);
-        self.enter(slow);
+        self.enter_cold(slow);
         let v = self.table(b, &[x, y], site);
         let yes = self.truth(v);
         self.let_go(v);
@@ -2800,7 +2905,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.let_go(x);
         self.let_go(y);
         self.b.ins().jump(merge, &[BlockArg::Value(r)]);
-        self.enter(slow);
+        self.enter_cold(slow);
         let v = self.table(b, &[x, y], site);
         let yes = self.truth(v);
         self.let_go(v);
@@ -2872,13 +2977,36 @@ impl<'a, 'j> Gen<'a, 'j> {
                 .jump(merge.block, &[BlockArg::Value(t), BlockArg::Value(r)]);
         }
         merge.reached.set(true);
-        self.enter(slow);
+        self.enter_cold(slow);
         let v = self.table(b, &[x, y], site);
         self.b.ins().jump(
             merge.block,
             &[BlockArg::Value(v.tag), BlockArg::Value(v.word)],
         );
-        self.at_merge(&merge).expect("reached")
+        let v = self.at_merge(&merge).expect("reached");
+        if cc.is_none() && self.is_int(x.tag) && self.is_int(y.tag) {
+            // Two integers: an integer, or an error (an overflow, a division by zero).
+            return Val {
+                tag: self.iconst(INT),
+                ..v
+            };
+        }
+        v
+    }
+
+    /// Whether a tag is known, where the code is made, to be an integer's (the constant).
+    fn is_int(&self, tag: V) -> bool {
+        let dfg = &self.b.func.dfg;
+        match dfg.value_def(tag) {
+            cranelift_codegen::ir::ValueDef::Result(inst, _) => matches!(
+                dfg.insts[inst],
+                cranelift_codegen::ir::InstructionData::UnaryImm {
+                    opcode: cranelift_codegen::ir::Opcode::Iconst,
+                    imm,
+                } if imm.bits() == INT
+            ),
+            _ => false,
+        }
     }
 }
 

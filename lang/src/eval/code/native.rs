@@ -105,7 +105,8 @@ const HOT: u32 = 1000;
 const MAX_FUNCTIONS: usize = 4096;
 
 /// Nesting levels of machine-code calls between two looks at the room left on the Rust stack
-/// (a level is one small frame, under 200 bytes).
+/// (a level is one frame of a few hundred bytes: eight stay far within the red zone of
+/// [`RED_ZONE`] bytes).
 const CALLS_PER_CHECK: i64 = 8;
 
 /// Value tags ([`Value`]'s kinds, in order) the code tests.

@@ -14,6 +14,11 @@
 //! the globals are pristine are made in place, counts included. A variable's last read takes its
 //! value over instead of counting it again ([`last_reads`]): a list walked by `car` and `cdr` of
 //! a variable read for the last time is freed as the walk goes, while its cells are in the cache.
+//! A stretch that calls no procedure reads the pristine flag once and is made in copies
+//! ([`stretches`], [`Gen::stretch`]); a half of a variable's pairs is read borrowed and once
+//! ([`Gen::borrowed_halves`]); a parameter a loop only reads is lent by its callers ([`lent`]).
+//! A cell packs a value behind an `Rc` as other words than the value holds: only atoms and pairs
+//! are consed or taken out of cells as words ([`packed_as_held`]).
 //!
 //! Nothing about the answers changes: every node still takes its step, in the walk's order (the
 //! steps between two things that can fail or look at the count are taken with one addition and

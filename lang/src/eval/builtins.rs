@@ -55,6 +55,27 @@ pub enum Op {
 }
 
 impl Op {
+    /// `car`, `cdr` and their compositions: a half of a pair, or of a half of one.
+    pub fn is_half(self) -> bool {
+        matches!(self, Op::Car | Op::Cdr | Op::Cadr | Op::Cddr | Op::Caddr)
+    }
+
+    /// Arithmetic and comparisons made in place on two integers.
+    pub fn is_int_arith(self) -> bool {
+        matches!(
+            self,
+            Op::Add
+                | Op::Sub
+                | Op::Mul
+                | Op::Modulo
+                | Op::NumEq
+                | Op::Lt
+                | Op::Gt
+                | Op::Le
+                | Op::Ge
+        )
+    }
+
     /// The op of the builtin named `name` (at compile time, from the table).
     const fn of(name: &str) -> Op {
         const OPS: &[(&str, Op)] = &[

@@ -954,16 +954,20 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.b.ins().icmp_imm_s(IntCC::NotEqual, hit, 0)
     }
 
-    /// Whether a value's tag is of a kind packed in a cell as its words are ([`packed_as_held`]).
-    fn packed_as_held(&mut self, tag: V) -> V {
+    /// A bit per tag among `tags` (`1 << tag`, or-ed).
+    fn tag_bits(&mut self, tags: &[V]) -> V {
         let one = self.iconst(1);
-        let bit = self.b.ins().ishl(one, tag);
-        self.packed_bits(bit)
+        let bits: Vec<V> = tags.iter().map(|&t| self.b.ins().ishl(one, t)).collect();
+        bits.into_iter()
+            .reduce(|a, b| self.b.ins().bor(a, b))
+            .expect("a tag")
     }
 
-    /// Whether no tag among `bits` (a bit per tag) is of a kind packed as other words than held.
-    fn packed_bits(&mut self, bits: V) -> V {
-        let hit = self.b.ins().band_imm_u(bits, OWNS & !(1 << PAIR));
+    /// Whether values of these tags are all of kinds packed in a cell as their words are
+    /// ([`packed_as_held`]).
+    fn packed_as_held(&mut self, tags: &[V]) -> V {
+        let bits = self.tag_bits(tags);
+        let hit = self.b.ins().band_imm_u(bits, PACKED_OTHERWISE);
         self.b.ins().icmp_imm_s(IntCC::Equal, hit, 0)
     }
 
@@ -1184,11 +1188,13 @@ impl<'a, 'j> Gen<'a, 'j> {
         }
     }
 
-    /// A stretch ([`stretches`]): the flag read once and the code `make` makes made twice, with
-    /// the flag known clear and known set. The two paths meet with the values `make` gives, of
+    /// A stretch ([`stretches`]): the flag read once and the code `make` makes made in copies:
+    /// with the flag known clear; known set; and, where `n` gives variables to integer
+    /// arithmetic, known set with those variables' tags the integers' constant once a test at
+    /// the start finds them all integers. The paths meet with the values `make` gives, of
     /// `types`; `owned` is where an owned value's two words are among them (let go if the steps
-    /// taken where the paths meet fail). The steps met on the two paths are taken there when
-    /// they differ, and left to take when they do not.
+    /// taken where the paths meet fail). The steps met on the paths are taken there when they
+    /// differ, and left to take when they do not.
     fn stretch(
         &mut self,
         n: &Node,
@@ -1292,20 +1298,10 @@ impl<'a, 'j> Gen<'a, 'j> {
         match &n.kind {
             NodeKind::Call { func, args, .. } => {
                 let arith = match func.kind {
-                    NodeKind::Global(sym) => self.globals.fixed_builtin(sym).is_some_and(|b| {
-                        matches!(
-                            b.op,
-                            Op::Add
-                                | Op::Sub
-                                | Op::Mul
-                                | Op::Modulo
-                                | Op::NumEq
-                                | Op::Lt
-                                | Op::Gt
-                                | Op::Le
-                                | Op::Ge
-                        )
-                    }),
+                    NodeKind::Global(sym) => self
+                        .globals
+                        .fixed_builtin(sym)
+                        .is_some_and(|b| b.op.is_int_arith()),
                     _ => false,
                 };
                 for a in args {
@@ -1778,10 +1774,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         // moved or lent, not counted (see `jump_to_self`, `direct`); other paths count them.
         let keeps: Option<Rc<[bool]>> = match &direct {
             Some(_) if to_self => Some(self.params_lent.clone()),
-            Some(c) => {
-                self.jit.declare(self.globals, &c.lambda, self.todo, false);
-                Some(self.jit.lent[&Rc::as_ptr(&c.lambda)].clone())
-            }
+            Some(c) => Some(self.declare(c).2),
             None => None,
         };
         let vals = self.args_owning(args, |i| keeps.as_ref().is_none_or(|l| !l[i]), to_self);
@@ -1920,6 +1913,13 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.b.ins().jump(self.head, &[]);
     }
 
+    /// A procedure called directly, declared to be made in this batch if it is not yet: its
+    /// function, its entry and its parameters lent.
+    fn declare(&mut self, c: &Rc<Closure>) -> (FuncId, FuncId, Rc<[bool]>) {
+        let (f, e) = self.jit.declare(self.globals, &c.lambda, self.todo, false);
+        (f, e, self.jit.lent[&Rc::as_ptr(&c.lambda)].clone())
+    }
+
     /// Whether a call of itself may jump with these arguments: each one for a lent parameter
     /// is a view of a lent parameter (alive until the call returns); any other call goes the
     /// general way.
@@ -1972,11 +1972,10 @@ impl<'a, 'j> Gen<'a, 'j> {
     /// depth counted, the stack looked at every few levels, a call it leaves in tail position
     /// run, and its error given the call site.
     fn direct(&mut self, c: &Rc<Closure>, vals: &[Val], site: V) -> Val {
-        let (fid, eid) = self.jit.declare(self.globals, &c.lambda, self.todo, false);
         // What the callee owns is handed over counted; what it borrows ([`lent`]) is passed as
         // it is, and what of that this code owns is let go once the call returns. Through Rust,
         // everything is handed over (the entry lets go of what it lent).
-        let lent = self.jit.lent[&Rc::as_ptr(&c.lambda)].clone();
+        let (fid, eid, lent) = self.declare(c);
         let vals: Vec<Val> = vals
             .iter()
             .enumerate()
@@ -2602,18 +2601,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             (Op::Cadr, [x]) => self.halves(b, *x, &[false, true], site),
             (Op::Cddr, [x]) => self.halves(b, *x, &[false, false], site),
             (Op::Caddr, [x]) => self.halves(b, *x, &[false, false, true], site),
-            (
-                Op::Add
-                | Op::Sub
-                | Op::Mul
-                | Op::Modulo
-                | Op::NumEq
-                | Op::Lt
-                | Op::Gt
-                | Op::Le
-                | Op::Ge,
-                [x, y],
-            ) => self.ints(b, *x, *y, site),
+            (op, [x, y]) if op.is_int_arith() => self.ints(b, *x, *y, site),
             _ => self.table(b, vals, site),
         }
     }
@@ -2636,11 +2624,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         let (slow, simple, has, take) = (self.block(), self.block(), self.block(), self.block());
         // A value behind an `Rc` is packed as another pointer than the one it holds
         // (`packed_as_held`): only atoms and pairs are packed in place.
-        let one = self.iconst(1);
-        let bx = self.b.ins().ishl(one, x.tag);
-        let by = self.b.ins().ishl(one, y.tag);
-        let bits = self.b.ins().bor(bx, by);
-        let both = self.packed_bits(bits);
+        let both = self.packed_as_held(&[x.tag, y.tag]);
         self.b.ins().brif(both, simple, &[], slow, &[]);
         self.enter(simple);
         let p = self.ptr(pool);
@@ -2800,7 +2784,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             cur = self.half(cur, car, slow);
         }
         // An atom or a pair has its words as packed; anything else is made into its own (lent).
-        let held = self.packed_as_held(cur.0);
+        let held = self.packed_as_held(&[cur.0]);
         let lend = self.block();
         self.b.ins().brif(
             held,
@@ -2886,10 +2870,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         const BY_WORD: i64 = (1 << NIL) | (1 << INT) | (1 << 5) | (1 << 6) | (1 << PAIR);
         let merge = self.block();
         self.b.append_block_param(merge, types::I8);
-        let one = self.iconst(1);
-        let bx = self.b.ins().ishl(one, x.tag);
-        let by = self.b.ins().ishl(one, y.tag);
-        let both = self.b.ins().bor(bx, by);
+        let both = self.tag_bits(&[x.tag, y.tag]);
         let other = self.b.ins().band_imm_u(both, !BY_WORD);
         let (fast, slow) = (self.block(), self.block());
         self.b.ins().brif(other, slow, &[], fast, &[]);
@@ -3106,11 +3087,15 @@ unsafe extern "C" fn nat_take(word: u64, car: u64) -> Raw {
     }
 }
 
+/// The kinds a cell packs as other words than their values hold (a bit per tag): those that own
+/// something, but pairs (see [`packed_as_held`]).
+const PACKED_OTHERWISE: i64 = OWNS & !(1 << PAIR);
+
 /// Whether a half packed in a cell ([`Value::into_raw`]) has the words of the value it packs:
 /// atoms, and pairs (one pointer either way). A value behind an `Rc` (a string, a closure…) is
 /// packed as the pointer `Rc::into_raw` gives, which is not the one the value holds.
 fn packed_as_held(tag: u8) -> bool {
-    i64::from(tag) == PAIR || OWNS >> tag & 1 == 0
+    PACKED_OTHERWISE >> tag & 1 == 0
 }
 
 /// A half of a cell as packed there (`tag` not [`packed_as_held`]) made into the value's words,

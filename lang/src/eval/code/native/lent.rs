@@ -17,10 +17,12 @@
 //! Lending pays where the procedure only reads the parameter; where it keeps part of it (conses
 //! a half onto a new list, returns it, binds it, hands it to another procedure), owning is
 //! better: the last read takes the value over and a list the callee alone holds is freed as it
-//! is walked. So a parameter is lent when every read of it, or of a half of it (`car`, `cdr` and
-//! their compositions), is only looked at — tested, compared, counted, given to arithmetic,
-//! returned — or passed back to the same parameter of a call of itself; and a loop walks it (a
-//! call of itself in tail position passes a view of it on). A tree or a list made for the call
+//! is walked. So a parameter is lent when no half of it (`car`, `cdr` and their compositions) is
+//! kept — every half is only looked at (tested, compared, counted, given to arithmetic,
+//! returned) or passed back to the same parameter of a call of itself; the parameter kept whole
+//! is counted where it is kept, as the caller's count would have been — and when a loop walks it
+//! (a call of itself in tail position passes a view of it on) or a call of itself passes it on as
+//! it is. A tree or a list made for the call
 //! and folded by a recursion is better owned: the recursion frees it as it goes, where a lent
 //! one would be freed by the caller afterwards, its cells out of the cache by then. The code
 //! checks each call of itself as it makes it, so a guess that is wrong costs speed, not
@@ -32,29 +34,32 @@ use super::super::super::env::Globals;
 
 /// For each required parameter of `l`, whether it is lent.
 pub(super) fn lent_params(globals: &Globals, l: &Lambda) -> Vec<bool> {
-    let mut lent = vec![true; l.required.len()];
-    let s = Survey {
+    let n = l.required.len();
+    let mut s = Survey {
         globals,
         l,
-        walked: std::cell::RefCell::new(vec![false; l.required.len()]),
-        passed: std::cell::RefCell::new(vec![false; l.required.len()]),
+        kept: vec![false; n],
+        walked: vec![false; n],
+        passed: vec![false; n],
     };
     // The value returned is counted once as it leaves, which costs no more than the caller's
     // count handed over would have: returned is as good as read.
-    s.seq(&l.body.forms, Use::Read, true, &mut lent);
-    let (walked, passed) = (s.walked.into_inner(), s.passed.into_inner());
-    (0..lent.len())
-        .map(|i| lent[i] && (walked[i] || passed[i]))
+    s.seq(&l.body.forms, Use::Read, true);
+    (0..n)
+        .map(|i| !s.kept[i] && (s.walked[i] || s.passed[i]))
         .collect()
 }
 
 struct Survey<'a> {
     globals: &'a Globals,
     l: &'a Lambda,
+    /// The parameters a half of which is kept, or that a call of itself in tail position does
+    /// not pass a view of on: better owned.
+    kept: Vec<bool>,
     /// The parameters a call of itself in tail position passes a view of on: walked by a loop.
-    walked: std::cell::RefCell<Vec<bool>>,
+    walked: Vec<bool>,
     /// The parameters a call of itself passes on as they are.
-    passed: std::cell::RefCell<Vec<bool>>,
+    passed: Vec<bool>,
 }
 
 /// What is done with a value.
@@ -81,16 +86,16 @@ impl Use {
 
 impl Survey<'_> {
     /// A sequence, its last form in the sequence's use and tail position.
-    fn seq(&self, forms: &[Node], u: Use, tail: bool, lent: &mut [bool]) {
+    fn seq(&mut self, forms: &[Node], u: Use, tail: bool) {
         if let Some((last, init)) = forms.split_last() {
             for f in init {
-                self.node(f, Use::Read, false, lent);
+                self.node(f, Use::Read, false);
             }
-            self.node(last, u, tail, lent);
+            self.node(last, u, tail);
         }
     }
 
-    fn node(&self, n: &Node, u: Use, tail: bool, lent: &mut [bool]) {
+    fn node(&mut self, n: &Node, u: Use, tail: bool) {
         match &n.kind {
             NodeKind::Local(sym, _) => {
                 if let Some(i) = self.l.required.iter().position(|p| p == sym) {
@@ -100,85 +105,83 @@ impl Survey<'_> {
                         Use::Read | Use::Kept { half: false } => {}
                         Use::Passed { i: j, half } if j == i => {
                             if !half {
-                                self.passed.borrow_mut()[i] = true;
+                                self.passed[i] = true;
                             }
                         }
                         Use::Passed { half: false, .. } => {}
                         Use::Passed { half: true, .. } | Use::Kept { half: true } => {
-                            lent[i] = false
+                            self.kept[i] = true
                         }
                     }
                 }
             }
-            NodeKind::Call { func, args, .. } => self.call(func, args, u, tail, lent),
+            NodeKind::Call { func, args, .. } => self.call(func, args, u, tail),
             NodeKind::If { test, then, other } => {
-                self.node(test, Use::Read, false, lent);
-                self.node(then, u, tail, lent);
+                self.node(test, Use::Read, false);
+                self.node(then, u, tail);
                 if let Some(o) = other {
-                    self.node(o, u, tail, lent);
+                    self.node(o, u, tail);
                 }
             }
-            NodeKind::Begin(forms) => self.seq(forms, u, tail, lent),
+            NodeKind::Begin(forms) => self.seq(forms, u, tail),
             // A form of `and` or `or` may be the value of the whole.
             NodeKind::And(forms) | NodeKind::Or(forms) => {
                 if let Some((last, init)) = forms.split_last() {
                     for f in init {
-                        self.node(f, u, false, lent);
+                        self.node(f, u, false);
                     }
-                    self.node(last, u, tail, lent);
+                    self.node(last, u, tail);
                 }
             }
             NodeKind::Cond(clauses) => {
                 for c in clauses {
                     if let Some(t) = &c.test {
                         let tu = if c.body.is_empty() { u } else { Use::Read };
-                        self.node(t, tu, false, lent);
+                        self.node(t, tu, false);
                     }
-                    self.seq(&c.body, u, tail, lent);
+                    self.seq(&c.body, u, tail);
                 }
             }
             NodeKind::Let { bindings, body, .. } => {
                 for (_, init) in bindings {
-                    self.node(init, Use::Kept { half: false }, false, lent);
+                    self.node(init, Use::Kept { half: false }, false);
                 }
-                self.seq(&body.forms, u, tail, lent);
+                self.seq(&body.forms, u, tail);
             }
             _ => {}
         }
     }
 
-    fn call(&self, func: &Node, args: &[Node], u: Use, tail: bool, lent: &mut [bool]) {
+    fn call(&mut self, func: &Node, args: &[Node], u: Use, tail: bool) {
         let NodeKind::Global(sym) = func.kind else {
-            self.node(func, Use::Kept { half: false }, false, lent);
+            self.node(func, Use::Kept { half: false }, false);
             for a in args {
-                self.node(a, Use::Kept { half: false }, false, lent);
+                self.node(a, Use::Kept { half: false }, false);
             }
             return;
         };
         if let Some(b) = self.globals.fixed_builtin(sym) {
             let arg = match b.op {
                 // A half is what its pair is: a view, used as the half is.
-                Op::Car | Op::Cdr | Op::Cadr | Op::Cddr | Op::Caddr if args.len() == 1 => {
-                    u.of_half()
-                }
+                op if op.is_half() && args.len() == 1 => u.of_half(),
                 // Stored, or handed to a builtin that may keep it.
                 Op::Cons | Op::List | Op::Other => Use::Kept { half: false },
                 _ => Use::Read,
             };
             for a in args {
-                self.node(a, arg, false, lent);
+                self.node(a, arg, false);
             }
             return;
         }
-        let to_self = self.l.name == Some(sym) && args.len() == lent.len();
+        let to_self = self.l.name == Some(sym) && args.len() == self.l.required.len();
         for (j, a) in args.iter().enumerate() {
             // A call of itself in tail position jumps: a lent parameter takes a view of itself
             // there, or it is not lent (one not in tail position lends what it is given).
             if to_self && tail {
                 if self.view_of(j, a) {
-                    self.walked.borrow_mut()[j] = true;
+                    self.walked[j] = true;
                 } else {
-                    lent[j] = false;
+                    self.kept[j] = true;
                 }
             }
             self.node(
@@ -189,7 +192,6 @@ impl Survey<'_> {
                     Use::Kept { half: false }
                 },
                 false,
-                lent,
             );
         }
     }
@@ -202,9 +204,10 @@ impl Survey<'_> {
                 let NodeKind::Global(sym) = func.kind else {
                     return false;
                 };
-                let half = self.globals.fixed_builtin(sym).is_some_and(|b| {
-                    matches!(b.op, Op::Car | Op::Cdr | Op::Cadr | Op::Cddr | Op::Caddr)
-                });
+                let half = self
+                    .globals
+                    .fixed_builtin(sym)
+                    .is_some_and(|b| b.op.is_half());
                 half && args.len() == 1 && self.view_of(i, &args[0])
             }
             _ => false,

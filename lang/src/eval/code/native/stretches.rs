@@ -6,8 +6,10 @@
 //! the code calls (a compiled body assigns no global), and once cleared it stays cleared while the
 //! code runs (it is set again only between evaluations, when a snapshot is taken back). So a
 //! stretch of code that calls no procedure before its value is made, or before control leaves
-//! in tail position, can read the flag once at its start and be made twice: once with every
-//! builtin in place and no flag read, once with every builtin called the general way.
+//! in tail position, can read the flag once at its start and be made in copies: with every
+//! builtin in place and no flag read (twice where it gives variables to integer arithmetic:
+//! once for when they are all integers, see `Gen::stretch`), and with every builtin called the
+//! general way.
 //!
 //! A stretch here is a node whose code calls nothing but builtins that are made in place or
 //! that call no procedure (every [`Op`] but [`Op::Other`]), and that makes at least two of them
@@ -86,6 +88,8 @@ impl Survey<'_> {
     fn facts(&mut self, n: &Node, tail: bool) -> Facts {
         match &n.kind {
             NodeKind::Call { func, args, .. } => {
+                // Few enough arguments for a builtin to be made in place.
+                let fit = args.len() <= INLINE_ARGS;
                 let args = args
                     .iter()
                     .fold(Facts::LEAF, |f, a| f.and(self.node(a, false)));
@@ -93,7 +97,7 @@ impl Survey<'_> {
                     NodeKind::Global(sym) => self
                         .globals
                         .fixed_builtin(sym)
-                        .filter(|b| b.op != Op::Other && args_fit(n)),
+                        .filter(|b| b.op != Op::Other && fit),
                     _ => None,
                 };
                 if fixed.is_some() {
@@ -131,9 +135,4 @@ impl Survey<'_> {
             _ => Facts::LEAF,
         }
     }
-}
-
-/// Whether a call's arguments are few enough for a builtin to be made in place.
-fn args_fit(n: &Node) -> bool {
-    matches!(&n.kind, NodeKind::Call { args, .. } if args.len() <= INLINE_ARGS)
 }

@@ -33,6 +33,37 @@ fn examples_run_as_golden() {
     }
 }
 
+/// What a script prints goes to stderr under `--format json`, so stdout stays one document, for
+/// `check` as for `run`.
+#[test]
+fn json_leaves_what_the_script_prints_to_stderr() {
+    let dir = scratch("printing");
+    let file = dir.join("printing.ttdl");
+    std::fs::write(
+        &file,
+        "(println \"hello from the script\")\n\
+         (defvar *net* (make-network :topology mesh :dims (list 2 1)))\n\
+         (defvar *a* (nth 0 (network-tasks *net*)))\n\
+         (defvar *b* (nth 1 (network-tasks *net*)))\n\
+         (with-task *a* (write-stream 4 *b*))\n\
+         (with-task *b* (read-stream 4 *a*))\n\
+         (target *net* :mapping identity)\n",
+    )
+    .expect("write");
+    let file = file.to_string_lossy().to_string();
+    for command in ["check", "run"] {
+        let (code, out, err) = ttdl(&[command, &file, "--format", "json"]);
+        assert_eq!(code, 0, "{command}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
+        assert_eq!(v["version"], 1, "{command}");
+        assert!(err.contains("hello from the script"), "{command}: {err}");
+    }
+    let (code, out, _) = ttdl(&["check", &file]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("hello from the script\n"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn json_follows_the_contract() {
     let (code, out, err) = ttdl(&["run", "examples/jacobi-2d.ttdl", "--format", "json"]);

@@ -32,7 +32,11 @@ pub fn run(args: &CheckArgs) -> CliResult {
     let file = required_file(args.file.as_deref(), "check")?;
     let input = super::input::read_folded(file, &args.source)?;
     let (printed, mut traffic) = (input.printed, input.traffic);
-    super::print(&printed)?;
+    match args.output.format {
+        Format::Text => super::print(&printed)?,
+        // Keep stdout one JSON document (as `run` does): what the script printed goes to stderr.
+        Format::Json => eprint!("{printed}"),
+    }
     let spinner = super::Spinner::new("timing the program");
     Session::time_for_check(&mut traffic, args.timing.as_deref()).map_err(|e| match e {
         ttdl_session::SessionError::Plan(pipeline::PipelineError::Config(s)) => CliError::Usage(s),

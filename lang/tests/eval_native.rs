@@ -1311,6 +1311,103 @@ fn lent_programs() -> Vec<String> {
     ]
 }
 
+/// Calls in tail position made directly (a procedure that is not a leaf calling a leaf, see
+/// `native/tails.rs`), and `length` made in place.
+fn tail_call_programs() -> Vec<(String, Limits)> {
+    let d = Limits::default();
+    // `a` calls the leaf `b` in tail position; `b` calls `a` back, not in tail position.
+    let ab = "(define (a n) (if (= n 0) 0 (b n))) (define (b n) (+ 1 (a (- n 1))))";
+    // Two leaves, each calling its own name in tail position, and a procedure that is not a
+    // leaf; their names swapped once they are hot.
+    let swap = "(define (p n) (if (= n 0) 'p (p (- n 1)))) \
+                (define (q n) (if (= n 0) (done n) (q (- n 1)))) (define (done n) 'q) \
+                (define (warm i) (if (= i 2000) 'warm (begin (p 3) (q 3) (warm (+ i 1))))) \
+                (warm 0) (define t p) (set! p q) (set! q t)";
+    vec![
+        (format!("{ab} (list (a 10) (a 5000))"), d),
+        (format!("{ab} (a 40000)"), depth(50_000)),
+        (format!("{ab} (a 20000)"), depth(10_000)),
+        (format!("{swap} (list (p 1000000) (q 1000000))"), d),
+        (format!("{swap} (list (p 10) (q 10) (p 0) (q 0))"), d),
+        // An error in the leaf, given its call sites as through Rust.
+        (
+            hot_sum(
+                2000,
+                "(define (leaf x l) (if (= x 1999) (car x) (length l))) \
+                 (define (f x) (if (< x 0) 0 (leaf x (list x x))))",
+                "(f i)",
+            ),
+            d,
+        ),
+        // A leaf whose own call in tail position goes through Rust (a variable's procedure):
+        // the caller hands it on.
+        (
+            hot_sum(
+                3000,
+                "(define (inc y) (+ y 1)) (define (dec y) (- y 1)) \
+                 (define (b f x) (f x)) (define (a x) (if (< x 0) 0 (b (if (odd? x) inc dec) x)))",
+                "(a i)",
+            ),
+            d,
+        ),
+        // Lent parameters of the leaf: borrowed from the caller's variables and from under
+        // them, the caller's other variables let go before the call, its own lent ones kept.
+        (
+            hot_sum(
+                3000,
+                "(define (walk l n) (if (null? l) n (walk (cdr l) (+ n (car l))))) \
+                 (define (f a b) (if (null? a) 0 (walk b (length a)))) \
+                 (define (g a b) (if (null? a) 0 (walk (cdr b) (car a)))) \
+                 (define (h a b) (let ((c (list a a))) (if (null? c) 0 (walk a (length b)))))",
+                "(+ (f (list i 2) (list 1 i)) (g (list i) (list i i 3)) (h (list 1 2 i) (list i)))",
+            ),
+            d,
+        ),
+        // `length` of lists short and long, empty, improper, of a string, of a number.
+        (
+            hot_sum(
+                3000,
+                "(define (iota n acc) (if (= n 0) acc (iota (- n 1) (cons n acc)))) \
+                 (define (len x) (length x))",
+                "(+ (len (iota (modulo i 7) '())) (len '()) (len \"abc\") (len (list i i)))",
+            ),
+            d,
+        ),
+        (
+            hot(
+                3000,
+                "(define (len x) (length x))",
+                "(list (len (list i i i)) (if (= i 2999) (len (cons 1 2)) 0))",
+            ),
+            d,
+        ),
+        (
+            hot(
+                3000,
+                "(define (len x) (length x))",
+                "(list (len (list i)) (if (= i 2999) (len 5) 0))",
+            ),
+            d,
+        ),
+        (
+            hot(
+                3000,
+                "(define (iota n acc) (if (= n 0) acc (iota (- n 1) (cons n acc)))) \
+                 (define (len x) (length x))",
+                "(len (iota (if (= i 2999) 100000 3) '()))",
+            ),
+            d,
+        ),
+    ]
+}
+
+#[test]
+fn tail_calls_and_length_answer_as_closures() {
+    for (p, limits) in tail_call_programs() {
+        run_both(&p, limits);
+    }
+}
+
 /// Stretches with a copy for integer variables (`Gen::stretch`): the same procedures given
 /// integers, floats, a mix, and integers that overflow.
 #[test]

@@ -70,6 +70,7 @@ use ttdl_ir::limits::Limits;
 mod last_reads;
 mod lent;
 mod stretches;
+mod tails;
 
 thread_local! {
     /// Whether procedure bodies may be compiled to machine code on this thread.
@@ -234,6 +235,9 @@ struct Jit {
     funcs: HashMap<*const Lambda, (FuncId, FuncId)>,
     /// Each one's parameters lent by its callers ([`lent`]), decided when it is declared.
     lent: HashMap<*const Lambda, Rc<[bool]>>,
+    /// Each one's calls in tail position, whether they are all of itself or of builtins
+    /// ([`tails`]).
+    leaf: HashMap<*const Lambda, bool>,
     lambdas: Vec<Rc<Lambda>>,
     /// The lambdas compiled for closures not at top level (never called directly).
     nested: std::collections::HashSet<*const Lambda>,
@@ -300,6 +304,7 @@ impl Jit {
             helpers,
             funcs: HashMap::new(),
             lent: HashMap::new(),
+            leaf: HashMap::new(),
             lambdas: Vec::new(),
             nested: Default::default(),
             kept: Vec::new(),
@@ -482,6 +487,7 @@ impl Jit {
         }
         self.lent
             .insert(Rc::as_ptr(l), lent::lent_params(globals, l).into());
+        self.leaf.insert(Rc::as_ptr(l), tails::leaf(globals, l));
         if nested {
             self.nested.insert(Rc::as_ptr(l));
         }
@@ -1798,6 +1804,9 @@ impl<'a, 'j> Gen<'a, 'j> {
         let v = if to_self && self.lends_to_self(&vals) {
             self.jump_to_self(&vals);
             None
+        } else if tail && self.calls_in_tail(&c) {
+            self.direct_tail(&c, &vals);
+            None
         } else if tail {
             // A call in tail position of another procedure goes back to the caller's loop (and
             // so does one of itself that would not lend its parameters views of them).
@@ -1911,6 +1920,79 @@ impl<'a, 'j> Gen<'a, 'j> {
             }
         }
         self.b.ins().jump(self.head, &[]);
+    }
+
+    /// Whether a call in tail position of `c` is made directly ([`tails`]): this procedure is
+    /// not a leaf, and `c` is one.
+    fn calls_in_tail(&mut self, c: &Rc<Closure>) -> bool {
+        self.declare(c);
+        !self.jit.leaf[&Rc::as_ptr(&self.lambda)] && self.jit.leaf[&Rc::as_ptr(&c.lambda)]
+    }
+
+    /// A call in tail position of a leaf made directly (see [`tails`]): as [`Gen::direct`], but
+    /// the depth is not counted (a call in tail position takes none), and what the callee
+    /// answers, a value, an error or a call in tail position, is this procedure's. What this
+    /// procedure holds and does not lend to the call is let go before it, as the general way
+    /// lets go of it before the callee runs; the rest once it returns.
+    fn direct_tail(&mut self, c: &Rc<Closure>, vals: &[Val]) {
+        let (fid, _, lent) = self.declare(c);
+        let vals: Vec<Val> = vals
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| if lent[i] { v } else { self.own(v) })
+            .collect();
+        // The variables a borrowed argument may come from, or from under: kept. One whose
+        // source is not found keeps them all (keeping a variable longer is always safe).
+        let mut lending = vec![false; self.vars.len()];
+        let mut found = true;
+        for v in vals.iter().filter(|v| !v.owned) {
+            let mut any = false;
+            for i in self
+                .reads
+                .get(&v.tag)
+                .into_iter()
+                .copied()
+                .chain(self.roots.get(&v.tag).map(|r| r.0))
+            {
+                lending[i] = true;
+                any = true;
+            }
+            for (i, &(t, w)) in self.vars.iter().enumerate() {
+                if self.b.use_var(t) == v.tag && self.b.use_var(w) == v.word {
+                    lending[i] = true;
+                    any = true;
+                }
+            }
+            found &= any;
+        }
+        let z = self.iconst(0);
+        for (i, &keep) in lending.iter().enumerate() {
+            if !found || keep || self.is_lent_param(i) {
+                continue;
+            }
+            let (t, w) = self.vars[i];
+            let (tv, wv) = (self.b.use_var(t), self.b.use_var(w));
+            self.release(tv, wv);
+            self.b.def_var(t, z);
+            self.b.def_var(w, z);
+        }
+        let m = self.m();
+        let callee = self.jit.module.declare_func_in_func(fid, self.b.func);
+        let mut argv = vec![m];
+        for v in &vals {
+            argv.push(v.tag);
+            argv.push(v.word);
+        }
+        let call = self.b.ins().call(callee, &argv);
+        let r = self.b.inst_results(call).to_vec();
+        for (i, &v) in vals.iter().enumerate() {
+            if lent[i] {
+                self.let_go(v);
+            }
+        }
+        self.b
+            .ins()
+            .jump(self.exit, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
     }
 
     /// A procedure called directly, declared to be made in this batch if it is not yet: its
@@ -2601,9 +2683,73 @@ impl<'a, 'j> Gen<'a, 'j> {
             (Op::Cadr, [x]) => self.halves(b, *x, &[false, true], site),
             (Op::Cddr, [x]) => self.halves(b, *x, &[false, false], site),
             (Op::Caddr, [x]) => self.halves(b, *x, &[false, false, true], site),
+            (Op::Length, [x]) => self.length(b, *x, site),
             (op, [x, y]) if op.is_int_arith() => self.ints(b, *x, *y, site),
             _ => self.table(b, vals, site),
         }
+    }
+
+    /// `length` of a list, counted along its cells' cdrs; anything else (a string, an improper
+    /// list, an error) through the table.
+    fn length(&mut self, b: &'static BuiltinDef, x: Val, site: V) -> Val {
+        let merge = self.merge();
+        let (walk, done, slow, empty) = (self.block(), self.block(), self.block(), self.block());
+        self.b.append_block_param(walk, types::I64);
+        self.b.append_block_param(walk, types::I64);
+        self.b.append_block_param(done, types::I64);
+        let is_pair = self.b.ins().icmp_imm_s(IntCC::Equal, x.tag, PAIR);
+        let not_pair = self.block();
+        let one = self.iconst(1);
+        self.b.ins().brif(
+            is_pair,
+            walk,
+            &[BlockArg::Value(x.word), BlockArg::Value(one)],
+            not_pair,
+            &[],
+        );
+        self.enter(not_pair);
+        let is_nil = self.b.ins().icmp_imm_s(IntCC::Equal, x.tag, NIL);
+        self.b.ins().brif(is_nil, empty, &[], slow, &[]);
+        self.enter(empty);
+        let zero = self.iconst(0);
+        self.b.ins().jump(done, &[BlockArg::Value(zero)]);
+        // Cells `1..=n` so far, `cell` the last: its cdr's tag says whether the list goes on.
+        self.b.switch_to_block(walk);
+        let (cell, n) = (self.b.block_params(walk)[0], self.b.block_params(walk)[1]);
+        let meta = self.load(types::I32, cell, META_AT);
+        let meta = self.b.ins().uextend(types::I64, meta);
+        let cdr_tag = self.b.ins().ushr_imm_u(meta, 4);
+        let cdr_tag = self.b.ins().band_imm_u(cdr_tag, 0xf);
+        let on = self.b.ins().icmp_imm_s(IntCC::Equal, cdr_tag, PAIR);
+        let (next, end, proper) = (self.block(), self.block(), self.block());
+        self.b.ins().brif(on, next, &[], end, &[]);
+        self.enter(next);
+        let cdr = self.load(types::I64, cell, CDR_AT);
+        let n1 = self.b.ins().iadd_imm_s(n, 1);
+        self.b
+            .ins()
+            .jump(walk, &[BlockArg::Value(cdr), BlockArg::Value(n1)]);
+        self.b.seal_block(walk);
+        self.enter(end);
+        let nil = self.b.ins().icmp_imm_s(IntCC::Equal, cdr_tag, NIL);
+        self.b.ins().brif(nil, proper, &[], slow, &[]);
+        self.enter(proper);
+        self.b.ins().jump(done, &[BlockArg::Value(n)]);
+        self.enter(done);
+        let n = self.b.block_params(done)[0];
+        self.let_go(x);
+        let int = self.iconst(INT);
+        self.b
+            .ins()
+            .jump(merge.block, &[BlockArg::Value(int), BlockArg::Value(n)]);
+        merge.reached.set(true);
+        self.enter_cold(slow);
+        let v = self.table(b, &[x], site);
+        self.b.ins().jump(
+            merge.block,
+            &[BlockArg::Value(v.tag), BlockArg::Value(v.word)],
+        );
+        self.at_merge(&merge).expect("reached")
     }
 
     /// A pair of two values the code owns (handed over to it): its cell taken in place from the
@@ -3064,7 +3210,13 @@ unsafe extern "C" fn nat_clone(tag: u64, word: u64) {
     std::mem::forget((*v).clone());
 }
 
+/// Lets go of a value the code owns: a pair without making a `Value` ([`ConsRef::release`]).
 unsafe extern "C" fn nat_drop(tag: u64, word: u64) {
+    if tag == PAIR as u64 {
+        // SAFETY: the word of a pair the code owns and lets go, as `ConsRef::into_raw` made it.
+        unsafe { ConsRef::release(std::ptr::with_exposed_provenance_mut(word as usize)) };
+        return;
+    }
     // SAFETY: the words of a value the code owns and lets go.
     drop(unsafe { Raw::words(tag, word).value() });
 }

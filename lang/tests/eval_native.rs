@@ -251,6 +251,85 @@ const RECUR: &str = r#"
           (loop (+ r 1) (+ total (sum-list (my-map (lambda (x) (* x 2)) l))))))))
 "#;
 
+const MSORT: &str = r#"
+(define (split l a b)
+  (if (null? l) (cons a b) (split (cdr l) (cons (car l) b) a)))
+
+(define (merge a b)
+  (cond ((null? a) b)
+        ((null? b) a)
+        ((< (car a) (car b)) (cons (car a) (merge (cdr a) b)))
+        (else (cons (car b) (merge a (cdr b))))))
+
+(define (msort l)
+  (if (or (null? l) (null? (cdr l)))
+      l
+      (let ((parts (split l '() '())))
+        (merge (msort (car parts)) (msort (cdr parts))))))
+
+(define (rand-list n seed acc)
+  (if (= n 0)
+      acc
+      (let ((next (modulo (+ (* seed 1103515245) 12345) 2147483648)))
+        (rand-list (- n 1) next (cons (modulo next 100000) acc)))))
+
+(define (msort-main n rounds)
+  (let loop ((r 0) (total 0))
+    (if (= r rounds)
+        total
+        (loop (+ r 1) (+ total (car (msort (rand-list n (+ r 7) '()))))))))
+"#;
+
+const ASSOC: &str = r#"
+(define (bump key alist)
+  (cond ((null? alist) (list (cons key 1)))
+        ((eq? (car (car alist)) key) (cons (cons key (+ 1 (cdr (car alist)))) (cdr alist)))
+        (else (cons (car alist) (bump key (cdr alist))))))
+
+(define (count-words words alist)
+  (if (null? words) alist (count-words (cdr words) (bump (car words) alist))))
+
+(define (make-words n acc)
+  (if (= n 0)
+      acc
+      (make-words (- n 1)
+                  (cons (if (= (modulo n 3) 0) 'alpha
+                            (if (= (modulo n 5) 0) 'beta
+                                (if (= (modulo n 7) 0) 'gamma 'delta)))
+                        acc))))
+
+(define (total alist) (if (null? alist) 0 (+ (cdr (car alist)) (total (cdr alist)))))
+
+(define (assoc-main n rounds)
+  (let loop ((r 0) (t 0))
+    (if (= r rounds) t (loop (+ r 1) (+ t (total (count-words (make-words n '()) '())))))))
+"#;
+
+const QUEENS: &str = r#"
+(define (ok? row dist placed)
+  (if (null? placed)
+      #t
+      (and (not (= (car placed) (+ row dist)))
+           (not (= (car placed) (- row dist)))
+           (not (= (car placed) row))
+           (ok? row (+ dist 1) (cdr placed)))))
+
+(define (try-rows row n placed)
+  (if (> row n)
+      0
+      (+ (if (ok? row 1 placed) (queens n (cons row placed)) 0)
+         (try-rows (+ row 1) n placed))))
+
+(define (queens n placed)
+  (if (= (length placed) n)
+      1
+      (try-rows 1 n placed)))
+
+(define (queens-main n rounds)
+  (let loop ((r 0) (total 0))
+    (if (= r rounds) total (loop (+ r 1) (+ total (queens n '()))))))
+"#;
+
 /// The list benchmarks at small sizes.
 fn bench_programs() -> Vec<String> {
     vec![
@@ -259,6 +338,9 @@ fn bench_programs() -> Vec<String> {
         format!("{TREE}(tree-main 8 4)"),
         format!("{STRINGS}(strings-main 1000)"),
         format!("{RECUR}(recur-main 500 4)"),
+        format!("{MSORT}(msort-main 2000 3)"),
+        format!("{ASSOC}(assoc-main 3000 3)"),
+        format!("{QUEENS}(queens-main 6 8)"),
     ]
 }
 
@@ -1426,6 +1508,15 @@ fn integer_copies_answer_as_closures() {
         let [(out, _), _] = run_both(&p, Limits::default());
         assert!(!out.contains("error"), "{p}\n{out}");
     }
+    // A loop in the copy for integers that passes itself a float: it goes round the general
+    // way, and the float is not taken for an integer.
+    let p = hot_sum(
+        300,
+        "(define (k x n) (if (= n 0) x (k (if (= n 3) 0.5 (+ x 1)) (- n 1))))",
+        "(k i 5)",
+    );
+    let [(out, _), _] = run_both(&p, Limits::default());
+    assert!(out.contains("750.0"), "{p}\n{out}");
     // Integers that overflow in the copy for integers: the error, as the closures give it.
     let p = hot_sum(300, defs, "(g 1 i 200)");
     let [(out, _), _] = run_both(&p, Limits::default());
@@ -1663,6 +1754,7 @@ fn step_budgets_of_longer_programs() {
         format!("{QSORT}(qsort-main 40 2)"),
         format!("{TREE}(tree-main 6 3)"),
         format!("{RECUR}(recur-main 60 2)"),
+        format!("{QUEENS}(queens-main 5 3)"),
     ] {
         check_budgets(&p, Limits::default());
     }

@@ -654,6 +654,9 @@ struct Gen<'a, 'j> {
     roots: HashMap<V, (usize, Vec<bool>)>,
     /// Which parameters the callers lend ([`lent`]): borrowed for the whole call, never let go.
     params_lent: Rc<[bool]>,
+    /// Within the copy for integers of a stretch that starts the body: where a call of itself
+    /// goes round again when it passes integers for those variables (see [`Gen::stretch`]).
+    loop_head: Option<(Block, Vec<usize>)>,
 }
 
 /// What the code being made knows of the pristine flag: nothing (each builtin named globally
@@ -752,6 +755,7 @@ impl<'a, 'j> Gen<'a, 'j> {
             seen: Vec::new(),
             roots: HashMap::new(),
             params_lent,
+            loop_head: None,
         }
     }
 
@@ -1208,6 +1212,13 @@ impl<'a, 'j> Gen<'a, 'j> {
         owned: Option<usize>,
         make: &mut dyn FnMut(&mut Self) -> Option<Vec<V>>,
     ) -> Option<Vec<V>> {
+        // A stretch that starts the body is where a call of itself in tail position comes back
+        // to: with nothing on the way that could clear the flag, the copy for integers is a loop
+        // of its own while that call passes integers for its variables.
+        let at_head = self.b.current_block() == Some(self.head)
+            && self.b.func.layout.first_inst(self.head).is_none()
+            && self.steps.is_empty()
+            && self.temps.is_empty();
         let flag = self.pristine_flag();
         let (set, clear) = (self.block(), self.block());
         self.b.ins().brif(flag, set, &[], clear, &[]);
@@ -1241,13 +1252,33 @@ impl<'a, 'j> Gen<'a, 'j> {
             self.steps = steps.clone();
             self.scope.next = next;
             self.seen.truncate(seen);
+            let mut round = None;
             if int {
                 let t = self.iconst(INT);
                 for &i in &ints {
                     self.b.def_var(self.vars[i].0, t);
                 }
+                if at_head {
+                    // Sealed once every call of itself in the copy is made. Every way in
+                    // brings integers: their tags are the constant here too (the variables
+                    // read in the block would otherwise be its parameters, not known).
+                    let head = self.block();
+                    self.b.ins().jump(head, &[]);
+                    self.b.switch_to_block(head);
+                    let t = self.iconst(INT);
+                    for &i in &ints {
+                        self.b.def_var(self.vars[i].0, t);
+                    }
+                    self.loop_head = Some((head, ints.clone()));
+                    round = Some(head);
+                }
             }
-            if let Some(vals) = make(self) {
+            let made = make(self);
+            if let Some(head) = round {
+                self.loop_head = None;
+                self.b.seal_block(head);
+            }
+            if let Some(vals) = made {
                 let end = self.block();
                 for &t in types {
                     self.b.append_block_param(end, t);
@@ -1919,7 +1950,17 @@ impl<'a, 'j> Gen<'a, 'j> {
                 }
             }
         }
-        self.b.ins().jump(self.head, &[]);
+        let again = match &self.loop_head {
+            Some((block, ints))
+                if ints
+                    .iter()
+                    .all(|&i| vals.get(i).is_some_and(|v| self.is_int(v.tag))) =>
+            {
+                *block
+            }
+            _ => self.head,
+        };
+        self.b.ins().jump(again, &[]);
     }
 
     /// Whether a call in tail position of `c` is made directly ([`tails`]): this procedure is

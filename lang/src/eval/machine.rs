@@ -138,6 +138,9 @@ pub struct Machine {
     /// The scope of the procedure running as machine code whose closure is not at top level,
     /// for the diagnostic of a name it finds unbound (see `code::native`); null otherwise.
     pub(crate) native_env: *const super::env::Env,
+    /// The lowest stack address machine code calls another procedure from directly: below it,
+    /// the call goes through Rust, which grows the stack (see `code::native`).
+    pub(crate) native_floor: usize,
 }
 
 /// The last frames that close on themselves are held by global closures (a procedure made by a
@@ -191,6 +194,7 @@ impl Machine {
             pending: Default::default(),
             stack: Default::default(),
             native_env: std::ptr::null(),
+            native_floor: usize::MAX,
             start: Start::now(),
         };
         m.reset_steps();

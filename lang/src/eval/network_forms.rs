@@ -493,6 +493,7 @@ impl Machine {
             pending: Default::default(),
             stack: Default::default(),
             native_env: std::ptr::null(),
+            native_floor: usize::MAX,
             start: self.start,
         };
         m.reset_steps();

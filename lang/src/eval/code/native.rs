@@ -110,11 +110,6 @@ const HOT: u32 = 1000;
 /// Procedures one thread compiles at most.
 const MAX_FUNCTIONS: usize = 4096;
 
-/// Nesting levels of machine-code calls between two looks at the room left on the Rust stack
-/// (a level is one frame of a few hundred bytes: eight stay far within the red zone of
-/// [`RED_ZONE`] bytes).
-const CALLS_PER_CHECK: i64 = 8;
-
 /// Value tags ([`Value`]'s kinds, in order) the code tests.
 const NIL: i64 = 0;
 const BOOL: i64 = 1;
@@ -192,11 +187,13 @@ pub(super) fn run(m: &mut Machine, e: NativeEntry, base: usize, env: &Env) -> Ra
     };
     // SAFETY: the values from `base` on are the arguments; the length is cut below them first,
     // so they are owned by the code alone, which reads them all before it does anything else.
+    let floor = std::mem::replace(&mut m.native_floor, floor());
     let r = unsafe {
         let args = m.stack.values.as_ptr().add(base).cast::<Raw>();
         m.stack.values.set_len(base);
         (e.f)(m, args)
     };
+    m.native_floor = floor;
     if e.nested {
         m.native_env = saved;
     }
@@ -205,6 +202,20 @@ pub(super) fn run(m: &mut Machine, e: NativeEntry, base: usize, env: &Env) -> Ra
         m.stack.move_down(base, from);
     }
     r
+}
+
+/// The lowest stack address from which the code may call a procedure directly on the stack it
+/// runs on now: [`RED_ZONE`] bytes above the stack's end, room for a frame of the code and
+/// whatever Rust runs below it until the next look (every closure call through Rust looks again,
+/// see `Machine::call_flat`). Where the end is not known, none: every direct call goes through
+/// Rust.
+fn floor() -> usize {
+    let here = 0u8;
+    let sp = std::ptr::from_ref(&here).addr();
+    match stacker::remaining_stack() {
+        Some(left) => (sp - left).saturating_add(RED_ZONE),
+        None => usize::MAX,
+    }
 }
 
 /// A call site's facts for the Rust functions the code calls: the spans its errors and steps
@@ -2108,15 +2119,15 @@ impl<'a, 'j> Gen<'a, 'j> {
         let m = self.m();
         let depth_at = offset_of!(Machine, depth) as i32;
         let limit_at = (offset_of!(Machine, budget) + offset_of!(Limits, depth)) as i32;
-        // The room left on the Rust stack is looked at every few levels of depth (a direct call
-        // is a level of depth; the nesting count is the closures' and the walk's).
         let depth = self.load(types::I64, m, depth_at);
         let depth1 = self.b.ins().iadd_imm_s(depth, 1);
-        let low = self.b.ins().band_imm_u(depth1, CALLS_PER_CHECK - 1);
+        // Below the floor the Rust entry set, through Rust, which grows the stack.
+        let sp = self.b.ins().get_stack_pointer(types::I64);
+        let floor = self.load(types::I64, m, offset_of!(Machine, native_floor) as i32);
+        let low = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, floor);
         let join = self.merge();
         let (checked, fast) = (self.block(), self.block());
-        self.b.ins().brif(low, fast, &[], checked, &[]);
-        // Every few levels: through Rust, which looks at the room left on the stack.
+        self.b.ins().brif(low, checked, &[], fast, &[]);
         self.enter_cold(checked);
         let handed: Vec<Val> = vals.iter().map(|&v| self.own(v)).collect();
         let m = self.m();
@@ -3480,8 +3491,8 @@ unsafe extern "C" fn nat_runaway(
     m.pending.fail(e)
 }
 
-/// A direct call made through Rust every few levels, after a look at the room left on the
-/// stack (growing it if it runs low).
+/// A direct call made through Rust where the stack is low: grown, with a floor for its new
+/// part (see [`floor`]).
 unsafe extern "C" fn nat_call_checked(
     m: *mut Machine,
     entry: unsafe extern "C" fn(*mut Machine, *const Raw) -> Raw,
@@ -3496,8 +3507,10 @@ unsafe extern "C" fn nat_call_checked(
             return unsafe { nat_runaway(m, args, n as u64, site) };
         }
         mm.depth += 1;
+        let floor = std::mem::replace(&mut mm.native_floor, floor());
         // SAFETY: the code's entry, its arguments handed over.
         let r = unsafe { entry(m, args) };
+        mm.native_floor = floor;
         if r.is_value() {
             mm.depth -= 1;
             return r;

@@ -2102,9 +2102,9 @@ impl<'a, 'j> Gen<'a, 'j> {
         Some(v)
     }
 
-    /// A non-tail call of a compiled procedure (as [`Machine::call_flat`]): its nesting and
-    /// depth counted, the stack looked at every few levels, a call it leaves in tail position
-    /// run, and its error given the call site.
+    /// A non-tail call of a compiled procedure (as [`Machine::call_flat`]): its depth counted,
+    /// the stack pointer looked at (through Rust, which grows the stack, below the floor; see
+    /// [`floor`]), a call it leaves in tail position run, and its error given the call site.
     fn direct(&mut self, c: &Rc<Closure>, vals: &[Val], site: V) -> Val {
         // What the callee owns is handed over counted; what it borrows ([`lent`]) is passed as
         // it is, and what of that this code owns is let go once the call returns. Through Rust,

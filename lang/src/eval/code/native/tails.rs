@@ -10,7 +10,8 @@
 //! the callee's value, error or own call in tail position is the caller's (an error gets its
 //! call site from the call that made the caller, as through Rust). That is sound as long as the
 //! frames kept so stay few between two calls that count a level of depth (each of which looks
-//! at the stack every few levels): a *leaf* — a procedure whose body calls, in tail position,
+//! at the stack pointer, and leaves a red zone of room below): a *leaf* — a procedure whose
+//! body calls, in tail position,
 //! only itself by its name and builtins — makes every call in tail position of another
 //! procedure the general way, and only a procedure that is not a leaf calls a leaf directly in
 //! tail position. So at most one frame is kept per level, however the names are bound when the

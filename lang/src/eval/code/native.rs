@@ -2425,9 +2425,25 @@ impl<'a, 'j> Gen<'a, 'j> {
             let yes = self.truth(t);
             return Some((yes, Some(t)));
         }
-        let yes = self.truth(t);
+        if !t.owned {
+            return Some((self.truth(t), None));
+        }
+        // A boolean, the common answer of a procedure called as a test, owns nothing: told
+        // apart first, it is tested without a look at what the value owns.
+        let (boolean, other, done) = (self.block(), self.block(), self.block());
+        self.b.append_block_param(done, types::I8);
+        let is_bool = self.b.ins().icmp_imm_s(IntCC::Equal, t.tag, BOOL);
+        self.b.ins().brif(is_bool, boolean, &[], other, &[]);
+        self.enter(boolean);
+        let low = self.b.ins().band_imm_u(t.word, 0xff);
+        let yes = self.b.ins().icmp_imm_s(IntCC::NotEqual, low, 0);
+        self.b.ins().jump(done, &[BlockArg::Value(yes)]);
+        self.enter(other);
+        let yes = self.b.ins().icmp_imm_s(IntCC::NotEqual, t.tag, NIL);
         self.let_go(t);
-        Some((yes, None))
+        self.b.ins().jump(done, &[BlockArg::Value(yes)]);
+        self.enter(done);
+        Some((self.b.block_params(done)[0], None))
     }
 
     /// A builtin test (see [`Gen::test`]): whether it holds and, when `keep`, its value too

@@ -1483,6 +1483,71 @@ fn tail_call_programs() -> Vec<(String, Limits)> {
     ]
 }
 
+/// Procedure values (closures made by `lambda`, procedures passed by name) called by compiled
+/// code: their own code called from Rust on the arguments where the code left them.
+fn procedure_value_programs() -> Vec<(String, Limits)> {
+    let d = Limits::default();
+    let map = "(define (my-map f l) (if (null? l) '() (cons (f (car l)) (my-map f (cdr l)))))";
+    vec![
+        (
+            format!(
+                "{map} (define (twice x) (* x 2)) \
+                 (define (drive i acc) (if (= i 300) acc \
+                   (drive (+ i 1) (+ acc (length (my-map (lambda (x) (+ x i)) (list 1 2 i))) \
+                     (car (my-map twice (list i)))))))\n(drive 0 0)"
+            ),
+            d,
+        ),
+        // An error in the closure, its call sites as through Rust; a name it finds unbound.
+        (
+            format!(
+                "{map} (define (drive i acc) (if (= i 300) acc \
+                   (drive (+ i 1) (my-map (lambda (x) (if (= x 299) (car x) x)) (list i)))))\n\
+                 (drive 0 0)"
+            ),
+            d,
+        ),
+        (
+            format!(
+                "{map} (define (drive i acc) (if (= i 300) acc \
+                   (drive (+ i 1) (my-map (lambda (x) (if (= x 299) (+ x nowhere) x)) (list i)))))\n\
+                 (drive 0 0)"
+            ),
+            d,
+        ),
+        // A closure whose own call in tail position goes back to the loop that called it.
+        (
+            format!(
+                "{map} (define (inc x) (+ x 1)) \
+                 (define (drive i acc) (if (= i 300) acc \
+                   (drive (+ i 1) (+ acc (car (my-map (lambda (x) (inc x)) (list i)))))))\n\
+                 (drive 0 0)"
+            ),
+            d,
+        ),
+        // Deep: the depth limit reached through the closures, then a value with it raised.
+        (
+            "(define (deep f n) (if (= n 0) 0 (+ 1 (f (lambda (m) (deep f m)) (- n 1))))) \
+             (define (call g n) (g n)) (list (deep call 100) (deep call 4000))"
+                .to_string(),
+            d,
+        ),
+        (
+            "(define (deep f n) (if (= n 0) 0 (+ 1 (f (lambda (m) (deep f m)) (- n 1))))) \
+             (define (call g n) (g n)) (list (deep call 100) (deep call 30000))"
+                .to_string(),
+            depth(100_000),
+        ),
+    ]
+}
+
+#[test]
+fn procedure_values_answer_as_closures() {
+    for (p, limits) in procedure_value_programs() {
+        run_both(&p, limits);
+    }
+}
+
 #[test]
 fn tail_calls_and_length_answer_as_closures() {
     for (p, limits) in tail_call_programs() {

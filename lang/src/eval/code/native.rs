@@ -3443,6 +3443,12 @@ unsafe extern "C" fn nat_apply(
         Value::Closure(c)
             if Machine::binds_directly(&c, n) && c.lambda.compiled(&m.globals).is_flat() =>
         {
+            if tail == 0 {
+                // SAFETY: as above.
+                if let Some(r) = unsafe { call_code(m, &c, args, n, site) } {
+                    return r;
+                }
+            }
             let base = m.stack.values.len();
             for i in 0..n {
                 // SAFETY: the arguments handed over, each moved once.
@@ -3483,6 +3489,49 @@ unsafe extern "C" fn nat_apply(
             m.pending.fail(e)
         }
     }
+}
+
+/// A non-tail call of a procedure value with machine code (a closure passed as an argument, a
+/// `lambda`), made on the arguments where the code spilled them: as [`Machine::call_flat`]
+/// would make it, without the trip through the value stack and the Rust entry (a closure
+/// called by `map` took some 200 instructions a call there). `None` where the procedure has no
+/// code or the stack is low: the general way then.
+///
+/// # Safety
+/// `args` holds `n` values the code hands over.
+unsafe fn call_code(
+    m: &mut Machine,
+    c: &Rc<Closure>,
+    args: *mut Raw,
+    n: usize,
+    site: &Site,
+) -> Option<Raw> {
+    let body = c.lambda.compiled(&m.globals);
+    let e = ready(m, c, body)?;
+    // As a direct call looks, below the floor of the code that called: the general way, which
+    // grows the stack.
+    let here = 0u8;
+    if std::ptr::from_ref(&here).addr() < m.native_floor {
+        return None;
+    }
+    if m.depth >= m.budget.depth {
+        // SAFETY: as the caller promises.
+        drop(unsafe { take_args(args, n) });
+        let e = m.runaway_recursion(site.span);
+        return Some(m.pending.fail(e));
+    }
+    m.depth += 1;
+    let saved = if e.nested {
+        std::mem::replace(&mut m.native_env, std::ptr::from_ref(&c.env))
+    } else {
+        std::ptr::null()
+    };
+    // SAFETY: the code's entry, its arguments handed over.
+    let r = unsafe { (e.f)(m, args) };
+    if e.nested {
+        m.native_env = saved;
+    }
+    Some(m.end_call(r, c.name(), site.span))
 }
 
 /// What a direct call's signal comes to (as the end of `Machine::call_flat_here`): a call it

@@ -254,7 +254,31 @@ pub(crate) struct Taking {
     pub cell: i64,
 }
 
-pub(crate) use pool::{address as pool_address, TAKING};
+/// How machine code frees a slot as [`pool::free`] does on its common path (a chunk that keeps
+/// cells in use and is the current one, listed already, or too full to list): the slot's chunk
+/// is its address rounded down to `chunk` bytes; in its header, the slot's bit in the bitmap of
+/// free slots is set and the count of slots in use goes down. Any other case goes through
+/// [`free_slot`].
+pub(crate) struct Freeing {
+    pub chunk: i64,
+    pub cell: i64,
+    pub free_at: i32,
+    pub live_at: i32,
+    pub current_at: i32,
+    pub listed_at: i32,
+    pub reuse_at: i64,
+}
+
+pub(crate) use pool::{address as pool_address, FREEING, TAKING};
+
+/// Gives back the slot of a cell whose halves machine code has moved out.
+///
+/// # Safety
+/// As [`pool::free`]: `word` is a cell of this thread's pool, moved out of and not used again.
+pub(crate) unsafe fn free_slot(word: Word) {
+    // SAFETY: as the caller promises; a cell's word is non-null.
+    unsafe { pool::free(NonNull::new_unchecked(word.cast())) }
+}
 
 /// A value packed as a half of a cell is, a tag and a word, owning what the value owned: what the
 /// explicit stack of values being freed holds ([`super::value::drop_deep`]). Pushing one stores
@@ -574,6 +598,17 @@ mod pool {
         live_at: std::mem::offset_of!(Header, live) as i32,
         cursor_at: std::mem::offset_of!(Header, cursor) as i32,
         cell: CELL as i64,
+    };
+
+    /// Where machine code finds what it frees a slot with (see [`super::Freeing`]).
+    pub(crate) const FREEING: super::Freeing = super::Freeing {
+        chunk: CHUNK as i64,
+        cell: CELL as i64,
+        free_at: std::mem::offset_of!(Header, free) as i32,
+        live_at: std::mem::offset_of!(Header, live) as i32,
+        current_at: std::mem::offset_of!(Header, current) as i32,
+        listed_at: std::mem::offset_of!(Header, listed) as i32,
+        reuse_at: REUSE_AT as i64,
     };
 
     /// This thread's pool, for machine code made on this thread (which runs only here, and never

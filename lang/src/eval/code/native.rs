@@ -110,6 +110,14 @@ const HOT: u32 = 1000;
 /// Procedures one thread compiles at most.
 const MAX_FUNCTIONS: usize = 4096;
 
+/// A slot's index in its chunk is its offset times this, shifted right by 32: the reciprocal of
+/// the cell's size, rounded up, which is exact for every multiple of the size below the chunk's.
+const SLOT_OF: i64 = ((1i64 << 32) + cons::FREEING.cell - 1) / cons::FREEING.cell;
+const _: () = assert!(
+    (SLOT_OF * cons::FREEING.cell - (1 << 32)) * cons::FREEING.chunk < 1 << 32
+        && SLOT_OF * cons::FREEING.chunk < i64::MAX / 2
+);
+
 /// Value tags ([`Value`]'s kinds, in order) the code tests.
 const NIL: i64 = 0;
 const BOOL: i64 = 1;
@@ -2924,6 +2932,32 @@ impl<'a, 'j> Gen<'a, 'j> {
                 .icmp_imm_u(IntCC::UnsignedLessThan, meta, 2 * ONE as i64);
             self.b.ins().brif(alone, only, &[], shared, &[]);
             self.enter(only);
+            if !self.jit.pool.is_null() {
+                // Both halves packed as held (atoms and pairs): moved out in place, the slot
+                // freed, then the other half let go (which may free other cells).
+                let meta = self.b.ins().uextend(types::I64, meta);
+                let ct = self.b.ins().band_imm_u(meta, 0xf);
+                let dt = self.b.ins().ushr_imm_u(meta, 4);
+                let dt = self.b.ins().band_imm_u(dt, 0xf);
+                let (kt, ot) = if car { (ct, dt) } else { (dt, ct) };
+                let (k_at, o_at) = if car {
+                    (CAR_AT, CDR_AT)
+                } else {
+                    (CDR_AT, CAR_AT)
+                };
+                let held = self.packed_as_held(&[kt, ot]);
+                let (moved, through) = (self.block(), self.block());
+                self.b.ins().brif(held, moved, &[], through, &[]);
+                self.enter(moved);
+                let k = self.load(types::I64, x.word, k_at);
+                let o = self.load(types::I64, x.word, o_at);
+                self.free_slot(x.word);
+                self.release(ot, o);
+                self.b
+                    .ins()
+                    .jump(merge.block, &[BlockArg::Value(kt), BlockArg::Value(k)]);
+                self.enter_cold(through);
+            }
             let c = self.iconst(i64::from(car));
             let r = self.call_helper("nat_take", &[x.word, c]);
             self.b
@@ -2960,6 +2994,49 @@ impl<'a, 'j> Gen<'a, 'j> {
             &[BlockArg::Value(v.tag), BlockArg::Value(v.word)],
         );
         self.at_merge(&merge).expect("reached")
+    }
+
+    /// Gives back the slot of the cell at `word`, its halves moved out: in place on the common
+    /// path of `pool::free` (see [`cons::Freeing`]), through Rust otherwise.
+    fn free_slot(&mut self, word: V) {
+        let f = &cons::FREEING;
+        let chunk = self.b.ins().band_imm_u(word, !(f.chunk - 1));
+        let off = self.b.ins().isub(word, chunk);
+        // The slot's index: its offset, a multiple of the cell's size, times the size's
+        // reciprocal (exact below the chunk's size, see `SLOT_OF`).
+        let i = self.b.ins().imul_imm_u(off, SLOT_OF);
+        let i = self.b.ins().ushr_imm_u(i, 32);
+        let live = self.load(types::I64, chunk, f.live_at);
+        let live1 = self.b.ins().iadd_imm_s(live, -1);
+        let current = self.load(types::I8, chunk, f.current_at);
+        let listed = self.load(types::I8, chunk, f.listed_at);
+        let kept = self.b.ins().bor(current, listed);
+        let kept = self.b.ins().icmp_imm_s(IntCC::NotEqual, kept, 0);
+        let full = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThan, live1, f.reuse_at);
+        let quiet = self.b.ins().bor(kept, full);
+        let some = self.b.ins().icmp_imm_s(IntCC::NotEqual, live1, 0);
+        let fast = self.b.ins().band(quiet, some);
+        let (here, rust, done) = (self.block(), self.block(), self.block());
+        self.b.ins().brif(fast, here, &[], rust, &[]);
+        self.enter(here);
+        let w = self.b.ins().ushr_imm_u(i, 6);
+        let w = self.b.ins().ishl_imm_u(w, 3);
+        let at = self.b.ins().iadd(chunk, w);
+        let bits = self.load(types::I64, at, f.free_at);
+        let one = self.iconst(1);
+        let low = self.b.ins().band_imm_u(i, 63);
+        let bit = self.b.ins().ishl(one, low);
+        let bits = self.b.ins().bor(bits, bit);
+        self.store(bits, at, f.free_at);
+        self.store(live1, chunk, f.live_at);
+        self.b.ins().jump(done, &[]);
+        self.enter_cold(rust);
+        self.call_helper("nat_free_slot", &[word]);
+        self.b.ins().jump(done, &[]);
+        self.enter(done);
     }
 
     /// [`Gen::halves`] of a value borrowed from under a variable (the variable's own, or a half
@@ -3289,6 +3366,12 @@ unsafe extern "C" fn nat_drop(tag: u64, word: u64) {
     drop(unsafe { Raw::words(tag, word).value() });
 }
 
+/// Gives back the slot of a cell whose halves the code moved out (see [`cons::free_slot`]).
+unsafe extern "C" fn nat_free_slot(word: u64) {
+    // SAFETY: a cell of this thread's pool the code held the only count on and moved out of.
+    unsafe { cons::free_slot(std::ptr::with_exposed_provenance_mut(word as usize)) };
+}
+
 /// The car (`car` not 0) or the cdr of a pair the code owns, taken over (see
 /// [`ConsRef::take_half`]).
 unsafe extern "C" fn nat_take(word: u64, car: u64) -> Raw {
@@ -3587,11 +3670,12 @@ unsafe extern "C" fn nat_call_checked(
 type HelperFn = *const u8;
 
 /// The Rust functions the code calls, by name.
-fn helpers() -> [(&'static str, HelperFn); 15] {
+fn helpers() -> [(&'static str, HelperFn); 16] {
     [
         ("nat_steps", nat_steps as HelperFn),
         ("nat_clone", nat_clone as HelperFn),
         ("nat_drop", nat_drop as HelperFn),
+        ("nat_free_slot", nat_free_slot as HelperFn),
         ("nat_const", nat_const as HelperFn),
         ("nat_cons", nat_cons as HelperFn),
         ("nat_take", nat_take as HelperFn),
@@ -3613,6 +3697,7 @@ fn helper_signatures(module: &JITModule) -> Vec<(&'static str, Signature)> {
         ("nat_steps", 3, 1),
         ("nat_clone", 2, 0),
         ("nat_drop", 2, 0),
+        ("nat_free_slot", 1, 0),
         ("nat_const", 1, 2),
         ("nat_cons", 4, 2),
         ("nat_take", 2, 2),

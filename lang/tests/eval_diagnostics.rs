@@ -68,6 +68,23 @@ fn type_error_points_at_the_argument() {
 }
 
 #[test]
+fn an_improper_list_is_a_pair() {
+    check(
+        "(length (cons 1 2))",
+        expect![[r#"
+            error[type]: expected a list or a string, found pair `(1 . 2)`
+               ╭─[ prog.ttdl:1:9 ]
+               │
+             1 │ (length (cons 1 2))
+               │         ─────┬────  
+               │              ╰────── this is a pair
+            ───╯
+              = note: in argument 1 of `length`
+        "#]],
+    );
+}
+
+#[test]
 fn division_by_zero() {
     check(
         "(define (avg xs) (/ (apply + xs) (length xs)))\n(avg '())",

@@ -465,15 +465,19 @@ impl Machine {
 }
 
 pub fn type_error(span: Span, expected: &str, got: &Value, shown: String) -> Diagnostic {
-    let found = if shown == got.type_name() {
+    // A pair that does not end a list is not called a list: "expected a list, found list
+    // `(1 . 2)`" read as a contradiction.
+    let name = match got {
+        Value::Pair(_) if !got.is_list() => "pair",
+        _ => got.type_name(),
+    };
+    let found = if shown == name {
         format!("`{shown}`")
     } else {
-        format!("{} `{shown}`", got.type_name())
+        format!("{name} `{shown}`")
     };
-    Diagnostic::new("type", format!("expected {expected}, found {found}")).with_label(
-        span,
-        format!("this is {} {}", article(got.type_name()), got.type_name()),
-    )
+    Diagnostic::new("type", format!("expected {expected}, found {found}"))
+        .with_label(span, format!("this is {} {name}", article(name)))
 }
 
 pub fn article(word: &str) -> &'static str {

@@ -29,191 +29,28 @@ struct Program {
     call: fn(f64) -> String,
 }
 
-const RECORDS: &str = r#"
-(define (make-records n acc)
-  (if (= n 0)
-      acc
-      (make-records (- n 1) (cons (list n (+ n 1) 8) acc))))
+// The definitions, the same text in both languages, in `lists/` (the machine-code tests run them
+// too).
 
-(define (count-records l links bytes)
-  (if (null? l)
-      (+ links bytes)
-      (count-records (cdr l)
-                     (+ links (- (cadr (car l)) (car (car l))))
-                     (+ bytes (caddr (car l))))))
+const RECORDS: &str = include_str!("lists/records.ttdl");
 
-(define (records-main n) (count-records (make-records n '()) 0 0))
-"#;
+const QSORT: &str = include_str!("lists/qsort.ttdl");
 
-const QSORT: &str = r#"
-(define (random-list n seed acc)
-  (if (= n 0)
-      acc
-      (let ((next (modulo (+ (* seed 1103515245) 12345) 2147483648)))
-        (random-list (- n 1) next (cons next acc)))))
+const TREE: &str = include_str!("lists/tree.ttdl");
 
-(define (partition pivot l lo hi)
-  (cond ((null? l) (cons lo hi))
-        ((< (car l) pivot) (partition pivot (cdr l) (cons (car l) lo) hi))
-        (else (partition pivot (cdr l) lo (cons (car l) hi)))))
+const STRINGS: &str = include_str!("lists/strings.ttdl");
 
-(define (qsort l acc)
-  (if (null? l)
-      acc
-      (let* ((pivot (car l))
-             (parts (partition pivot (cdr l) '() '())))
-        (qsort (car parts) (cons pivot (qsort (cdr parts) acc))))))
-
-(define (sorted? l)
-  (or (null? l)
-      (null? (cdr l))
-      (and (not (< (cadr l) (car l))) (sorted? (cdr l)))))
-
-(define (qsort-main n rounds)
-  (let loop ((r 0) (total 0))
-    (if (= r rounds)
-        total
-        (let ((s (qsort (random-list n (+ r 1) '()) '())))
-          (loop (+ r 1) (+ total (if (sorted? s) (length s) 0)))))))
-"#;
-
-const TREE: &str = r#"
-(define (build depth n)
-  (if (= depth 0)
-      n
-      (cons (build (- depth 1) (* 2 n))
-            (build (- depth 1) (+ (* 2 n) 1)))))
-
-(define (fold-tree t)
-  (if (pair? t)
-      (+ (fold-tree (car t)) (fold-tree (cdr t)))
-      t))
-
-(define (tree-main depth rounds)
-  (let loop ((r 0) (total 0))
-    (if (= r rounds)
-        total
-        (loop (+ r 1) (+ total (fold-tree (build depth r)))))))
-"#;
-
-const STRINGS: &str = r#"
-(define (name-of i)
-  (string-append "t" (number->string (quotient i 64)) "_" (number->string (modulo i 64))))
-
-(define (strings-main n)
-  (let loop ((i 0) (names '()) (total 0))
-    (if (= i n)
-        (+ total (length names))
-        (let ((s (name-of i)))
-          (loop (+ i 1) (cons s names) (+ total (string-length s)))))))
-"#;
-
-const RECUR: &str = r#"
-(define (iota-list n acc)
-  (if (= n 0)
-      acc
-      (iota-list (- n 1) (cons n acc))))
-
-(define (my-map f l)
-  (if (null? l)
-      '()
-      (cons (f (car l)) (my-map f (cdr l)))))
-
-(define (sum-list l)
-  (if (null? l)
-      0
-      (+ (car l) (sum-list (cdr l)))))
-
-(define (recur-main n rounds)
-  (let ((l (iota-list n '())))
-    (let loop ((r 0) (total 0))
-      (if (= r rounds)
-          total
-          (loop (+ r 1) (+ total (sum-list (my-map (lambda (x) (* x 2)) l))))))))
-"#;
+const RECUR: &str = include_str!("lists/recur.ttdl");
 
 // Three more, written for this table after the five above were tuned for: a merge sort (a
 // non-tail merge 20,000 calls deep), word counts kept in an association list (`eq?` on
 // symbols), and the eight queens by backtracking (integer comparisons under `not` and `and`).
 
-const MSORT: &str = r#"
-(define (split l a b)
-  (if (null? l) (cons a b) (split (cdr l) (cons (car l) b) a)))
+const MSORT: &str = include_str!("lists/msort.ttdl");
 
-(define (merge a b)
-  (cond ((null? a) b)
-        ((null? b) a)
-        ((< (car a) (car b)) (cons (car a) (merge (cdr a) b)))
-        (else (cons (car b) (merge a (cdr b))))))
+const ASSOC: &str = include_str!("lists/assoc.ttdl");
 
-(define (msort l)
-  (if (or (null? l) (null? (cdr l)))
-      l
-      (let ((parts (split l '() '())))
-        (merge (msort (car parts)) (msort (cdr parts))))))
-
-(define (rand-list n seed acc)
-  (if (= n 0)
-      acc
-      (let ((next (modulo (+ (* seed 1103515245) 12345) 2147483648)))
-        (rand-list (- n 1) next (cons (modulo next 100000) acc)))))
-
-(define (msort-main n rounds)
-  (let loop ((r 0) (total 0))
-    (if (= r rounds)
-        total
-        (loop (+ r 1) (+ total (car (msort (rand-list n (+ r 7) '()))))))))
-"#;
-
-const ASSOC: &str = r#"
-(define (bump key alist)
-  (cond ((null? alist) (list (cons key 1)))
-        ((eq? (car (car alist)) key) (cons (cons key (+ 1 (cdr (car alist)))) (cdr alist)))
-        (else (cons (car alist) (bump key (cdr alist))))))
-
-(define (count-words words alist)
-  (if (null? words) alist (count-words (cdr words) (bump (car words) alist))))
-
-(define (make-words n acc)
-  (if (= n 0)
-      acc
-      (make-words (- n 1)
-                  (cons (if (= (modulo n 3) 0) 'alpha
-                            (if (= (modulo n 5) 0) 'beta
-                                (if (= (modulo n 7) 0) 'gamma 'delta)))
-                        acc))))
-
-(define (total alist) (if (null? alist) 0 (+ (cdr (car alist)) (total (cdr alist)))))
-
-(define (assoc-main n rounds)
-  (let loop ((r 0) (t 0))
-    (if (= r rounds) t (loop (+ r 1) (+ t (total (count-words (make-words n '()) '())))))))
-"#;
-
-const QUEENS: &str = r#"
-(define (ok? row dist placed)
-  (if (null? placed)
-      #t
-      (and (not (= (car placed) (+ row dist)))
-           (not (= (car placed) (- row dist)))
-           (not (= (car placed) row))
-           (ok? row (+ dist 1) (cdr placed)))))
-
-(define (try-rows row n placed)
-  (if (> row n)
-      0
-      (+ (if (ok? row 1 placed) (queens n (cons row placed)) 0)
-         (try-rows (+ row 1) n placed))))
-
-(define (queens n placed)
-  (if (= (length placed) n)
-      1
-      (try-rows 1 n placed)))
-
-(define (queens-main n rounds)
-  (let loop ((r 0) (total 0))
-    (if (= r rounds) total (loop (+ r 1) (+ total (queens n '()))))))
-"#;
+const QUEENS: &str = include_str!("lists/queens.ttdl");
 
 fn scaled(n: u64, scale: f64) -> u64 {
     ((n as f64 * scale).round() as u64).max(1)

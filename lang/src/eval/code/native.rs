@@ -1996,11 +1996,7 @@ impl<'a, 'j> Gen<'a, 'j> {
     /// lets go of it before the callee runs; the rest once it returns.
     fn direct_tail(&mut self, c: &Rc<Closure>, vals: &[Val]) {
         let (fid, _, lent) = self.declare(c);
-        let vals: Vec<Val> = vals
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| if lent[i] { v } else { self.own(v) })
-            .collect();
+        let vals = self.handed(vals, &lent);
         // The variables a borrowed argument may come from, or from under: kept. One whose
         // source is not found keeps them all (keeping a variable longer is always safe).
         let mut lending = vec![false; self.vars.len()];
@@ -2036,10 +2032,28 @@ impl<'a, 'j> Gen<'a, 'j> {
             self.b.def_var(t, z);
             self.b.def_var(w, z);
         }
+        let r = self.call_compiled(fid, &vals, &lent);
+        self.b
+            .ins()
+            .jump(self.exit, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
+    }
+
+    /// A callee's arguments as it takes them: counted where it owns them, as they are where it
+    /// borrows them ([`lent`]).
+    fn handed(&mut self, vals: &[Val], lent: &[bool]) -> Vec<Val> {
+        vals.iter()
+            .enumerate()
+            .map(|(i, &v)| if lent[i] { v } else { self.own(v) })
+            .collect()
+    }
+
+    /// Calls the compiled function `fid` on `vals` (as [`Gen::handed`] made them), and lets go,
+    /// once it returns, of what of the lent ones this code owns; its answer's two words.
+    fn call_compiled(&mut self, fid: FuncId, vals: &[Val], lent: &[bool]) -> Vec<V> {
         let m = self.m();
         let callee = self.jit.module.declare_func_in_func(fid, self.b.func);
         let mut argv = vec![m];
-        for v in &vals {
+        for v in vals {
             argv.push(v.tag);
             argv.push(v.word);
         }
@@ -2050,9 +2064,7 @@ impl<'a, 'j> Gen<'a, 'j> {
                 self.let_go(v);
             }
         }
-        self.b
-            .ins()
-            .jump(self.exit, &[BlockArg::Value(r[0]), BlockArg::Value(r[1])]);
+        r
     }
 
     /// A procedure called directly, declared to be made in this batch if it is not yet: its
@@ -2118,12 +2130,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         // it is, and what of that this code owns is let go once the call returns. Through Rust,
         // everything is handed over (the entry lets go of what it lent).
         let (fid, eid, lent) = self.declare(c);
-        let vals: Vec<Val> = vals
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| if lent[i] { v } else { self.own(v) })
-            .collect();
-        let vals = &vals[..];
+        let vals = &self.handed(vals, &lent)[..];
         let m = self.m();
         let depth_at = offset_of!(Machine, depth) as i32;
         let limit_at = (offset_of!(Machine, budget) + offset_of!(Limits, depth)) as i32;
@@ -2167,19 +2174,7 @@ impl<'a, 'j> Gen<'a, 'j> {
         self.enter(go);
         let m = self.m();
         self.store(depth1, m, depth_at);
-        let callee = self.jit.module.declare_func_in_func(fid, self.b.func);
-        let mut argv = vec![m];
-        for v in vals {
-            argv.push(v.tag);
-            argv.push(v.word);
-        }
-        let call = self.b.ins().call(callee, &argv);
-        let r = self.b.inst_results(call).to_vec();
-        for (i, &v) in vals.iter().enumerate() {
-            if lent[i] {
-                self.let_go(v);
-            }
-        }
+        let r = self.call_compiled(fid, vals, &lent);
         let signal = self
             .b
             .ins()
